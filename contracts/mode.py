@@ -1,0 +1,85 @@
+"""ModeDecision: what the routing ladder decided about a request (control-plane seed §3.1)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import ConfigDict, Field
+
+from ._base import Contract
+
+
+class RigorLevel(str, Enum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+    @property
+    def rank(self) -> int:
+        return {"low": 0, "medium": 1, "high": 2}[self.value]
+
+
+class RigorConfig(Contract):
+    """How strictly the gates treat this request; derived from the riskiest domain flag."""
+
+    level: RigorLevel = Field(description="Risk level of the riskiest detected domain.", examples=["high"])
+    strict_sentences: bool = Field(
+        default=False,
+        description="Every sentence of assistant_text must be covered by a claim anchor (seed §6 strict mode).",
+    )
+    require_citations: bool = Field(
+        default=True, description="Factual claims must cite evidence ids or be labelled UNKNOWN."
+    )
+    nli_required: bool = Field(
+        default=False,
+        description="Entailment must be checked by an NLI backend; similarity alone never passes (EBOM high stakes).",
+    )
+
+
+class ModeDecision(Contract):
+    """The routing ladder's decision (deterministic router, optionally refined by the selector)."""
+
+    model_config = ConfigDict(
+        title="ModeDecision",
+        json_schema_extra={
+            "description": "Decision of the routing ladder for one request: the mode the main model must echo, the "
+            "detected domains, how strict the gates are, and how sure the router is.",
+            "examples": [
+                {
+                    "modeLabel": "System",
+                    "domainFlags": ["legal", "finance"],
+                    "rigorConfig": {
+                        "level": "high",
+                        "strict_sentences": True,
+                        "require_citations": True,
+                        "nli_required": True,
+                    },
+                    "clusterIds": ["high_rigor"],
+                    "checkpointNeeded": False,
+                    "confidence": 0.92,
+                    "reasons": ["trigger:legal:llc", "trigger:finance:tax"],
+                    "version": "router-v1",
+                    "mixedIntent": False,
+                    "selectorUsed": False,
+                }
+            ],
+        },
+    )
+
+    modeLabel: str = Field(description="Mode the answer is produced in; the envelope must echo it.", examples=["Ida"])
+    domainFlags: list[str] = Field(
+        default_factory=list,
+        description="Detected domains, e.g. legal, finance, medical, security_code, architecture, governance, "
+        "writing, requires_retrieval.",
+        examples=[["architecture"]],
+    )
+    rigorConfig: RigorConfig = Field(description="Strictness the gates apply.")
+    clusterIds: list[str] = Field(default_factory=list, description="Policy clusters this request falls into.")
+    checkpointNeeded: bool = Field(
+        default=False, description="A human checkpoint is advised before acting on the answer."
+    )
+    confidence: float = Field(ge=0.0, le=1.0, description="Calibrated confidence of the decision, 0..1.")
+    reasons: list[str] = Field(default_factory=list, description="Machine-readable reasons, e.g. trigger:legal:llc.")
+    version: str = Field(description="Version of the router/selector that produced the decision.")
+    mixedIntent: bool = Field(default=False, description="Signals of more than one mode were present.")
+    selectorUsed: bool = Field(default=False, description="The step-2 selector model was consulted.")

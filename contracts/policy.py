@@ -1,0 +1,158 @@
+"""PolicyBundle: everything the code must not decide on its own (DESIGN: "Policy bundles").
+
+Which gates run, when, in which order, with which thresholds; router lexicons; budgets; degrade mode; redaction.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from ._base import Contract
+from .budget import BudgetConfig
+from .envelope import ClaimStatus
+from .mode import RigorLevel
+
+
+class ConflictPolicy(str, Enum):
+    """EBOM contradiction resolution by domain risk."""
+
+    PRESENT_BOTH = "present_both"
+    PRESENT_WITH_ANALYSIS = "present_with_analysis"
+    REFUSE = "refuse"
+
+
+class DegradeMode(str, Enum):
+    SUPPRESS = "suppress"
+    REFUSE = "refuse"
+
+
+class Thresholds(Contract):
+    """EBOM verification thresholds (general / medium / high stakes)."""
+
+    min_entailment: float = Field(default=0.6, ge=0, le=1, description="P(entailed) a claim needs.")
+    max_contradiction: float = Field(default=0.7, ge=0, le=1, description="P(contradicted) that rejects a claim.")
+    min_sources: int = Field(default=1, ge=0, description="Independent sources a factual claim needs.")
+    min_credibility: float = Field(default=0.4, ge=0, le=1, description="Lowest credibility a source may have.")
+    min_confidence: float = Field(default=0.6, ge=0, le=1, description="Lowest response confidence to present.")
+    min_similarity: float = Field(default=0.6, ge=0, le=1, description="Retrieval similarity floor.")
+
+
+class DomainPolicy(Contract):
+    risk_level: RigorLevel = Field(description="low, medium or high stakes.")
+    mode: str | None = Field(default=None, description="Mode label this domain routes to (None: router default).")
+    requires_retrieval: bool = Field(default=False, description="Evidence must come from retrieval if none given.")
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    conflict_policy: ConflictPolicy = Field(default=ConflictPolicy.PRESENT_BOTH)
+    lexicon: list[str] = Field(
+        default_factory=list,
+        description="Trigger terms (case-insensitive, whole words; a trailing * matches any word ending).",
+    )
+
+
+class RouterPolicy(Contract):
+    version: str = Field(default="router-v1", description="Recorded on every ModeDecision.")
+    default_mode: str = Field(description="Mode for requests with no stronger signal.")
+    strict_mode: str = Field(description="Mode forced by high-rigor triggers.")
+    explicit_modes: dict[str, list[str]] = Field(
+        default_factory=dict, description="Mode label -> phrases that request it explicitly (e.g. 'system-mode')."
+    )
+    evasion_patterns: list[str] = Field(
+        default_factory=list,
+        description="Regexes of framings that try to lower rigor ('asking for a friend'); they never lower it and "
+        "count as a risk signal.",
+    )
+    retrieval_triggers: list[str] = Field(
+        default_factory=list, description="Regexes meaning the answer must come from the document store."
+    )
+    selector_threshold: float = Field(
+        default=0.6, ge=0, le=1, description="Below this router confidence the step-2 selector is consulted."
+    )
+    disagreement_penalty: float = Field(
+        default=0.25, ge=0, le=1, description="Confidence removed when the selector contradicts router signals."
+    )
+
+
+class WhenCondition(Contract):
+    """When a gate runs. Every field that is set must hold; any_of holds if one of its conditions holds."""
+
+    always: bool | None = Field(default=None, description="Run unconditionally.")
+    domain_flags_any: list[str] | None = Field(default=None, description="Run if any of these flags is set.")
+    domain_flags_none: list[str] | None = Field(default=None, description="Skip if any of these flags is set.")
+    rigor_at_least: RigorLevel | None = Field(default=None, description="Run at or above this rigor.")
+    confidence_below: float | None = Field(default=None, description="Run if router confidence is below this.")
+    unknown_ratio_at_least: float | None = Field(
+        default=None, description="Run if this share of claims (or more) is UNKNOWN."
+    )
+    any_of: list[WhenCondition] | None = Field(default=None, description="Alternatives; one must hold.")
+
+
+class GateSpec(Contract):
+    gate_id: str = Field(description="Registered gate id.")
+    enabled: bool = Field(default=True)
+    when: WhenCondition = Field(default_factory=lambda: WhenCondition(always=True))
+    params: dict[str, Any] = Field(default_factory=dict, description="Gate-specific parameters.")
+
+
+class DegradePolicy(Contract):
+    mode: DegradeMode = Field(default=DegradeMode.SUPPRESS, description="Default degrade mode.")
+    by_rigor: dict[RigorLevel, DegradeMode] = Field(
+        default_factory=dict, description="Override per rigor level (e.g. high -> refuse)."
+    )
+
+
+class RedactionPolicy(Contract):
+    emails: bool = Field(default=True)
+    phone_numbers: bool = Field(default=True)
+    secrets: bool = Field(default=True, description="API keys, tokens, private key blocks.")
+    custom_patterns: list[str] = Field(default_factory=list, description="Extra regexes to redact.")
+    evidence_text: str = Field(
+        default="hash_snippet", description="'keep' or 'hash_snippet' (text replaced by its hash and a snippet)."
+    )
+    snippet_chars: int = Field(default=80, ge=0)
+
+
+class CitationPolicy(Contract):
+    exempt_statuses: dict[RigorLevel, list[ClaimStatus]] = Field(
+        default_factory=dict,
+        description="Claim statuses that need no evidence ids, per rigor. UNKNOWN is always exempt.",
+    )
+    inline_markers_required: dict[RigorLevel, bool] = Field(
+        default_factory=dict, description="Every cited claim must carry an inline [Ex] marker (strict mode)."
+    )
+
+
+class PolicyBundle(Contract):
+    model_config = ConfigDict(
+        title="PolicyBundle",
+        json_schema_extra={
+            "description": "A versioned, content-hashed policy: router lexicons, domains and thresholds, the gate "
+            "list with when-conditions and order, budgets, degrade mode and redaction.",
+            "examples": [
+                {
+                    "name": "default",
+                    "version": "1.0.0",
+                    "description": "Minimal example.",
+                    "modes": {"Ida": "conversational", "System": "evidence-bound"},
+                    "router": {"default_mode": "Ida", "strict_mode": "System"},
+                    "domains": {"legal": {"risk_level": "high", "lexicon": ["statute", "llc"]}},
+                    "gates": [{"gate_id": "output_schema", "when": {"always": True}}],
+                }
+            ],
+        },
+    )
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$", description="Bundle name; one promoted per name.")
+    version: str = Field(description="Version of this bundle (semver recommended).")
+    description: str = Field(default="")
+    modes: dict[str, str] = Field(description="Mode label -> what it means.")
+    router: RouterPolicy
+    domains: dict[str, DomainPolicy] = Field(default_factory=dict)
+    gates: list[GateSpec] = Field(description="Gates in execution order.")
+    citations: CitationPolicy = Field(default_factory=CitationPolicy)
+    budgets: BudgetConfig = Field(default_factory=BudgetConfig)
+    degrade: DegradePolicy = Field(default_factory=DegradePolicy)
+    redaction: RedactionPolicy = Field(default_factory=RedactionPolicy)
+    general_thresholds: Thresholds = Field(default_factory=Thresholds, description="Thresholds with no domain.")

@@ -1,0 +1,46 @@
+"""The `controlplane` command. Each command group lives in its own module and mirrors a Python API call."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from controlplane.errors import InputError
+
+# module name -> attribute holding a click command or group; each module owns one concept.
+COMMAND_MODULES = (
+    ("controlplane.cli.run_cmd", "run_command"),
+    ("controlplane.cli.verify_cmd", "verify_command"),
+    ("controlplane.cli.trace_cmd", "trace_group"),
+)
+
+
+class ControlPlaneGroup(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=ControlPlaneGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="controlplane")
+def main() -> None:
+    """Gate-pipeline control plane: evidence-bound answers from a local model, with replayable traces."""
+
+
+def _register() -> None:
+    for module_name, attribute in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # command module not written yet
+            raise
+        main.add_command(getattr(module, attribute))
+
+
+_register()

@@ -1,0 +1,153 @@
+"""What a gate receives and the services it may call. Gates import contracts and this module only.
+
+Services (retriever, NLI backend, critic) are passed in, never imported: a gate stays testable alone and a missing
+service is a fail with a reason code, not an ImportError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol, runtime_checkable
+
+from controlplane.contracts import (
+    CostClass,
+    EvidenceItem,
+    EvidencePack,
+    GateResult,
+    GateSpec,
+    ModeDecision,
+    OutputEnvelope,
+    PolicyBundle,
+    ReasonCode,
+)
+
+
+class GateStage(str, Enum):
+    PRE_GENERATION = "pre_generation"  # runs on the request and pack, before the main model is called
+    POST_GENERATION = "post_generation"  # runs on each attempt's envelope
+
+
+@dataclass(frozen=True)
+class NliScore:
+    """P(entailed), P(contradicted), P(neutral) of one (evidence, claim) pair; they sum to ~1."""
+
+    entailment: float
+    contradiction: float
+    neutral: float
+
+
+@runtime_checkable
+class NliBackend(Protocol):
+    name: str
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[NliScore]:
+        """Score (premise=evidence text, hypothesis=claim) pairs, in order."""
+        ...
+
+    def metadata(self) -> dict[str, Any]:
+        ...
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    name: str
+
+    def retrieve(self, query: str, k: int) -> list[EvidenceItem]:
+        """Up to k evidence items, deterministic order (score, then id). Ids are reassigned by the pack builder."""
+        ...
+
+
+@runtime_checkable
+class Critic(Protocol):
+    def critique(self, payload: dict[str, Any]) -> list[dict[str, Any]]:
+        """CriticFinding dicts for one trace payload (mode decision, pack, envelope, gate results)."""
+        ...
+
+
+NliBackendFactory = Callable[..., NliBackend]
+RetrieverFactory = Callable[..., Retriever]
+
+
+@dataclass(frozen=True)
+class BudgetUsage:
+    attempt: int = 1
+    regen_attempts_used: int = 0
+    tool_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    elapsed_ms: float = 0.0
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class GateServices:
+    retriever: Retriever | None = None
+    nli_backend: NliBackend | None = None
+    critic: Critic | None = None
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class GateInput:
+    """Everything a gate may look at for one attempt. Immutable: gates cannot change the request."""
+
+    mode_decision: ModeDecision
+    evidence_pack: EvidencePack
+    policy: PolicyBundle
+    spec: GateSpec
+    user_message: str = ""
+    raw_output: str | None = None
+    envelope: OutputEnvelope | None = None
+    parse_issues: tuple[SchemaIssue, ...] = ()
+    parse_failure: ReasonCode | None = None
+    usage: BudgetUsage = field(default_factory=BudgetUsage)
+    services: GateServices = field(default_factory=GateServices)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.spec.params
+
+
+@runtime_checkable
+class Gate(Protocol):
+    gate_id: str
+    version: str
+    cost_class: CostClass
+    stage: GateStage
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        ...
+
+
+class BaseGate:
+    """Convenience base: named constructors that fill id, version and cost class."""
+
+    gate_id: str = ""
+    version: str = "v1"
+    cost_class: CostClass = CostClass.CHEAP
+    stage: GateStage = GateStage.POST_GENERATION
+
+    def passing(self, **extra: Any) -> GateResult:
+        return GateResult.passing(self.gate_id, self.version, self.cost_class, **extra)
+
+    def failing(self, reason_codes: Sequence[ReasonCode], **extra: Any) -> GateResult:
+        return GateResult.failing(self.gate_id, self.version, self.cost_class, list(reason_codes), **extra)
+
+    def skipped(self, reason_codes: Sequence[ReasonCode], **extra: Any) -> GateResult:
+        return GateResult.skipped(self.gate_id, self.version, self.cost_class, list(reason_codes), **extra)
+
+    def needs_envelope(self, inp: GateInput) -> GateResult | None:
+        """Fail closed when there is no parsed envelope to check."""
+        if inp.envelope is None:
+            return self.failing([ReasonCode.PRECONDITION_FAILED], details={"why": "no parsed envelope"})
+        return None
+
+    def evaluate(self, inp: GateInput) -> GateResult:  # pragma: no cover - abstract
+        raise NotImplementedError
