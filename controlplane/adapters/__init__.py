@@ -1,0 +1,61 @@
+"""Model adapters by spec string, so the CLI, the Python API and replay name models the same way.
+
+Specs:
+  scripted:FILE            replay canned outputs from a JSONL file (tests, replay, demos)
+  gguf:PATH                any local GGUF file through llama-cpp-python
+  default                  the embedded default model shipped by a PyPI package
+  openai:URL[#MODEL]       a local OpenAI-compatible server (loopback only unless explicitly allowed)
+Plugins add prefixes through the ``controlplane_model_adapters`` hook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controlplane.errors import ConfigurationError
+from controlplane.model_boundary import IntelligenceModule, ModelError
+
+MODEL_SETTING = "--model (or CONTROLPLANE_MODEL)"
+
+AdapterFactory = Callable[[str, dict[str, Any]], IntelligenceModule]
+
+
+def _scripted(argument: str, options: dict[str, Any]) -> IntelligenceModule:
+    from .scripted import ScriptedModel
+
+    if not argument:
+        raise ConfigurationError("scripted model needs a file: use --model scripted:PATH/TO/outputs.jsonl")
+    return ScriptedModel(argument)
+
+
+BUILTIN_ADAPTERS: dict[str, AdapterFactory] = {"scripted": _scripted}
+
+
+def register_adapter(prefix: str, factory: AdapterFactory) -> None:
+    BUILTIN_ADAPTERS[prefix] = factory
+
+
+def load_model(spec: str, plugin_adapters: dict[str, AdapterFactory] | None = None, **options: Any) -> IntelligenceModule:
+    """Build the adapter a spec names. Unknown specs and unusable models raise ConfigurationError (exit 2)."""
+    adapters = {**BUILTIN_ADAPTERS, **(plugin_adapters or {})}
+    _load_optional_adapters(adapters)
+    prefix, _, argument = spec.partition(":")
+    factory = adapters.get(prefix)
+    if factory is None:
+        known = ", ".join(sorted(f"{p}:" for p in adapters))
+        raise ConfigurationError(f"unknown model spec {spec!r}; use one of {known} via {MODEL_SETTING}")
+    try:
+        return factory(argument, options)
+    except ModelError as exc:
+        raise ConfigurationError(f"{exc}") from exc
+
+
+def _load_optional_adapters(adapters: dict[str, AdapterFactory]) -> None:
+    """Adapters with heavy dependencies register themselves only when their module imports."""
+    try:
+        from . import registry_extra  # noqa: F401  (written by the local-model adapters)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.registry_extra":
+            raise
+    adapters.update({k: v for k, v in BUILTIN_ADAPTERS.items() if k not in adapters})
