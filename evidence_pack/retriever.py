@@ -1,0 +1,97 @@
+"""ChromaRetriever: the vector store as a source of evidence items (the seed's flow 4, gate retrieval_required).
+
+It satisfies ``gates.interfaces.Retriever`` structurally (a ``name`` and ``retrieve(query, k)``) without importing the
+gates package. Each hit becomes a RETRIEVAL_SNIPPET whose text is the chunk exactly as stored, hashed, with
+provenance (source path, document id, page, start/end offsets into the document text, the quote, the retrieval
+time), the cosine similarity as ``retrieval_score``, sphere INSIDE (the user's own documents, EBOM knowledge
+spheres), and the trust tier and credibility recorded when the documents were indexed. Ids are stable chunk ids
+(``R`` + 16 hex); the pack builder renumbers them E1, E2, ….
+
+Order is deterministic: score descending, then id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from controlplane.contracts import EvidenceItem, Provenance, Sphere, TrustTier, Volatility
+
+from .vector_store import DEFAULT_COLLECTION, Hit, VectorStore, check_collection_name
+
+RETRIEVAL_SNIPPET = "RETRIEVAL_SNIPPET"
+DEFAULT_K = 5
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def hit_to_item(hit: Hit, retrieved_at: str) -> EvidenceItem:
+    return EvidenceItem(
+        id=hit.id,
+        type=RETRIEVAL_SNIPPET,
+        title=hit.title,
+        text=hit.text,
+        hash="sha256:" + hashlib.sha256(hit.text.encode("utf-8")).hexdigest(),
+        trust_tier=TrustTier(hit.trust_tier),
+        sphere=Sphere.INSIDE,
+        provenance=Provenance(
+            source=hit.source,
+            document_id=hit.document_id,
+            page=hit.page,
+            start_char=hit.start_char,
+            end_char=hit.end_char,
+            quote=hit.text,
+            retrieved_at=retrieved_at,
+        ),
+        credibility=hit.credibility,
+        volatility=Volatility.LOW,
+        retrieval_score=hit.score,
+    )
+
+
+class ChromaRetriever:
+    """Retrieve evidence from one collection of a chromadb directory. The store is opened on first use."""
+
+    def __init__(
+        self,
+        db_dir: str | Path,
+        collection: str = DEFAULT_COLLECTION,
+        k: int = DEFAULT_K,
+        *,
+        min_score: float | None = None,
+        clock: Callable[[], str] = _utc_now,
+    ) -> None:
+        self.db_dir = Path(db_dir)
+        self.collection = check_collection_name(collection)
+        self.k = k
+        self.min_score = min_score
+        self.name = f"chroma:{collection}"
+        self._clock = clock
+        self._store: VectorStore | None = None
+
+    @property
+    def store(self) -> VectorStore:
+        if self._store is None:
+            self._store = VectorStore(self.db_dir)
+        return self._store
+
+    def check(self) -> int:
+        """Fail early (InputError/ConfigurationError) if the index or collection is missing; returns the chunk count."""
+        return self.store.count(self.collection)
+
+    def retrieve(self, query: str, k: int | None = None) -> list[EvidenceItem]:
+        """Up to k RETRIEVAL_SNIPPET items for ``query``, score descending then id. Empty query, empty list."""
+        if not query or not query.strip():
+            return []
+        hits = self.store.query(self.collection, query, k or self.k)
+        if self.min_score is not None:
+            hits = [h for h in hits if h.score >= self.min_score]
+        retrieved_at = self._clock()
+        return [hit_to_item(hit, retrieved_at) for hit in hits]
+
+    def __repr__(self) -> str:
+        return f"ChromaRetriever(db_dir={str(self.db_dir)!r}, collection={self.collection!r}, k={self.k})"
