@@ -15,7 +15,6 @@ COMMAND_MODULES = (
     ("controlplane.cli.verify_cmd", "verify_command"),
     ("controlplane.cli.trace_cmd", "trace_group"),
     ("controlplane.cli.index_cmd", "index_group"),
-    ("controlplane.cli.index_cmd", "index_group"),
     ("controlplane.nli.cli", "nli_group"),
     ("controlplane.nli.cli", "eval_command"),
 )
