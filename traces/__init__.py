@@ -1,0 +1,6 @@
+"""The trace store, trace bundles and replay. Installed as ``controlplane.traces`` (folder ``traces/``), so it never
+clashes with the unrelated PyPI package named ``traces``."""
+
+from .store import TraceStore, TraceStoreError
+
+__all__ = ["TraceStore", "TraceStoreError"]

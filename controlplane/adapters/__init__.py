@@ -53,8 +53,10 @@ def load_model(spec: str, plugin_adapters: dict[str, AdapterFactory] | None = No
 
 def _load_optional_adapters(adapters: dict[str, AdapterFactory]) -> None:
     """Adapters with heavy dependencies register themselves only when their module imports."""
+    import importlib
+
     try:
-        from . import registry_extra  # noqa: F401  (written by the local-model adapters)
+        importlib.import_module(f"{__name__}.registry_extra")
     except ModuleNotFoundError as exc:
         if exc.name != f"{__name__}.registry_extra":
             raise

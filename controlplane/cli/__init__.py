@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -20,13 +21,29 @@ COMMAND_MODULES = (
 )
 
 
+def _user_errors() -> tuple[type[Exception], ...]:
+    from controlplane.evidence_pack import EvidenceError
+    from controlplane.policy_bundles.loader import PolicyBundleError
+    from controlplane.traces.store import TraceStoreError
+
+    return (InputError, EvidenceError, PolicyBundleError, TraceStoreError)
+
+
 class ControlPlaneGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except InputError as exc:
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
+            raise
+        except _user_errors() as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
+        except Exception as exc:  # never a traceback to a user; CONTROLPLANE_DEBUG=1 shows it
+            if os.environ.get("CONTROLPLANE_DEBUG"):
+                raise
+            click.echo(f"internal error: {type(exc).__name__}: {exc} (rerun with CONTROLPLANE_DEBUG=1 for details)",
+                       err=True)
+            sys.exit(1)
 
 
 @click.group(cls=ControlPlaneGroup, context_settings={"help_option_names": ["-h", "--help"]})

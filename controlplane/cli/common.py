@@ -1,0 +1,83 @@
+"""Options and helpers shared by CLI commands, so every command names things the same way."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from controlplane.errors import ConfigurationError, InputError
+from controlplane.evidence_pack import EvidenceError, read_evidence_file
+from controlplane.paths import default_trace_db
+from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, load_bundle
+from controlplane.traces.store import TraceStore, TraceStoreError
+
+MODEL_ENV = "CONTROLPLANE_MODEL"
+POLICY_ENV = "CONTROLPLANE_POLICY"
+
+
+def policy_option(f):
+    return click.option(
+        "--policy", "policy_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        help=f"Policy bundle file (default: ${POLICY_ENV} or the shipped default bundle).",
+    )(f)
+
+
+def db_option(f):
+    return click.option(
+        "--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        help="SQLite trace store (default: $CONTROLPLANE_HOME/traces.db or ./.controlplane/traces.db).",
+    )(f)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")(f)
+
+
+def load_policy(path: Path | None) -> LoadedPolicy:
+    chosen = path or (Path(os.environ[POLICY_ENV]) if os.environ.get(POLICY_ENV) else None)
+    try:
+        return load_bundle(chosen)
+    except PolicyBundleError as exc:
+        raise InputError(str(exc)) from None
+
+
+def open_store(path: Path | None) -> TraceStore:
+    try:
+        return TraceStore(path or default_trace_db())
+    except TraceStoreError as exc:
+        raise InputError(str(exc)) from None
+
+
+def read_evidence(path: Path | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict]:
+    if path is None:
+        return [], [], {}
+    try:
+        return read_evidence_file(path)
+    except EvidenceError as exc:
+        raise InputError(str(exc)) from None
+
+
+def model_spec(value: str | None) -> str:
+    return value or os.environ.get(MODEL_ENV) or "default"
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+__all__ = [
+    "ConfigurationError",
+    "InputError",
+    "db_option",
+    "emit_json",
+    "json_option",
+    "load_policy",
+    "model_spec",
+    "open_store",
+    "policy_option",
+    "read_evidence",
+]

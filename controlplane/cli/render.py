@@ -1,0 +1,39 @@
+"""Human-readable rendering of a run: the answer, a table of gate results per attempt, status and trace id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SYMBOL = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
+
+
+def gate_table(attempts: list[dict[str, Any]], pre: list[dict[str, Any]] | None = None) -> str:
+    rows = [("attempt", "gate", "result", "reason codes", "ms")]
+    for gate in pre or []:
+        rows.append(("pre", gate["gate_id"], SYMBOL[gate["result"]], ",".join(gate["reason_codes"]) or "-",
+                     f"{gate['latency_ms']:.2f}"))
+    for attempt in attempts:
+        for gate in attempt["gates"]:
+            rows.append((str(attempt["attempt"]), gate["gate_id"], SYMBOL[gate["result"]],
+                         ",".join(gate["reason_codes"]) or "-", f"{gate['latency_ms']:.2f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def render_run(data: dict[str, Any], db_path: str | None) -> str:
+    decision = data["mode_decision"]
+    out = [
+        data["assistant_text"],
+        "",
+        f"mode: {decision['modeLabel']}  domains: {', '.join(decision['domainFlags']) or '-'}  "
+        f"rigor: {decision['rigorConfig']['level']}  confidence: {decision['confidence']:.2f}",
+        "",
+        gate_table(data["gate_results"], data.get("pre_generation_gates")),
+        "",
+        f"status: {data['status']}  verified: {'yes' if data['verified'] else 'no'}  attempts: {data['attempts']}",
+        f"trace: {data['trace_id']}",
+        f"  show it: controlplane trace show {data['trace_id']}" + (f" --db {db_path}" if db_path else ""),
+    ]
+    return "\n".join(out)

@@ -1,0 +1,39 @@
+"""`controlplane run`: one request through the whole pipeline with a chosen model (scripted for tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from controlplane.adapters import load_model
+from controlplane.pipeline import ControlPlane
+
+from .common import db_option, emit_json, json_option, load_policy, model_spec, open_store, policy_option, read_evidence
+from .render import render_run
+
+
+@click.command("run")
+@click.option("--message", "-m", required=True, help="The user message.")
+@click.option("--evidence", "evidence_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="JSON file: an array of evidence items or an EvidencePack object.")
+@click.option("--model", "model", default=None,
+              help="Model spec: scripted:FILE, gguf:PATH, default, openai:URL#MODEL (default: $CONTROLPLANE_MODEL).")
+@db_option
+@policy_option
+@json_option
+def run_command(message: str, evidence_path: Path | None, model: str | None, db_path: Path | None,
+                policy_path: Path | None, as_json: bool) -> None:
+    """Run one message through router, evidence, model, gates, regen and degrade; store the trace."""
+    policy = load_policy(policy_path)
+    items, facts, rules = read_evidence(evidence_path)
+    store = open_store(db_path)
+    adapter = load_model(model_spec(model))
+    plane = ControlPlane(model=adapter, policy=policy, store=store)
+    pack = plane.build_pack(items, facts, rules)
+    result = plane.run([{"role": "user", "content": message}], evidence=pack)
+    data = result.as_json()
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(render_run(data, str(store.path)))

@@ -1,0 +1,148 @@
+"""Safe degrade after regen is exhausted: suppress failing sentences, or refuse and say what evidence is needed.
+
+Grounded-generation G-1 and G-5: no sentence that failed verification reaches the user unmarked, and a refusal
+names the claims and the evidence that would let them through. A failure that is not attributable to claims
+(unparseable output, wrong mode, missing gate) cannot be suppressed sentence by sentence, so it refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controlplane.contracts import (
+    DegradeMode,
+    EvidencePack,
+    GateResult,
+    ModeDecision,
+    OutputEnvelope,
+    PolicyBundle,
+    ReasonCode,
+    TraceStatus,
+)
+from controlplane.verdicts import ClaimVerdict, global_failures, sentence_verdicts
+
+WHY = {
+    "UNCITED_CLAIM": "it states a fact without citing evidence",
+    "UNKNOWN_EVIDENCE_ID": "it cites evidence that does not exist",
+    "EVIDENCE_ID_NOT_ALLOWED": "it cites evidence it may not use",
+    "INLINE_MARKER_MISMATCH": "its inline markers disagree with its citations",
+    "INLINE_MARKER_MISSING": "it carries no inline citation marker",
+    "CLAIM_NOT_IN_TEXT": "it does not appear in the answer text",
+    "SPAN_TEXT_MISMATCH": "its anchor does not match the answer text",
+    "SPAN_OUT_OF_BOUNDS": "its anchor points outside the answer",
+    "SPAN_OVERLAP": "it overlaps another claim",
+    "LOW_ENTAILMENT": "its cited evidence does not entail it",
+    "HIGH_CONTRADICTION": "its cited evidence contradicts it",
+    "NUMBER_MISMATCH": "its numbers or units differ from the evidence",
+    "NEGATION_MISMATCH": "it negates what the evidence says (or the reverse)",
+    "QUALIFIER_DRIFT": "it changes a qualifier (population, setting, timeframe, dosage, quantity)",
+    "STRENGTH_INFLATION": "it states more strongly than the evidence (e.g. correlation as causation)",
+    "UNSUPPORTED_CONTENT": "it contains details the evidence does not mention",
+    "INSUFFICIENT_SOURCES": "it has fewer independent sources than this domain requires",
+    "LOW_CREDIBILITY": "its sources are not credible enough for this domain",
+    "CONFLICTING_VERDICTS": "its sources disagree",
+    "NO_EVIDENCE": "no evidence was cited for it",
+    "SENTENCE_UNCOVERED": "it is not backed by any claim",
+}
+
+
+def degrade_mode_for(policy: PolicyBundle, decision: ModeDecision) -> DegradeMode:
+    return policy.degrade.by_rigor.get(decision.rigorConfig.level, policy.degrade.mode)
+
+
+def _why(codes: Sequence[str]) -> str:
+    reasons = [WHY.get(code, code.lower().replace("_", " ")) for code in codes]
+    return "; ".join(dict.fromkeys(reasons)) or "it failed verification"
+
+
+def _needed(claim_text: str, codes: Sequence[str], policy_sources: int) -> str:
+    if "INSUFFICIENT_SOURCES" in codes:
+        return f"at least {policy_sources} independent sources that state: \"{claim_text}\""
+    if "LOW_CREDIBILITY" in codes:
+        return f"a credible source (official, peer-reviewed or authoritative) that states: \"{claim_text}\""
+    return f"evidence that states: \"{claim_text}\""
+
+
+@dataclass
+class DegradeResult:
+    status: TraceStatus
+    assistant_text: str
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def refuse(
+    decision: ModeDecision,
+    failures: Sequence[ClaimVerdict],
+    global_codes: Sequence[ReasonCode],
+    pack: EvidencePack,
+    min_sources: int,
+    why_override: str | None = None,
+) -> DegradeResult:
+    lines = ["I can't give a verified answer from the evidence provided."]
+    needed = []
+    for claim in failures:
+        need = _needed(claim.text, claim.reason_codes, min_sources)
+        needed.append({"claim_id": claim.claim_id, "text": claim.text, "why": _why(claim.reason_codes), "needed": need})
+        lines.append(f"- \"{claim.text}\" was not shown because {_why(claim.reason_codes)}. To state it I need {need}.")
+    if why_override:
+        lines.append(why_override)
+    elif global_codes and not failures:
+        lines.append(f"The answer could not be checked ({', '.join(c.value for c in global_codes)}).")
+    if not pack.evidence:
+        lines.append("No evidence was provided for this question; supply documents or facts that answer it.")
+    return DegradeResult(
+        TraceStatus.REFUSED,
+        "\n".join(lines),
+        {"mode": "refuse", "claims": needed, "global_reason_codes": [c.value for c in global_codes],
+         "rigor": decision.rigorConfig.level.value},
+    )
+
+
+def degrade(
+    policy: PolicyBundle,
+    decision: ModeDecision,
+    pack: EvidencePack,
+    envelope: OutputEnvelope | None,
+    claims: Sequence[ClaimVerdict],
+    results: Sequence[GateResult],
+) -> DegradeResult:
+    mode = degrade_mode_for(policy, decision)
+    failing_claims = [c for c in claims if c.verdict == "FAIL"]
+    codes = global_failures(results)
+    # Uncovered sentences are sentence-level, so suppress can still handle them; anything else global cannot be.
+    blocking = [c for c in codes if c is not ReasonCode.SENTENCE_UNCOVERED]
+    min_sources = max((policy.domains[d].thresholds.min_sources for d in decision.domainFlags if d in policy.domains),
+                      default=policy.general_thresholds.min_sources)
+    if mode is DegradeMode.REFUSE or envelope is None or blocking:
+        result = refuse(decision, failing_claims, codes, pack, min_sources)
+        result.record["requested_mode"] = mode.value
+        return result
+
+    sentences = sentence_verdicts(envelope, claims, strict=decision.rigorConfig.strict_sentences)
+    kept = [s for s in sentences if s.verdict == "PASS"]
+    removed = [s for s in sentences if s.verdict == "FAIL"]
+    if not kept:
+        result = refuse(decision, failing_claims, codes, pack, min_sources)
+        result.record["requested_mode"] = mode.value
+        return result
+    text = " ".join(s.text for s in kept)
+    notes = []
+    for sentence in removed:
+        notes.append(
+            f"- Removed \"{sentence.text}\" because {_why(sentence.reason_codes)}; to include it, provide "
+            f"{_needed(sentence.text, sentence.reason_codes, min_sources)}."
+        )
+    text += "\n\n[Not verified: some statements were removed.]\n" + "\n".join(notes)
+    return DegradeResult(
+        TraceStatus.DEGRADED,
+        text,
+        {
+            "mode": "suppress",
+            "kept_sentences": [s.text for s in kept],
+            "removed_sentences": [
+                {"text": s.text, "claim_ids": s.claim_ids, "reason_codes": s.reason_codes} for s in removed
+            ],
+        },
+    )

@@ -1,0 +1,544 @@
+"""The request pipeline: route, build evidence, generate, gate, regen, degrade, and record every step.
+
+Every step is a TraceEvent with ``metadata.seq`` 0, 1, 2, ... per run. The first four phases keep the seed's order
+contract (evidence_intake, gate_normalize_modality, gate_intent_risk, gate_lattice); later phases append.
+The caller's messages and evidence are never mutated.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from controlplane.contracts import (
+    AttemptRecord,
+    EvidenceItem,
+    EvidencePack,
+    FinishReason,
+    GateResult,
+    ModeDecision,
+    OutputEnvelope,
+    Phase,
+    ReasonCode,
+    RegenDelta,
+    TraceBundle,
+    TraceEvent,
+    TraceOutcome,
+    TraceStatus,
+)
+from controlplane.degrade import DegradeResult, degrade, refuse
+from controlplane.errors import ConfigurationError, InputError
+from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
+from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
+from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
+from controlplane.gates.registry import GateRegistry, PlannedGate
+from controlplane.log import get_logger
+from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
+from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
+from controlplane.prompts import envelope_schema_for, main_context
+from controlplane.regen import build_delta, is_regenerable
+from controlplane.router import needs_selector, normalize_text, route
+from controlplane.selector import run_selector
+from controlplane.traces.store import TraceStore
+from controlplane.verdicts import ClaimVerdict, claim_verdicts
+
+ROLES = ("system", "user", "assistant")
+
+
+def new_trace_id() -> str:
+    """Time-ordered, unique across processes: milliseconds since the epoch plus 64 random bits."""
+    return f"tr_{int(time.time() * 1000):012x}{secrets.token_hex(8)}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+class EventRecorder:
+    """Assigns seq 0, 1, 2, ... and keeps the events of one trace run in order."""
+
+    def __init__(self, trace_id: str):
+        self.trace_id = trace_id
+        self.events: list[TraceEvent] = []
+        self._log = get_logger().bind(trace_id=trace_id)
+
+    def emit(self, phase: Phase, payload: dict[str, Any], gate_id: str | None = None, attempt: int | None = None) -> TraceEvent:
+        seq = len(self.events)
+        event = TraceEvent(
+            trace_id=self.trace_id, seq=seq, phase=phase, gate_id=gate_id, payload=payload, ts=_now(),
+            metadata={"seq": seq, "attempt": attempt},
+        )
+        self.events.append(event)
+        self._log.debug("trace_event", seq=seq, phase=phase.value, gate_id=gate_id, attempt=attempt)
+        return event
+
+
+@dataclass
+class AttemptEvaluation:
+    parsed: ParsedOutput
+    results: list[GateResult]
+    claims: list[ClaimVerdict]
+
+    @property
+    def passed(self) -> bool:
+        return not any(result.failed for result in self.results)
+
+
+@dataclass
+class RunResult:
+    trace_id: str
+    status: TraceStatus
+    assistant_text: str
+    verified: bool
+    mode_decision: ModeDecision
+    evidence_pack: EvidencePack
+    attempts: list[AttemptRecord]
+    pre_generation: list[GateResult]
+    claims: list[ClaimVerdict]
+    degrade: dict[str, Any] | None
+    model: dict[str, Any]
+    events: list[TraceEvent] = field(default_factory=list)
+
+    def gate_results_by_attempt(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "attempt": record.attempt,
+                "finish_reason": record.finish_reason.value,
+                "gates": [gate_summary(g) for g in record.gate_results],
+            }
+            for record in self.attempts
+        ]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "trace_id": self.trace_id,
+            "status": self.status.value,
+            "attempts": len(self.attempts),
+            "assistant_text": self.assistant_text,
+            "verified": self.verified,
+            "mode_decision": self.mode_decision.model_dump(mode="json"),
+            "evidence_ids": self.evidence_pack.ids(),
+            "pre_generation_gates": [gate_summary(g) for g in self.pre_generation],
+            "gate_results": self.gate_results_by_attempt(),
+            "claims": [c.as_dict() for c in self.claims],
+            "degrade": self.degrade,
+            "model": self.model.get("model_id"),
+        }
+
+
+def gate_summary(result: GateResult) -> dict[str, Any]:
+    return {
+        "gate_id": result.gate_id,
+        "result": result.result.value,
+        "reason_codes": [c.value for c in result.reason_codes],
+        "latency_ms": result.measured.latency_ms,
+    }
+
+
+def validate_messages(messages: Any, max_chars: int) -> list[dict[str, str]]:
+    """A clean copy of the caller's messages, or an InputError naming the bad field."""
+    if isinstance(messages, str):
+        messages = [{"role": "user", "content": messages}]
+    if not isinstance(messages, Sequence) or not messages:
+        raise InputError("messages must be a non-empty list of {\"role\", \"content\"} objects")
+    clean = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise InputError(f"messages[{index}] must be an object with 'role' and 'content'")
+        role, content = message.get("role"), message.get("content")
+        if role not in ROLES:
+            raise InputError(f"messages[{index}].role must be one of {', '.join(ROLES)}, not {role!r}")
+        if not isinstance(content, str):
+            raise InputError(f"messages[{index}].content must be a string")
+        clean.append({"role": role, "content": content})
+    if clean[-1]["role"] != "user" or not clean[-1]["content"].strip():
+        raise InputError("the last message must be a non-empty user message (the question to answer)")
+    total = sum(len(m["content"]) for m in clean)
+    if total > max_chars:
+        raise InputError(
+            f"messages hold {total} characters; the policy allows {max_chars} (budgets.max_message_chars): "
+            "shorten the conversation or raise the cap"
+        )
+    return clean
+
+
+class ControlPlane:
+    """The composition root. Safe to share across threads: it keeps no per-request state."""
+
+    def __init__(
+        self,
+        model: IntelligenceModule,
+        policy: LoadedPolicy | None = None,
+        selector_model: IntelligenceModule | None = None,
+        registry: GateRegistry | None = None,
+        store: TraceStore | None = None,
+        services: GateServices | None = None,
+    ):
+        self.policy = policy or load_bundle()
+        self.model = model
+        self.selector_model = selector_model if selector_model is not None else model
+        self.registry = registry or GateRegistry()
+        self.store = store
+        self.services = services or GateServices()
+        missing = self.registry.missing_gates(self.policy.bundle)
+        if missing:
+            raise ConfigurationError(
+                f"policy bundle {self.policy.source} names gate(s) {', '.join(missing)} that no plugin registers; "
+                "install the plugin or remove them from the bundle's gates"
+            )
+
+    # -- pieces shared with verify and replay --------------------------------------------------------------------
+    def build_pack(self, evidence: Any = None, facts: Any = None, rules: Mapping[str, Any] | None = None) -> EvidencePack:
+        if isinstance(evidence, EvidencePack):
+            return evidence
+        try:
+            return build_pack(
+                caller_items=list(evidence or []), facts=list(facts or []), budget=self.policy.bundle.budgets, rules=rules
+            )
+        except EvidenceError as exc:
+            raise InputError(str(exc)) from None
+
+    def decide(self, message: str, recorder: EventRecorder | None = None) -> ModeDecision:
+        policy = self.policy.bundle
+        draft = route(message, policy)
+        decision, selector_payload = draft, None
+        if needs_selector(draft, policy) and self.selector_model is not None:
+            outcome = run_selector(message, draft, policy, self.selector_model)
+            decision = outcome.decision
+            selector_payload = {
+                "called": True,
+                "problem": outcome.problem,
+                "raw_output": outcome.response.text if outcome.response else None,
+                "tokens_out": outcome.response.tokens_used if outcome.response else 0,
+            }
+        if recorder is not None:
+            recorder.emit(
+                Phase.GATE_INTENT_RISK,
+                {
+                    "draft": draft.model_dump(mode="json"),
+                    "final": decision.model_dump(mode="json"),
+                    "selector": selector_payload or {"called": False},
+                },
+            )
+        return decision
+
+    def evaluate_attempt(
+        self,
+        raw_output: str | None,
+        decision: ModeDecision,
+        pack: EvidencePack,
+        user_message: str,
+        usage: BudgetUsage,
+        finish_reason: FinishReason = FinishReason.STOP,
+    ) -> AttemptEvaluation:
+        parsed = parse_envelope(raw_output, truncated_by_model=finish_reason is FinishReason.MAX_TOKENS)
+        plan = self.registry.plan(self.policy.bundle, decision, GateStage.POST_GENERATION, parsed.envelope)
+        inp = GateInput(
+            mode_decision=decision,
+            evidence_pack=pack,
+            policy=self.policy.bundle,
+            spec=plan[0].spec if plan else None,  # replaced per gate by the registry
+            user_message=user_message,
+            raw_output=raw_output,
+            envelope=parsed.envelope,
+            parse_issues=parsed.issues,
+            parse_failure=parsed.failure,
+            usage=usage,
+            services=self.services,
+        )
+        results = self.registry.run(plan, inp)
+        return AttemptEvaluation(parsed, results, claim_verdicts(parsed.envelope, results))
+
+    def run_pre_generation(self, decision: ModeDecision, pack: EvidencePack, user_message: str, usage: BudgetUsage,
+                           recorder: EventRecorder) -> tuple[list[GateResult], EvidencePack, int]:
+        """Pre-generation gates (retrieval_required). Retrieved evidence is merged and the gates run again once."""
+        plan = self.registry.plan(self.policy.bundle, decision, GateStage.PRE_GENERATION)
+        tool_calls = 0
+        results = self._run_stage(plan, decision, pack, user_message, usage, recorder, None)
+        retrieved = [
+            item for r in results if ReasonCode.RETRIEVAL_PERFORMED in r.reason_codes
+            for item in r.details.get("retrieved", [])
+        ]
+        if any(ReasonCode.RETRIEVAL_PERFORMED in r.reason_codes or ReasonCode.RETRIEVAL_EMPTY in r.reason_codes
+               for r in results):
+            tool_calls += 1
+        if retrieved:
+            items = [EvidenceItem.model_validate(raw) for raw in retrieved]
+            pack = extend_pack(pack, items, self.policy.bundle.budgets)
+            recorder.emit(
+                Phase.RETRIEVAL,
+                {
+                    "retrieved": [
+                        {"id": i.id, "score": i.retrieval_score, "document_id": i.provenance.document_id,
+                         "hash": i.hash} for i in pack.evidence
+                    ],
+                    "truncated": pack.truncated,
+                    "tool_calls": tool_calls,
+                },
+            )
+            results = self._run_stage(plan, decision, pack, user_message, replace_usage(usage, tool_calls=tool_calls),
+                                      recorder, None)
+        return results, pack, tool_calls
+
+    def _run_stage(self, plan: list[PlannedGate], decision: ModeDecision, pack: EvidencePack, user_message: str,
+                   usage: BudgetUsage, recorder: EventRecorder, attempt: int | None) -> list[GateResult]:
+        results = []
+        for planned in plan:
+            inp = GateInput(
+                mode_decision=decision, evidence_pack=pack, policy=self.policy.bundle, spec=planned.spec,
+                user_message=user_message, usage=usage, services=self.services,
+            )
+            result = self.registry.run_one(planned, inp)
+            results.append(result)
+            recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
+        return results
+
+    # -- the request ---------------------------------------------------------------------------------------------
+    def run(
+        self,
+        messages: Any,
+        evidence: Any = None,
+        facts: Any = None,
+        session_id: str | None = None,
+        trace_id: str | None = None,
+    ) -> RunResult:
+        policy = self.policy.bundle
+        budgets = policy.budgets
+        clean = validate_messages(messages, budgets.max_message_chars)  # before anything is stored
+        pack = self.build_pack(evidence, facts)
+        trace_id = trace_id or new_trace_id()
+        created_at = _now()
+        started = time.perf_counter()
+        if self.store is not None:
+            self.store.begin(trace_id, clean, created_at=created_at, session_id=session_id)
+        try:
+            result = self._run(trace_id, created_at, started, clean, pack)
+        except Exception as exc:
+            if self.store is not None:
+                self.store.mark_error(trace_id, f"{type(exc).__name__}: {exc}"[:500])
+            raise
+        if self.store is not None:
+            self.store.save(self._bundle(trace_id, created_at, clean, result), session_id=session_id)
+        return result
+
+    def _run(self, trace_id: str, created_at: str, started: float, messages: list[dict[str, str]],
+             pack: EvidencePack) -> RunResult:
+        policy = self.policy.bundle
+        budgets = policy.budgets
+        recorder = EventRecorder(trace_id)
+        recorder.emit(
+            Phase.EVIDENCE_INTAKE,
+            {
+                "evidence": [{"id": i.id, "hash": i.hash, "type": i.type, "trust_tier": i.trust_tier.value,
+                              "sphere": i.sphere.value} for i in pack.evidence],
+                "truncated": pack.truncated,
+                "dropped_ids": pack.dropped_ids,
+                "token_count": pack.token_count,
+            },
+        )
+        user_message = messages[-1]["content"]
+        normalized = normalize_text(user_message)
+        recorder.emit(
+            Phase.GATE_NORMALIZE_MODALITY,
+            {"modality": "text", "changed": normalized != user_message.strip(), "chars": len(user_message),
+             "normalized_chars": len(normalized)},
+        )
+        model_messages = copy.deepcopy(messages)
+        model_messages[-1]["content"] = normalized
+        decision = self.decide(normalized, recorder)
+        recorder.emit(
+            Phase.GATE_LATTICE,
+            {"gates": [p.as_dict() for p in self.registry.plan(policy, decision)], "policy_hash": self.policy.hash},
+        )
+
+        usage = BudgetUsage(attempt=0, elapsed_ms=_elapsed(started))
+        pre_results, pack, tool_calls = self.run_pre_generation(decision, pack, normalized, usage, recorder)
+        model_meta = self.model.metadata().as_dict()
+        if any(r.failed for r in pre_results):
+            failing = [r for r in pre_results if r.failed]
+            codes = [c for r in failing for c in r.reason_codes]
+            outcome = refuse(decision, [], codes, pack, 1, why_override=_pre_generation_reason(failing))
+            return self._finish(recorder, trace_id, decision, pack, [], pre_results, outcome, [], model_meta)
+
+        records: list[AttemptRecord] = []
+        delta: RegenDelta | None = None
+        evaluation: AttemptEvaluation | None = None
+        max_attempts = 1 + budgets.max_regen_attempts
+        for attempt in range(1, max_attempts + 1):
+            context = main_context(model_messages, pack, decision, attempt, delta)
+            params = GenerationParams(
+                temperature=0.0, max_tokens=budgets.max_output_tokens,
+                json_schema=envelope_schema_for(pack, decision, max_claims=budgets.max_claims),
+            )
+            response = _generate(self.model, normalized, context, params)
+            recorder.emit(
+                Phase.MODEL_CALL,
+                {"attempt": attempt, "model_id": response.model_id, "finish_reason": response.finish_reason.value,
+                 "tokens_in": response.tokens_in, "tokens_out": response.tokens_used,
+                 "latency_ms": round(response.latency_ms, 3), "error": response.error,
+                 "output_chars": len(response.text)},
+                attempt=attempt,
+            )
+            usage = BudgetUsage(
+                attempt=attempt, regen_attempts_used=attempt - 1, tool_calls=tool_calls,
+                tokens_in=response.tokens_in, tokens_out=response.tokens_used, elapsed_ms=_elapsed(started),
+                finish_reason=response.finish_reason.value,
+            )
+            evaluation = self.evaluate_attempt(response.text, decision, pack, normalized, usage, response.finish_reason)
+            for result in evaluation.results:
+                recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
+            records.append(
+                AttemptRecord(
+                    attempt=attempt, raw_output=response.text,
+                    envelope=evaluation.parsed.data if isinstance(evaluation.parsed.data, dict) else None,
+                    finish_reason=response.finish_reason, tokens_in=response.tokens_in,
+                    tokens_out=response.tokens_used, latency_ms=round(response.latency_ms, 3),
+                    gate_results=evaluation.results, regen_delta=delta,
+                )
+            )
+            if evaluation.passed:
+                status = TraceStatus.PASS if attempt == 1 else TraceStatus.REGEN_PASS
+                outcome = DegradeResult(status, evaluation.parsed.envelope.assistant_text, {})
+                return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome,
+                                    evaluation.claims, model_meta)
+            out_of_time = _elapsed(started) >= budgets.max_wall_time_ms
+            if attempt == max_attempts or out_of_time or not is_regenerable(evaluation.results):
+                break
+            delta = build_delta(attempt + 1, evaluation.results, pack, decision, budgets.max_claims,
+                                budgets.max_output_tokens)
+            recorder.emit(Phase.REGEN, delta.model_dump(mode="json"), attempt=attempt + 1)
+
+        assert evaluation is not None
+        outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
+        outcome.record.update({"final_attempt": len(records),
+                               "failing_gates": [r.gate_id for r in evaluation.results if r.failed]})
+        recorder.emit(Phase.DEGRADE, outcome.record)
+        return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, evaluation.claims,
+                            model_meta)
+
+    def _finish(self, recorder: EventRecorder, trace_id: str, decision: ModeDecision, pack: EvidencePack,
+                records: list[AttemptRecord], pre_results: list[GateResult], outcome: DegradeResult,
+                claims: list[ClaimVerdict], model_meta: dict[str, Any]) -> RunResult:
+        verified = outcome.status in (TraceStatus.PASS, TraceStatus.REGEN_PASS) and all(
+            c.verdict == "PASS" for c in claims
+        )
+        if outcome.status is TraceStatus.REFUSED and not any(e.phase is Phase.DEGRADE for e in recorder.events):
+            recorder.emit(Phase.DEGRADE, outcome.record)
+        recorder.emit(
+            Phase.FINAL,
+            {"status": outcome.status.value, "attempts": len(records), "verified": verified,
+             "assistant_text_chars": len(outcome.assistant_text)},
+        )
+        return RunResult(
+            trace_id=trace_id, status=outcome.status, assistant_text=outcome.assistant_text, verified=verified,
+            mode_decision=decision, evidence_pack=pack, attempts=records, pre_generation=pre_results,
+            claims=claims, degrade=outcome.record or None, model=model_meta, events=recorder.events,
+        )
+
+    def _bundle(self, trace_id: str, created_at: str, messages: list[dict[str, str]], result: RunResult) -> TraceBundle:
+        first_pack = next(
+            (e.payload for e in result.events if e.phase is Phase.EVIDENCE_INTAKE), None
+        )
+        retrieved = any(e.phase is Phase.RETRIEVAL for e in result.events)
+        return TraceBundle(
+            trace_id=trace_id,
+            created_at=created_at,
+            messages=messages,
+            mode_decision=result.mode_decision,
+            evidence_pack=result.evidence_pack if not retrieved else _pack_before_retrieval(result, first_pack),
+            retrieved_evidence_pack=result.evidence_pack if retrieved else None,
+            attempts=result.attempts,
+            outcome=TraceOutcome(
+                status=result.status, assistant_text=result.assistant_text, verified=result.verified,
+                claims=[c.as_dict() for c in result.claims], degrade=result.degrade,
+            ),
+            events=result.events,
+            policy=self.policy.ref(include_content=True),
+            model=result.model,
+            budgets=self.policy.bundle.budgets,
+            redaction={"applied": False},
+        )
+
+    def verify(self, raw_output: str, evidence: Any = None, message: str = "", facts: Any = None) -> VerifyResult:
+        """Router and gates on one envelope, no model call and nothing stored (``controlplane verify``)."""
+        pack = self.build_pack(evidence, facts)
+        text = normalize_text(message) if message else ""
+        decision = self.decide(text) if text else route("", self.policy.bundle)
+        evaluation = self.evaluate_attempt(raw_output, decision, pack, text, BudgetUsage(attempt=1))
+        return VerifyResult(decision, pack, evaluation)
+
+
+@dataclass
+class VerifyResult:
+    mode_decision: ModeDecision
+    evidence_pack: EvidencePack
+    evaluation: AttemptEvaluation
+
+    @property
+    def status(self) -> str:
+        return "pass" if self.evaluation.passed else "fail"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "mode_decision": self.mode_decision.model_dump(mode="json"),
+            "evidence_ids": self.evidence_pack.ids(),
+            "gates": [gate_summary(g) for g in self.evaluation.results],
+            "claims": [
+                {"claim_id": c.claim_id, "verdict": c.verdict, "reason_codes": c.reason_codes, "text": c.text,
+                 "evidence_ids": c.evidence_ids, "span": list(c.span) if c.span else None}
+                for c in self.evaluation.claims
+            ],
+            "problems": [{"path": i.path, "message": i.message} for i in self.evaluation.parsed.issues],
+        }
+
+
+def _pack_before_retrieval(result: RunResult, intake: dict[str, Any] | None) -> EvidencePack:
+    ids = {entry["id"] for entry in (intake or {}).get("evidence", [])}
+    kept = [item for item in result.evidence_pack.evidence if item.id in ids]
+    return result.evidence_pack.model_copy(update={"evidence": kept})
+
+
+def _pre_generation_reason(failing: list[GateResult]) -> str:
+    codes = {c for r in failing for c in r.reason_codes}
+    if ReasonCode.RETRIEVER_UNAVAILABLE in codes:
+        return ("This question must be answered from documents, but no document store is configured: index documents "
+                "and pass --collection, or provide evidence with --evidence.")
+    if ReasonCode.RETRIEVAL_EMPTY in codes:
+        return ("This question must be answered from documents, but none in the collection matched it: add documents "
+                "that cover it, or provide evidence with --evidence.")
+    return "A pre-generation check failed: " + ", ".join(sorted(c.value for c in codes)) + "."
+
+
+def _elapsed(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def replace_usage(usage: BudgetUsage, **changes: Any) -> BudgetUsage:
+    from dataclasses import replace
+
+    return replace(usage, **changes)
+
+
+def _generate(model: IntelligenceModule, query: str, context, params: GenerationParams) -> IntelligenceResponse:
+    """A model failure is an attempt with no output (a gate failure), never a crash of the request."""
+    started = time.perf_counter()
+    try:
+        return model.generate(query, context, params)
+    except Exception as exc:
+        if os.environ.get("CONTROLPLANE_RAISE_MODEL_ERRORS"):
+            raise
+        try:
+            model_id = model.metadata().model_id
+        except Exception:
+            model_id = type(model).__name__
+        return IntelligenceResponse(
+            text="", tokens_used=0, finish_reason=FinishReason.ERROR, latency_ms=(time.perf_counter() - started) * 1000,
+            model_id=model_id, error=f"{type(exc).__name__}: {str(exc)[:300]}",
+        )

@@ -1,0 +1,142 @@
+"""Deterministic router (routing ladder steps 0/1): explicit modes, domain triggers, evasions, mixed intent.
+
+Everything it knows comes from the policy bundle's lexicons. It errs toward higher risk: a framing such as
+"asking for a friend" never lowers rigor, a writing request that touches a risky domain loses its writing
+exemption, and a high-rigor trigger forces the strict mode whatever else was asked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from controlplane.contracts import ModeDecision, PolicyBundle, RigorConfig, RigorLevel
+
+# Zero-width and bidi control characters: invisible, and a classic way to split a trigger word ("le\u200bgal").
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+_WHITESPACE = re.compile(r"\s+")
+WRITING_DOMAIN = "writing"
+RETRIEVAL_DOMAIN = "requires_retrieval"
+
+
+def normalize_text(text: str) -> str:
+    """NFKC (folds full-width and compatibility forms), invisible characters removed, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKC", text)
+    return _WHITESPACE.sub(" ", _INVISIBLE.sub("", folded)).strip()
+
+
+@lru_cache(maxsize=4096)
+def _term_regex(term: str) -> re.Pattern[str]:
+    escaped = re.escape(term.lower()).replace(r"\*", r"\w*").replace(r"\?", r"\w")
+    escaped = escaped.replace(r"\ ", r"\s+")
+    return re.compile(rf"(?<![\w]){escaped}(?![\w])")
+
+
+@dataclass(frozen=True)
+class RouterSignals:
+    explicit_mode: str | None
+    domain_hits: dict[str, tuple[str, ...]]
+    evasions: tuple[str, ...]
+    retrieval_hits: tuple[str, ...]
+
+
+def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
+    text = normalize_text(message).lower()
+    explicit = None
+    for mode, phrases in policy.router.explicit_modes.items():
+        if any(phrase.lower() in text for phrase in phrases):
+            explicit = mode
+            break
+    hits: dict[str, tuple[str, ...]] = {}
+    for domain, domain_policy in policy.domains.items():
+        matched = tuple(term for term in domain_policy.lexicon if _term_regex(term).search(text))
+        if matched:
+            hits[domain] = matched
+    evasions = tuple(p for p in policy.router.evasion_patterns if re.search(p, text, re.IGNORECASE))
+    retrieval = tuple(p for p in policy.router.retrieval_triggers if re.search(p, text, re.IGNORECASE))
+    return RouterSignals(explicit, hits, evasions, retrieval)
+
+
+def risk_of(domains: list[str], policy: PolicyBundle) -> RigorLevel:
+    levels = [policy.domains[d].risk_level for d in domains if d in policy.domains]
+    return max(levels, key=lambda level: level.rank, default=RigorLevel.LOW)
+
+
+def rigor_for(level: RigorLevel, domains: list[str]) -> RigorConfig:
+    writing_only = domains == [WRITING_DOMAIN]
+    return RigorConfig(
+        level=level,
+        strict_sentences=level.rank >= RigorLevel.MEDIUM.rank,
+        require_citations=not writing_only,
+        nli_required=level is RigorLevel.HIGH,
+    )
+
+
+def high_rigor_domains(domains: list[str], policy: PolicyBundle) -> list[str]:
+    return [d for d in domains if d in policy.domains and policy.domains[d].risk_level is RigorLevel.HIGH]
+
+
+def route(message: str, policy: PolicyBundle) -> ModeDecision:
+    """Step 0/1: a ModeDecision with confidence and machine-readable reasons."""
+    router = policy.router
+    signals = detect_signals(message, policy)
+    reasons: list[str] = []
+    domains = sorted(signals.domain_hits)
+    for domain in domains:
+        reasons.extend(f"trigger:{domain}:{term}" for term in signals.domain_hits[domain])
+    if signals.retrieval_hits and RETRIEVAL_DOMAIN in policy.domains and RETRIEVAL_DOMAIN not in domains:
+        domains.append(RETRIEVAL_DOMAIN)
+        reasons.append("trigger:requires_retrieval")
+    reasons.extend(f"evasion:{pattern}" for pattern in signals.evasions)
+
+    risky = [d for d in domains if d != WRITING_DOMAIN and policy.domains[d].risk_level is not RigorLevel.LOW]
+    if WRITING_DOMAIN in domains and risky:
+        domains.remove(WRITING_DOMAIN)
+        reasons.append("override:writing_exemption_dropped_for_risk")
+
+    level = risk_of(domains, policy)
+    domain_modes = {policy.domains[d].mode for d in domains if policy.domains[d].mode}
+    mixed = len(domain_modes) > 1 or (signals.explicit_mode is not None and bool(domain_modes - {signals.explicit_mode}))
+
+    if signals.explicit_mode:
+        mode = signals.explicit_mode
+        confidence = 0.95
+        reasons.append(f"explicit:{mode}")
+    elif domains:
+        mode = max(
+            (policy.domains[d].mode or router.default_mode for d in domains),
+            key=lambda m: (m == router.strict_mode, m),
+        )
+        hit_count = sum(len(terms) for terms in signals.domain_hits.values()) + len(signals.retrieval_hits)
+        confidence = min(0.95, 0.65 + 0.1 * hit_count)
+    else:
+        mode = router.default_mode
+        confidence = 0.5
+        reasons.append("no_signal:default_mode")
+
+    if high_rigor_domains(domains, policy) and mode != router.strict_mode:
+        reasons.append(f"override:high_rigor_forces:{router.strict_mode}")
+        mode = router.strict_mode
+    if mixed:
+        confidence -= 0.2
+        reasons.append("mixed_intent")
+    if signals.evasions:
+        confidence -= 0.15
+    return ModeDecision(
+        modeLabel=mode,
+        domainFlags=domains,
+        rigorConfig=rigor_for(level, domains),
+        clusterIds=[f"rigor:{level.value}"],
+        checkpointNeeded=level is RigorLevel.HIGH and bool(signals.evasions),
+        confidence=round(max(0.0, min(1.0, confidence)), 4),
+        reasons=reasons,
+        version=router.version,
+        mixedIntent=mixed,
+        selectorUsed=False,
+    )
+
+
+def needs_selector(decision: ModeDecision, policy: PolicyBundle) -> bool:
+    return decision.confidence < policy.router.selector_threshold or decision.mixedIntent

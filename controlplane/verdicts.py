@@ -1,0 +1,99 @@
+"""Per-claim and per-sentence verdicts from one attempt's GateResults (grounded-generation: PASS or FAIL, no
+partial support)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from controlplane.contracts import GateResult, OutputEnvelope, ReasonCode
+from controlplane.gates.anchoring import anchor_claims, split_sentences, strip_markers
+
+
+@dataclass
+class ClaimVerdict:
+    claim_id: str
+    text: str
+    status: str
+    evidence_ids: list[str]
+    verdict: str  # PASS | FAIL
+    reason_codes: list[str] = field(default_factory=list)
+    span: tuple[int, int] | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "claim_id": self.claim_id,
+            "text": self.text,
+            "status": self.status,
+            "evidence_ids": self.evidence_ids,
+            "verdict": self.verdict,
+            "reason_codes": self.reason_codes,
+            "span": list(self.span) if self.span else None,
+        }
+
+
+def global_failures(results: Sequence[GateResult]) -> list[ReasonCode]:
+    """Failure codes not attributed to any claim (schema, mode, budget, uncovered sentences ...)."""
+    codes = []
+    for result in results:
+        if result.failed and not (result.details.get("claims") or {}):
+            codes.extend(result.reason_codes)
+    return list(dict.fromkeys(codes))
+
+
+def claim_verdicts(envelope: OutputEnvelope | None, results: Sequence[GateResult]) -> list[ClaimVerdict]:
+    if envelope is None:
+        return []
+    per_claim: dict[str, list[str]] = {}
+    for result in results:
+        if not result.failed:
+            continue
+        for claim_id, codes in (result.details.get("claims") or {}).items():
+            per_claim.setdefault(claim_id, []).extend(codes)
+    anchors, _ = anchor_claims(envelope.assistant_text, envelope.meta.claim_map)
+    verdicts = []
+    for claim in envelope.meta.claim_map:
+        codes = list(dict.fromkeys(per_claim.get(claim.claim_id, [])))
+        anchor = anchors.get(claim.claim_id)
+        verdicts.append(
+            ClaimVerdict(
+                claim_id=claim.claim_id,
+                text=claim.text,
+                status=claim.status.value,
+                evidence_ids=list(claim.evidence_ids),
+                verdict="FAIL" if codes else "PASS",
+                reason_codes=codes,
+                span=(anchor.start, anchor.end) if anchor else None,
+            )
+        )
+    return verdicts
+
+
+@dataclass
+class SentenceVerdict:
+    start: int
+    end: int
+    text: str
+    verdict: str
+    claim_ids: list[str]
+    reason_codes: list[str]
+
+
+def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict], strict: bool) -> list[SentenceVerdict]:
+    """A sentence passes only if every claim anchored in it passes; in strict mode an unanchored sentence fails."""
+    out = []
+    for sentence in split_sentences(envelope.assistant_text):
+        if not strip_markers(sentence.text):
+            continue
+        inside = [c for c in claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
+        codes = [code for c in inside for code in c.reason_codes]
+        if not inside and strict:
+            codes = [ReasonCode.SENTENCE_UNCOVERED.value]
+        failed = bool(codes) or any(c.verdict == "FAIL" for c in inside)
+        out.append(
+            SentenceVerdict(
+                sentence.start, sentence.end, sentence.text, "FAIL" if failed else "PASS",
+                [c.claim_id for c in inside], list(dict.fromkeys(codes)),
+            )
+        )
+    return out

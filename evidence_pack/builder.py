@@ -1,0 +1,274 @@
+"""Building an EvidencePack: caller evidence, atomic facts and retrieved snippets, hashed, within a token budget.
+
+Order is deterministic: caller items in the order given, then atomic facts, then retrieved items by (score desc,
+id). Items that do not fit the budget are dropped whole (never cut: the hash is of the exact text) and the pack is
+marked ``truncated``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from controlplane.contracts import (
+    AtomicFact,
+    BudgetConfig,
+    EvidenceItem,
+    EvidencePack,
+    EvidenceRules,
+    Provenance,
+    Sphere,
+    TrustTier,
+)
+from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
+
+TRUST_TIER_CREDIBILITY = {
+    TrustTier.AUTHORITATIVE: 0.95,
+    TrustTier.ESTABLISHED: 0.8,
+    TrustTier.GENERAL: 0.6,
+    TrustTier.LOW: 0.35,
+    TrustTier.UNRELIABLE: 0.1,
+}
+_ID_RE = re.compile(EVIDENCE_ID_PATTERN)
+_ITEM_KEYS = {
+    "id", "text", "title", "type", "trust_tier", "sphere", "source", "provenance", "credibility", "volatility",
+    "qualifiers", "hash", "retrieval_score", "liminal_reason", "redacted",
+}
+
+
+class EvidenceError(ValueError):
+    """Caller evidence is malformed. The message names the item and field and says how to fix it."""
+
+
+def content_hash(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def _item_from_mapping(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise EvidenceError(f"{where}: expected an object like {{\"text\": \"...\"}}, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - _ITEM_KEYS)
+    if unknown:
+        raise EvidenceError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_ITEM_KEYS))}")
+    text = raw.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise EvidenceError(f"{where}: 'text' must be a non-empty string")
+    item: dict[str, Any] = {k: v for k, v in raw.items() if k not in ("source", "hash")}
+    provenance = dict(raw.get("provenance") or {})
+    if raw.get("source") is not None:
+        provenance.setdefault("source", raw["source"])
+    provenance.setdefault("source", "caller")
+    item["provenance"] = provenance
+    given_hash = raw.get("hash")
+    if given_hash is not None and given_hash != content_hash(text) and not raw.get("redacted"):
+        raise EvidenceError(f"{where}: 'hash' does not match the text (remove the hash to have it computed)")
+    item["hash"] = content_hash(text)
+    return item
+
+
+def fact_to_item(fact: AtomicFact) -> dict[str, Any]:
+    span = fact.source_span
+    return {
+        "id": fact.id,
+        "type": "MANUAL_FACT" if fact.source_type.value == "MANUAL" else "PDF_FACT",
+        "title": None,
+        "text": fact.content,
+        "hash": content_hash(fact.content),
+        "trust_tier": TrustTier.ESTABLISHED,
+        "sphere": Sphere.INSIDE,
+        "credibility": fact.confidence,
+        "qualifiers": fact.qualifiers,
+        "provenance": {
+            "source": "manual" if fact.source_type.value == "MANUAL" else span.document_id,
+            "document_id": span.document_id,
+            "page": span.page,
+            "start_char": span.start_char,
+            "end_char": span.end_char,
+            "quote": span.quote,
+        },
+    }
+
+
+def _next_free_id(used: set[str], counter: list[int]) -> str:
+    while True:
+        counter[0] += 1
+        candidate = f"E{counter[0]}"
+        if candidate not in used:
+            return candidate
+
+
+def build_pack(
+    caller_items: Sequence[Mapping[str, Any]] = (),
+    facts: Sequence[AtomicFact | Mapping[str, Any]] = (),
+    retrieved: Sequence[EvidenceItem] = (),
+    budget: BudgetConfig | None = None,
+    rules: Mapping[str, Any] | None = None,
+) -> EvidencePack:
+    """Assemble a pack. Given ids are kept; missing ids become E1, E2, ... skipping ids already taken."""
+    budget = budget or BudgetConfig()
+    if len(caller_items) + len(facts) > budget.max_evidence_items:
+        raise EvidenceError(
+            f"{len(caller_items) + len(facts)} evidence items given; the policy allows at most "
+            f"{budget.max_evidence_items} (budgets.max_evidence_items): send fewer or raise the cap"
+        )
+    drafts: list[dict[str, Any]] = []
+    for index, raw in enumerate(caller_items):
+        drafts.append(_item_from_mapping(raw, f"evidence[{index}]"))
+    for index, raw_fact in enumerate(facts):
+        try:
+            fact = raw_fact if isinstance(raw_fact, AtomicFact) else AtomicFact.model_validate(raw_fact)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise EvidenceError(f"facts[{index}].{loc}: {first['msg']}") from None
+        drafts.append(fact_to_item(fact))
+    total_chars = sum(len(d["text"]) for d in drafts)
+    if total_chars > budget.max_evidence_chars:
+        raise EvidenceError(
+            f"caller evidence is {total_chars} characters; the policy allows {budget.max_evidence_chars} "
+            "(budgets.max_evidence_chars): send less text or raise the cap"
+        )
+    ordered_retrieved = sorted(retrieved, key=lambda item: (-(item.retrieval_score or 0.0), item.id))
+    for item in ordered_retrieved:
+        drafts.append(item.model_dump(mode="python", exclude={"id"}) | {"id": None, "_retrieved_id": item.id})
+
+    used: set[str] = set()
+    for index, draft in enumerate(drafts):
+        given = draft.get("id")
+        if given is None:
+            continue
+        if not isinstance(given, str) or not _ID_RE.match(given):
+            raise EvidenceError(
+                f"evidence[{index}]: id {given!r} is not a valid evidence id (ASCII letters, digits, _ . : -; "
+                "max 64 characters): fix it or leave it out to get E1, E2, ..."
+            )
+        if given in used:
+            raise EvidenceError(f"evidence[{index}]: id {given!r} is used twice; evidence ids must be unique")
+        used.add(given)
+    counter = [0]
+    for draft in drafts:
+        if draft.get("id") is None:
+            draft["id"] = _next_free_id(used, counter)
+            used.add(draft["id"])
+
+    kept: list[EvidenceItem] = []
+    dropped: list[str] = []
+    tokens = 0
+    for index, draft in enumerate(drafts):
+        draft.pop("_retrieved_id", None)
+        tier = TrustTier(draft.get("trust_tier") or TrustTier.GENERAL)
+        draft.setdefault("credibility", TRUST_TIER_CREDIBILITY[tier])
+        if draft.get("credibility") is None:
+            draft["credibility"] = TRUST_TIER_CREDIBILITY[tier]
+        try:
+            item = EvidenceItem.model_validate({k: v for k, v in draft.items() if v is not None or k == "title"})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise EvidenceError(f"evidence[{index}].{loc}: {first['msg']}") from None
+        cost = estimate_tokens(item.text)
+        if tokens + cost > budget.max_context_tokens:
+            dropped.append(item.id)
+            continue
+        tokens += cost
+        kept.append(item)
+
+    rule_values = {
+        "must_cite_for_factual_claims": True,
+        "unknown_label_required": True,
+        **(dict(rules) if rules else {}),
+        "allowed_evidence_ids": [item.id for item in kept],
+    }
+    return EvidencePack(
+        evidence=kept,
+        rules=EvidenceRules.model_validate(rule_values),
+        truncated=bool(dropped),
+        dropped_ids=dropped,
+        token_count=tokens,
+        token_budget=budget.max_context_tokens,
+    )
+
+
+def extend_pack(pack: EvidencePack, retrieved: Iterable[EvidenceItem], budget: BudgetConfig) -> EvidencePack:
+    """The pack plus retrieved items (renumbered after the existing ids), rebuilt deterministically."""
+    return build_pack(
+        caller_items=[_as_caller(item) for item in pack.evidence],
+        retrieved=list(retrieved),
+        budget=budget,
+        rules={k: v for k, v in pack.rules.model_dump().items() if k != "allowed_evidence_ids"},
+    )
+
+
+def _as_caller(item: EvidenceItem) -> dict[str, Any]:
+    data = item.model_dump(mode="json")
+    data.pop("hash", None)
+    return data
+
+
+def parse_evidence_document(data: Any, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict]:
+    """Split an evidence file's JSON into (caller items, atomic facts, rules).
+
+    Accepted shapes: a JSON array of items (AtomicFact-shaped entries with ``content`` + ``source_type`` count as
+    facts), or an object with ``evidence`` (array) and optional ``facts`` and ``rules`` (a whole EvidencePack).
+    """
+    rules: dict = {}
+    if isinstance(data, list):
+        entries = data
+        facts: list = []
+    elif isinstance(data, dict) and ("evidence" in data or "facts" in data):
+        entries = data.get("evidence") or []
+        facts = list(data.get("facts") or [])
+        rules = {k: v for k, v in dict(data.get("rules") or {}).items() if k != "allowed_evidence_ids"}
+        if not isinstance(entries, list):
+            raise EvidenceError(f"{source}: 'evidence' must be an array of evidence items")
+    else:
+        raise EvidenceError(
+            f"{source}: expected a JSON array of evidence items or an EvidencePack object with an 'evidence' array"
+        )
+    items = []
+    for entry in entries:
+        if isinstance(entry, dict) and "content" in entry and "source_type" in entry:
+            facts.append(entry)
+        else:
+            items.append(entry)
+    return items, facts, rules
+
+
+def read_evidence_file(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict]:
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EvidenceError(f"evidence file not found: {file} (pass --evidence with an existing JSON file)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvidenceError(f"cannot read evidence file {file}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvidenceError(
+            f"evidence file {file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "it must hold a JSON array of evidence items or an EvidencePack object"
+        ) from None
+    return parse_evidence_document(data, str(file))
+
+
+__all__ = [
+    "EvidenceError",
+    "Provenance",
+    "build_pack",
+    "content_hash",
+    "extend_pack",
+    "fact_to_item",
+    "parse_evidence_document",
+    "read_evidence_file",
+]

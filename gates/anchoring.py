@@ -1,0 +1,140 @@
+"""Mapping text to structure: sentence boundaries, claim anchors and inline citation markers.
+
+Shared by the gates that must agree on what a sentence is and where a claim sits, so two gates can never disagree
+about the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from controlplane.contracts import Claim
+
+_ABBREVIATIONS = {
+    "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co", "corp", "st", "no", "fig", "approx",
+    "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "cf", "al",
+}
+_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
+_MARKER_GROUP = re.compile(r"\[([^\[\]\n]{1,80})\]")
+_MARKERS_ONLY = re.compile(r"^(\s*\[[^\[\]\n]{1,80}\])+")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+    text: str
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences with their offsets. Markers written after the full stop ("... Fly.io. [E1]") stay with it."""
+    boundaries: list[int] = []
+    for match in _BOUNDARY.finditer(text):
+        end = match.end()
+        if match.group().startswith((".",)) and not match.group().startswith("\n"):
+            word = re.search(r"([\w.]+)\.*[\"')\]]*$", text[: match.start() + 1])
+            token = (word.group(1) if word else "").rstrip(".").lower()
+            if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
+                continue
+        trailing = _MARKERS_ONLY.match(text[end:])
+        if trailing:
+            end += trailing.end()
+        boundaries.append(end)
+    sentences = []
+    start = 0
+    for end in [*boundaries, len(text)]:
+        if end <= start:
+            continue
+        chunk = text[start:end]
+        stripped = chunk.strip()
+        if stripped and not _MARKERS_ONLY.fullmatch(stripped):
+            offset = start + (len(chunk) - len(chunk.lstrip()))
+            sentences.append(Sentence(offset, offset + len(stripped), stripped))
+        start = end
+    return sentences
+
+
+def normalize_space(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def locate(text: str, needle: str, taken: set[tuple[int, int]] | None = None) -> tuple[int, int] | None:
+    """First occurrence of needle in text not already taken; exact first, then whitespace-insensitive."""
+    if not needle.strip():
+        return None
+    taken = taken or set()
+    start = text.find(needle)
+    while start != -1:
+        span = (start, start + len(needle))
+        if span not in taken:
+            return span
+        start = text.find(needle, start + 1)
+    pattern = r"\s+".join(re.escape(part) for part in needle.split())
+    for match in re.finditer(pattern, text):
+        span = (match.start(), match.end())
+        if span not in taken:
+            return span
+    return None
+
+
+@dataclass(frozen=True)
+class Anchor:
+    claim_id: str
+    start: int
+    end: int
+    from_model: bool  # the model gave the span (True) or the server found it by text match (False)
+
+
+def anchor_claims(text: str, claims: Sequence[Claim]) -> tuple[dict[str, Anchor], dict[str, str]]:
+    """Anchors for claims that can be anchored, and a problem code per claim that cannot.
+
+    Problem codes: SPAN_OUT_OF_BOUNDS, SPAN_TEXT_MISMATCH, CLAIM_NOT_IN_TEXT.
+    """
+    anchors: dict[str, Anchor] = {}
+    problems: dict[str, str] = {}
+    taken: set[tuple[int, int]] = set()
+    for claim in claims:
+        if claim.span is not None:
+            start, end = claim.span.start_char, claim.span.end_char
+            if end > len(text) or start > len(text):
+                problems[claim.claim_id] = "SPAN_OUT_OF_BOUNDS"
+                continue
+            if normalize_space(text[start:end]) != normalize_space(claim.text):
+                problems[claim.claim_id] = "SPAN_TEXT_MISMATCH"
+                continue
+            anchors[claim.claim_id] = Anchor(claim.claim_id, start, end, True)
+            taken.add((start, end))
+            continue
+        span = locate(text, claim.text, taken)
+        if span is None:
+            problems[claim.claim_id] = "CLAIM_NOT_IN_TEXT"
+            continue
+        anchors[claim.claim_id] = Anchor(claim.claim_id, span[0], span[1], False)
+        taken.add(span)
+    return anchors, problems
+
+
+@dataclass(frozen=True)
+class Marker:
+    token: str
+    start: int
+    end: int
+
+
+def inline_markers(text: str) -> list[Marker]:
+    """Bracketed citation markers: [E3], [E1][E2], [E1, E2], [FACT_012]. Bracketed words without a digit
+    ([sic], [citation needed]) are prose, not markers."""
+    markers = []
+    for match in _MARKER_GROUP.finditer(text):
+        for token in match.group(1).split(","):
+            token = token.strip()
+            if token and any(ch.isdigit() for ch in token) and not any(ch.isspace() for ch in token):
+                markers.append(Marker(token, match.start(), match.end()))
+    return markers
+
+
+def strip_markers(text: str) -> str:
+    return normalize_space(_MARKER_GROUP.sub(lambda m: "" if any(c.isdigit() for c in m.group(1)) else m.group(), text))

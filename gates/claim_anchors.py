@@ -1,0 +1,76 @@
+"""claim_anchors (seed §6 option B): every claim sits inside assistant_text, anchors do not cross, and in strict
+mode every sentence is covered by at least one claim.
+
+A claim with a model-given span must match the text at that span; a claim without one is anchored by the server
+by exact text match (``require_model_spans: true`` in the gate's params makes spans mandatory).
+"""
+
+from __future__ import annotations
+
+from controlplane.contracts import CostClass, GateResult, ReasonCode
+
+from .anchoring import anchor_claims, split_sentences, strip_markers
+from .hookspec import hookimpl
+from .interfaces import BaseGate, GateInput, GateStage
+
+
+class ClaimAnchorsGate(BaseGate):
+    gate_id = "claim_anchors"
+    version = "v1"
+    cost_class = CostClass.CHEAP
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        if (missing := self.needs_envelope(inp)) is not None:
+            return missing
+        text = inp.envelope.assistant_text
+        claims = inp.envelope.meta.claim_map
+        per_claim: dict[str, list[str]] = {}
+        codes: list[ReasonCode] = []
+
+        if inp.params.get("require_model_spans"):
+            for claim in claims:
+                if claim.span is None:
+                    per_claim.setdefault(claim.claim_id, []).append(ReasonCode.SPAN_MISSING.value)
+
+        anchors, problems = anchor_claims(text, claims)
+        for claim_id, problem in problems.items():
+            per_claim.setdefault(claim_id, []).append(problem)
+
+        ordered = sorted(anchors.values(), key=lambda a: (a.start, -a.end))
+        overlapping: set[str] = set()
+        for index, first in enumerate(ordered):
+            for second in ordered[index + 1 :]:
+                if second.start >= first.end:
+                    break
+                nested = second.end <= first.end  # one claim inside another (an atomic part) is legal
+                if not nested:
+                    overlapping.update((first.claim_id, second.claim_id))
+        for claim_id in sorted(overlapping):
+            per_claim.setdefault(claim_id, []).append(ReasonCode.SPAN_OVERLAP.value)
+
+        uncovered: list[str] = []
+        if inp.mode_decision.rigorConfig.strict_sentences:
+            for sentence in split_sentences(text):
+                if not strip_markers(sentence.text):
+                    continue
+                if not any(a.start < sentence.end and sentence.start < a.end for a in anchors.values()):
+                    uncovered.append(sentence.text)
+            if uncovered:
+                codes.append(ReasonCode.SENTENCE_UNCOVERED)
+
+        for problem_codes in per_claim.values():
+            codes.extend(ReasonCode(code) for code in problem_codes)
+        anchor_map = {a.claim_id: [a.start, a.end, "model" if a.from_model else "server"] for a in ordered}
+        if codes:
+            return self.failing(
+                codes,
+                evidence_refs=[f"claim_map:{cid}" for cid in per_claim] + [f"sentence:{s[:40]}" for s in uncovered],
+                details={"claims": per_claim, "uncovered_sentences": uncovered, "anchors": anchor_map},
+            )
+        return self.passing(details={"anchors": anchor_map})
+
+
+@hookimpl
+def controlplane_gates():
+    return [ClaimAnchorsGate()]

@@ -1,0 +1,77 @@
+"""Turning raw model text into an OutputEnvelope, or into a precise reason why not.
+
+Strict on purpose: the output must be one JSON object and nothing else. Prose, a code fence, a second object,
+duplicate keys or a truncated object are failures with a reason code and JSON paths, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from controlplane.contracts import OutputEnvelope, ReasonCode
+from controlplane.contracts.schemas import validate_instance
+
+from .interfaces import SchemaIssue
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+@dataclass(frozen=True)
+class ParsedOutput:
+    envelope: OutputEnvelope | None
+    failure: ReasonCode | None
+    issues: tuple[SchemaIssue, ...]
+    data: object | None = None
+
+
+def parse_envelope(raw: str | None, truncated_by_model: bool = False) -> ParsedOutput:
+    if raw is None or not raw.strip():
+        return ParsedOutput(None, ReasonCode.EMPTY_OUTPUT, (SchemaIssue("$", "the model returned no text"),))
+    text = raw.strip()
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as dup:
+        return ParsedOutput(
+            None, ReasonCode.SCHEMA_VIOLATION, (SchemaIssue("$", f"duplicate key {dup.key!r} in a JSON object"),)
+        )
+    except json.JSONDecodeError as exc:
+        looks_cut = text.startswith("{") and (truncated_by_model or exc.pos >= len(text) - 1)
+        code = ReasonCode.TRUNCATED_OUTPUT if looks_cut else ReasonCode.INVALID_JSON
+        where = f"line {exc.lineno} column {exc.colno}"
+        what = "output ends before the JSON object is complete" if looks_cut else f"not JSON: {exc.msg} at {where}"
+        return ParsedOutput(None, code, (SchemaIssue("$", what),))
+    except RecursionError:
+        return ParsedOutput(None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "JSON nested too deeply"),))
+    if not isinstance(data, dict):
+        return ParsedOutput(
+            None, ReasonCode.SCHEMA_VIOLATION, (SchemaIssue("$", f"expected a JSON object, got {type(data).__name__}"),), data
+        )
+    problems = validate_instance("OutputEnvelope", data)
+    if problems:
+        return ParsedOutput(
+            None, ReasonCode.SCHEMA_VIOLATION, tuple(SchemaIssue(p.path, p.message) for p in problems), data
+        )
+    try:
+        envelope = OutputEnvelope.model_validate(data)
+    except ValidationError as exc:  # the schema and the model agree (tested); this is a second line of defence
+        issues = tuple(
+            SchemaIssue("$." + ".".join(str(p) for p in err["loc"]), err["msg"]) for err in exc.errors()[:20]
+        )
+        return ParsedOutput(None, ReasonCode.SCHEMA_VIOLATION, issues, data)
+    return ParsedOutput(envelope, None, (), data)

@@ -1,0 +1,210 @@
+"""GateRegistry: collects gates from plugins (built-ins, code, entry points) and runs them fail-closed.
+
+Which gates run and in which order is the policy bundle's: ``plan`` evaluates every GateSpec's ``when`` condition
+(the gate lattice), ``run`` executes the plan. A gate that raises, returns something that is not its own
+GateResult, or is named by the policy but not registered, produces a failing GateResult — never a pass.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from controlplane.contracts import (
+    ClaimStatus,
+    CostClass,
+    GateResult,
+    GateSpec,
+    Measured,
+    ModeDecision,
+    OutputEnvelope,
+    PolicyBundle,
+    ReasonCode,
+    WhenCondition,
+)
+
+from . import hookspec
+from .interfaces import Gate, GateInput, GateStage
+
+BUILTIN_GATE_MODULES = (
+    "output_schema",
+    "mode_echo_match",
+    "evidence_binding",
+    "citation_integrity",
+    "claim_anchors",
+    "budget_enforcer",
+    "retrieval_required",
+)
+OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
+
+
+class GateRegistryError(ValueError):
+    """Two plugins claim one gate id, or a plugin returns something that is not a gate."""
+
+
+def when_holds(
+    when: WhenCondition, decision: ModeDecision, envelope: OutputEnvelope | None = None
+) -> tuple[bool, str]:
+    """Evaluate a when-condition; returns (holds, why) so the trace says why a gate ran or was skipped."""
+    flags = set(decision.domainFlags)
+    checks: list[tuple[bool, str]] = []
+    if when.always is not None:
+        checks.append((bool(when.always), "always" if when.always else "always=false"))
+    if when.domain_flags_any is not None:
+        hit = sorted(flags & set(when.domain_flags_any))
+        checks.append((bool(hit), f"domain_flags_any:{','.join(hit) or 'none'}"))
+    if when.domain_flags_none is not None:
+        hit = sorted(flags & set(when.domain_flags_none))
+        checks.append((not hit, f"domain_flags_none:{','.join(hit) or 'clear'}"))
+    if when.rigor_at_least is not None:
+        level = decision.rigorConfig.level
+        checks.append((level.rank >= when.rigor_at_least.rank, f"rigor:{level.value}>={when.rigor_at_least.value}"))
+    if when.confidence_below is not None:
+        checks.append((decision.confidence < when.confidence_below, f"confidence:{decision.confidence}<{when.confidence_below}"))
+    if when.unknown_ratio_at_least is not None:
+        claims = envelope.meta.claim_map if envelope else []
+        ratio = sum(c.status is ClaimStatus.UNKNOWN for c in claims) / len(claims) if claims else 0.0
+        checks.append((ratio >= when.unknown_ratio_at_least, f"unknown_ratio:{ratio:.2f}"))
+    if when.any_of is not None:
+        results = [when_holds(sub, decision, envelope) for sub in when.any_of]
+        checks.append((any(ok for ok, _ in results), "any_of(" + "|".join(why for _, why in results) + ")"))
+    if not checks:
+        return False, "empty condition"  # a condition that says nothing does not switch a gate on by accident
+    failed = [why for ok, why in checks if not ok]
+    return (not failed), "; ".join(failed or [why for _, why in checks])
+
+
+@dataclass(frozen=True)
+class PlannedGate:
+    spec: GateSpec
+    gate: Gate | None
+    runs: bool
+    why: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"gate_id": self.spec.gate_id, "runs": self.runs, "why": self.why, "registered": self.gate is not None}
+
+
+class GateRegistry:
+    def __init__(self, load_entry_points: bool = True, plugins: Iterable[ModuleType | object] = ()):
+        self._pm = pluggy.PluginManager(hookspec.PROJECT_NAME)
+        self._pm.add_hookspecs(hookspec)
+        import importlib
+
+        for name in BUILTIN_GATE_MODULES:
+            self._pm.register(importlib.import_module(f"{__package__}.{name}"), name=f"builtin:{name}")
+        for name in OPTIONAL_GATE_MODULES:
+            try:
+                module = importlib.import_module(f"{__package__}.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__package__}.{name}":
+                    raise
+                continue
+            self._pm.register(module, name=f"builtin:{name}")
+        if load_entry_points:
+            self._pm.load_setuptools_entrypoints(hookspec.ENTRY_POINT_GROUP)
+        for plugin in plugins:
+            self._pm.register(plugin)
+        self._gates: dict[str, Gate] | None = None
+
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager:
+        return self._pm
+
+    def register_plugin(self, plugin: ModuleType | object, name: str | None = None) -> None:
+        self._pm.register(plugin, name=name)
+        self._gates = None
+
+    def register_gate(self, gate: Gate) -> None:
+        """Register one gate object in code (wraps it in a tiny plugin)."""
+
+        class _Single:
+            @hookspec.hookimpl
+            def controlplane_gates(self):
+                return [gate]
+
+        self.register_plugin(_Single(), name=f"code:{gate.gate_id}")
+
+    def gates(self) -> dict[str, Gate]:
+        if self._gates is None:
+            collected: dict[str, Gate] = {}
+            for batch in self._pm.hook.controlplane_gates():
+                for gate in batch or ():
+                    if not isinstance(gate, Gate):
+                        raise GateRegistryError(f"plugin returned {gate!r}, which is not a gate (see gates/hookspec.py)")
+                    if gate.gate_id in collected:
+                        raise GateRegistryError(f"gate id {gate.gate_id!r} is registered twice; gate ids must be unique")
+                    collected[gate.gate_id] = gate
+            self._gates = collected
+        return self._gates
+
+    def hook_results(self, hook_name: str) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for result in getattr(self._pm.hook, hook_name)():
+            merged.update(result or {})
+        return merged
+
+    def missing_gates(self, policy: PolicyBundle) -> list[str]:
+        known = self.gates()
+        return [spec.gate_id for spec in policy.gates if spec.enabled and spec.gate_id not in known]
+
+    def plan(
+        self,
+        policy: PolicyBundle,
+        decision: ModeDecision,
+        stage: GateStage | None = None,
+        envelope: OutputEnvelope | None = None,
+    ) -> list[PlannedGate]:
+        planned = []
+        known = self.gates()
+        for spec in policy.gates:
+            gate = known.get(spec.gate_id)
+            if stage is not None and gate is not None and gate.stage is not stage:
+                continue
+            if stage is GateStage.PRE_GENERATION and gate is None:
+                continue  # an unregistered gate is failed once, at the post-generation stage
+            if not spec.enabled:
+                planned.append(PlannedGate(spec, gate, False, "disabled"))
+                continue
+            holds, why = when_holds(spec.when, decision, envelope)
+            planned.append(PlannedGate(spec, gate, holds, why))
+        return planned
+
+    def run_one(self, planned: PlannedGate, inp: GateInput) -> GateResult:
+        spec = planned.spec
+        if planned.gate is None:
+            return GateResult.failing(
+                spec.gate_id, "unknown", CostClass.CHEAP, [ReasonCode.GATE_NOT_FOUND],
+                details={"why": f"policy names gate {spec.gate_id!r} but no plugin registers it"},
+            )
+        gate = planned.gate
+        if not planned.runs:
+            return GateResult.skipped(
+                gate.gate_id, gate.version, gate.cost_class, [ReasonCode.SKIPPED_BY_POLICY], details={"when": planned.why}
+            )
+        started = time.perf_counter()
+        try:
+            result = gate.evaluate(replace(inp, spec=spec))
+        except Exception as exc:  # fail closed: a gate that crashes has not shown the output is fine
+            result = GateResult.failing(
+                gate.gate_id, gate.version, gate.cost_class, [ReasonCode.GATE_ERROR],
+                details={"error": f"{type(exc).__name__}: {str(exc)[:300]}"},
+            )
+        if not isinstance(result, GateResult) or result.gate_id != gate.gate_id:
+            result = GateResult.failing(
+                gate.gate_id, gate.version, gate.cost_class, [ReasonCode.GATE_ERROR],
+                details={"error": "gate returned something other than its own GateResult"},
+            )
+        elapsed = (time.perf_counter() - started) * 1000
+        measured = Measured(
+            latency_ms=round(elapsed, 4), tokens_in=result.measured.tokens_in, tokens_out=result.measured.tokens_out
+        )
+        return result.model_copy(update={"measured": measured})
+
+    def run(self, plan: Sequence[PlannedGate], inp: GateInput) -> list[GateResult]:
+        return [self.run_one(planned, inp) for planned in plan]

@@ -1,0 +1,81 @@
+"""Loading and hashing policy bundles. The hash is over canonical JSON, so formatting never changes it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from controlplane.contracts import PolicyBundle, PolicyRef
+
+DEFAULT_BUNDLE_NAME = "default"
+
+
+class PolicyBundleError(ValueError):
+    """A bundle file is missing, unreadable or invalid. The message names the file, the field and the fix."""
+
+
+@dataclass(frozen=True)
+class LoadedPolicy:
+    bundle: PolicyBundle
+    hash: str
+    source: str
+
+    def ref(self, include_content: bool = True) -> PolicyRef:
+        return PolicyRef(
+            name=self.bundle.name,
+            version=self.bundle.version,
+            hash=self.hash,
+            content=canonical_content(self.bundle) if include_content else None,
+        )
+
+
+def canonical_content(bundle: PolicyBundle) -> dict[str, Any]:
+    return bundle.model_dump(mode="json", exclude_none=True)
+
+
+def canonical_json(bundle: PolicyBundle) -> str:
+    return json.dumps(canonical_content(bundle), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def bundle_hash(bundle: PolicyBundle) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(bundle).encode("utf-8")).hexdigest()
+
+
+def parse_bundle(data: Any, source: str) -> LoadedPolicy:
+    try:
+        bundle = PolicyBundle.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        location = ".".join(str(part) for part in first["loc"]) or "(root)"
+        raise PolicyBundleError(
+            f"policy bundle {source}: field '{location}': {first['msg']} "
+            f"({exc.error_count()} problem(s); see contracts/schemas/PolicyBundle.schema.json)"
+        ) from None
+    return LoadedPolicy(bundle=bundle, hash=bundle_hash(bundle), source=source)
+
+
+def load_bundle(path: str | Path | None = None) -> LoadedPolicy:
+    """Load a bundle file; None loads the shipped default bundle."""
+    if path is None:
+        text = resources.files(__package__).joinpath(f"{DEFAULT_BUNDLE_NAME}.json").read_text(encoding="utf-8")
+        return parse_bundle(json.loads(text), source=f"builtin:{DEFAULT_BUNDLE_NAME}")
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PolicyBundleError(f"policy bundle not found: {file} (pass --policy with an existing bundle file)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyBundleError(f"cannot read policy bundle {file}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyBundleError(
+            f"policy bundle {file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    return parse_bundle(data, source=str(file))

@@ -1,0 +1,440 @@
+"""The SQLite trace store (sqlite-utils): normalised tables, WAL, durable writes, seq contiguous per trace.
+
+A trace is written twice: ``begin`` records it as ``in_progress`` the moment a request starts, and ``save``
+writes the complete run (events, gate results, attempts, outcome) in one transaction. A process killed between the
+two leaves an ``in_progress`` trace, never a partial one reported as complete, and the database stays consistent.
+
+Everything needed to rebuild a TraceBundle is stored, so export and replay read only from here. The store sits
+behind this class so several app instances can later move to a shared SQL server without touching callers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from controlplane.contracts import (
+    AttemptRecord,
+    CriticFinding,
+    EvidencePack,
+    GateResult,
+    ModeDecision,
+    PolicyRef,
+    TraceBundle,
+    TraceEvent,
+    TraceOutcome,
+    TraceStatus,
+)
+
+SCHEMA_VERSION = 1
+DURABILITY = {"full": "FULL", "normal": "NORMAL", "extra": "EXTRA"}
+
+
+class TraceStoreError(ValueError):
+    """The trace database cannot be opened or written, or a trace is missing. The message says what to do."""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _load(value: str | None) -> Any:
+    return json.loads(value) if value else None
+
+
+class TraceStore:
+    """One SQLite file. Safe to share across threads (a connection per thread) and processes (SQLite locking)."""
+
+    def __init__(self, path: str | Path, durability: str = "full", busy_timeout_ms: int = 30_000):
+        self.path = Path(path)
+        if durability not in DURABILITY:
+            raise TraceStoreError(f"durability must be one of {', '.join(DURABILITY)} (synchronous=OFF is not offered)")
+        self._synchronous = DURABILITY[durability]
+        self._busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        if str(self.path) != ":memory:":
+            parent = self.path.parent
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise TraceStoreError(f"cannot create the directory for trace db {self.path}: {exc} (pass --db PATH)")
+            if self.path.exists() and not os.access(self.path, os.W_OK):
+                raise TraceStoreError(f"trace db {self.path} is not writable (fix its permissions or pass --db PATH)")
+            if not os.access(parent, os.W_OK):
+                raise TraceStoreError(f"cannot write in {parent} for trace db {self.path} (pass --db PATH)")
+        try:
+            self._ensure_schema()
+        except sqlite3.DatabaseError as exc:
+            raise TraceStoreError(f"{self.path} is not a usable SQLite trace db ({exc}); pass --db with another path")
+
+    # -- connections --------------------------------------------------------------------------------------------
+    @property
+    def db(self) -> sqlite_utils.Database:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            db = sqlite_utils.Database(conn)
+            self._local.db = db
+        return db
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite_utils.Database]:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        else:
+            db.execute("COMMIT")
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.conn.close()
+            self._local.db = None
+
+    # -- schema -------------------------------------------------------------------------------------------------
+    def _ensure_schema(self) -> None:
+        with self.transaction() as db:
+            db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+            db["policy_snapshots"].create(
+                {"hash": str, "name": str, "version": str, "content": str, "first_seen": str}, pk="hash", if_not_exists=True
+            )
+            db["traces"].create(
+                {
+                    "trace_id": str, "created_at": str, "finished_at": str, "status": str, "session_id": str,
+                    "user_message": str, "messages": str, "mode_label": str, "domain_flags": str,
+                    "mode_decision": str, "evidence_pack": str, "retrieved_evidence_pack": str,
+                    "policy_name": str, "policy_version": str, "policy_hash": str, "model": str, "budgets": str,
+                    "attempt_count": int, "assistant_text": str, "verified": int, "outcome": str,
+                    "failing_gates": str, "duration_ms": float, "redaction": str, "imported_from": str,
+                },
+                pk="trace_id",
+                not_null={"trace_id", "created_at", "status"},
+                if_not_exists=True,
+            )
+            db["trace_events"].create(
+                {"id": int, "trace_id": str, "seq": int, "phase": str, "gate_id": str, "attempt": int,
+                 "payload": str, "ts": str},
+                pk="id",
+                not_null={"trace_id", "seq", "phase", "ts"},
+                foreign_keys=[("trace_id", "traces", "trace_id")],
+                if_not_exists=True,
+            )
+            db.execute("CREATE UNIQUE INDEX IF NOT EXISTS trace_events_seq ON trace_events(trace_id, seq)")
+            db["regen_attempts"].create(
+                {"id": int, "trace_id": str, "attempt": int, "raw_output": str, "envelope": str, "finish_reason": str,
+                 "tokens_in": int, "tokens_out": int, "latency_ms": float, "regen_delta": str, "passed": int},
+                pk="id",
+                foreign_keys=[("trace_id", "traces", "trace_id")],
+                if_not_exists=True,
+            )
+            db.execute("CREATE UNIQUE INDEX IF NOT EXISTS regen_attempts_n ON regen_attempts(trace_id, attempt)")
+            db["gate_results"].create(
+                {"id": int, "trace_id": str, "attempt": int, "position": int, "gate_id": str, "gate_version": str,
+                 "result": str, "reason_codes": str, "evidence_refs": str, "cost_class": str, "latency_ms": float,
+                 "tokens_in": int, "tokens_out": int, "details": str, "stage": str},
+                pk="id",
+                foreign_keys=[("trace_id", "traces", "trace_id")],
+                if_not_exists=True,
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS gate_results_trace ON gate_results(trace_id, attempt, position)")
+            db.execute("CREATE INDEX IF NOT EXISTS gate_results_gate ON gate_results(gate_id, result)")
+            db["critic_findings"].create(
+                {"id": int, "trace_id": str, "finding_id": str, "severity": str, "type": str, "claim_id": str,
+                 "evidence_ids": str, "explanation": str, "suggested_gate_delta": str, "status": str, "source": str,
+                 "created_at": str, "reviewed_by": str, "reviewed_at": str},
+                pk="id",
+                if_not_exists=True,
+            )
+            db["human_feedback"].create(
+                {"id": int, "trace_id": str, "claim_id": str, "label": str, "comment": str, "author": str,
+                 "created_at": str},
+                pk="id",
+                if_not_exists=True,
+            )
+            db["trace_bundles"].create(
+                {"id": int, "path": str, "sha256": str, "trace_ids": str, "trace_count": int, "exported_at": str,
+                 "redacted": int, "direction": str},
+                pk="id",
+                if_not_exists=True,
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS traces_created ON traces(created_at)")
+            db.execute("CREATE INDEX IF NOT EXISTS traces_status ON traces(status)")
+            db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
+
+    # -- writing ------------------------------------------------------------------------------------------------
+    def begin(self, trace_id: str, messages: list[dict[str, Any]], created_at: str | None = None,
+              session_id: str | None = None) -> None:
+        user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
+        with self.transaction() as db:
+            db["traces"].insert(
+                {
+                    "trace_id": trace_id, "created_at": created_at or _now(), "status": TraceStatus.IN_PROGRESS.value,
+                    "session_id": session_id, "user_message": user_message, "messages": _json(messages),
+                },
+            )
+
+    def save(self, bundle: TraceBundle, session_id: str | None = None, imported_from: str | None = None) -> None:
+        """Write a whole trace run in one transaction (replacing an in_progress row of the same id)."""
+        _check_seq(bundle.trace_id, bundle.events)
+        outcome = bundle.outcome
+        last_gates = bundle.attempts[-1].gate_results if bundle.attempts else []
+        failing = sorted({g.gate_id for g in last_gates if g.failed})
+        policy_content = bundle.policy.content
+        with self.transaction() as db:
+            if policy_content is not None:
+                db["policy_snapshots"].insert(
+                    {"hash": bundle.policy.hash, "name": bundle.policy.name, "version": bundle.policy.version,
+                     "content": _json(policy_content), "first_seen": _now()},
+                    ignore=True,
+                )
+            existing = db.execute("SELECT status FROM traces WHERE trace_id = ?", [bundle.trace_id]).fetchone()
+            if existing is not None and existing[0] != TraceStatus.IN_PROGRESS.value:
+                raise TraceStoreError(f"trace {bundle.trace_id} is already stored and complete")
+            for table in ("trace_events", "gate_results", "regen_attempts"):
+                db.execute(f"DELETE FROM {table} WHERE trace_id = ?", [bundle.trace_id])
+            decision = bundle.mode_decision
+            user_message = next(
+                (str(m.get("content", "")) for m in reversed(bundle.messages) if m.get("role") == "user"), ""
+            )
+            db["traces"].upsert(
+                {
+                    "trace_id": bundle.trace_id,
+                    "created_at": bundle.created_at,
+                    "finished_at": _now(),
+                    "status": (outcome.status.value if outcome else TraceStatus.ERROR.value),
+                    "session_id": session_id,
+                    "user_message": user_message,
+                    "messages": _json(bundle.messages),
+                    "mode_label": decision.modeLabel if decision else None,
+                    "domain_flags": _json(decision.domainFlags) if decision else None,
+                    "mode_decision": decision.model_dump_json() if decision else None,
+                    "evidence_pack": bundle.evidence_pack.model_dump_json() if bundle.evidence_pack else None,
+                    "retrieved_evidence_pack": (
+                        bundle.retrieved_evidence_pack.model_dump_json() if bundle.retrieved_evidence_pack else None
+                    ),
+                    "policy_name": bundle.policy.name,
+                    "policy_version": bundle.policy.version,
+                    "policy_hash": bundle.policy.hash,
+                    "model": _json(bundle.model),
+                    "budgets": _json(bundle.budgets if isinstance(bundle.budgets, dict) else bundle.budgets.model_dump()),
+                    "attempt_count": len(bundle.attempts),
+                    "assistant_text": outcome.assistant_text if outcome else "",
+                    "verified": int(outcome.verified) if outcome else 0,
+                    "outcome": outcome.model_dump_json() if outcome else None,
+                    "failing_gates": _json(failing),
+                    "duration_ms": _duration_ms(bundle.events),
+                    "redaction": _json(bundle.redaction),
+                    "imported_from": imported_from,
+                },
+                pk="trace_id",
+            )
+            db["trace_events"].insert_all(
+                {
+                    "trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
+                    "attempt": e.metadata.attempt, "payload": _json(e.payload), "ts": e.ts,
+                }
+                for e in bundle.events
+            )
+            for record in bundle.attempts:
+                db["regen_attempts"].insert(
+                    {
+                        "trace_id": bundle.trace_id, "attempt": record.attempt, "raw_output": record.raw_output,
+                        "envelope": _json(record.envelope) if record.envelope is not None else None,
+                        "finish_reason": record.finish_reason.value, "tokens_in": record.tokens_in,
+                        "tokens_out": record.tokens_out, "latency_ms": record.latency_ms,
+                        "regen_delta": record.regen_delta.model_dump_json() if record.regen_delta else None,
+                        "passed": int(all(not g.failed for g in record.gate_results)),
+                    }
+                )
+                db["gate_results"].insert_all(
+                    _gate_row(bundle.trace_id, record.attempt, position, result)
+                    for position, result in enumerate(record.gate_results)
+                )
+
+    def mark_error(self, trace_id: str, error: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE traces SET status = ?, finished_at = ?, outcome = ? WHERE trace_id = ? AND status = ?",
+                [TraceStatus.ERROR.value, _now(), _json({"status": "error", "error": error}), trace_id,
+                 TraceStatus.IN_PROGRESS.value],
+            )
+
+    def add_findings(self, trace_id: str, findings: Iterable[CriticFinding], source: str, status: str = "proposed") -> int:
+        rows = [
+            {
+                "trace_id": trace_id, "finding_id": f.finding_id, "severity": f.severity.value, "type": f.type.value,
+                "claim_id": f.claim_id, "evidence_ids": _json(f.evidence_ids), "explanation": f.explanation,
+                "suggested_gate_delta": f.suggested_gate_delta.model_dump_json() if f.suggested_gate_delta else None,
+                "status": status, "source": source, "created_at": _now(),
+            }
+            for f in findings
+        ]
+        with self.transaction() as db:
+            db["critic_findings"].insert_all(rows)
+        return len(rows)
+
+    def add_feedback(self, trace_id: str, label: str, comment: str = "", claim_id: str | None = None,
+                     author: str = "") -> None:
+        self.require(trace_id)
+        with self.transaction() as db:
+            db["human_feedback"].insert(
+                {"trace_id": trace_id, "claim_id": claim_id, "label": label, "comment": comment, "author": author,
+                 "created_at": _now()}
+            )
+
+    def record_bundle_file(self, path: str, sha256: str, trace_ids: list[str], redacted: bool, direction: str) -> None:
+        with self.transaction() as db:
+            db["trace_bundles"].insert(
+                {"path": path, "sha256": sha256, "trace_ids": _json(trace_ids), "trace_count": len(trace_ids),
+                 "exported_at": _now(), "redacted": int(redacted), "direction": direction}
+            )
+
+    # -- reading ------------------------------------------------------------------------------------------------
+    def require(self, trace_id: str) -> dict[str, Any]:
+        rows = list(self.db.query("SELECT * FROM traces WHERE trace_id = ?", [trace_id]))
+        if not rows:
+            raise TraceStoreError(f"no trace {trace_id!r} in {self.path} (list them with: controlplane trace list --db {self.path})")
+        return rows[0]
+
+    def exists(self, trace_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM traces WHERE trace_id = ?", [trace_id]).fetchone() is not None
+
+    def events(self, trace_id: str) -> list[TraceEvent]:
+        self.require(trace_id)
+        rows = self.db.query("SELECT * FROM trace_events WHERE trace_id = ? ORDER BY seq", [trace_id])
+        return [
+            TraceEvent(
+                trace_id=r["trace_id"], seq=r["seq"], phase=r["phase"], gate_id=r["gate_id"], payload=_load(r["payload"]) or {},
+                ts=r["ts"], metadata={"seq": r["seq"], "attempt": r["attempt"]},
+            )
+            for r in rows
+        ]
+
+    def list_traces(self, since: str | None = None, status: str | None = None, limit: int | None = None,
+                    complete_only: bool = False) -> list[dict[str, Any]]:
+        clauses, params = [], []
+        if since:
+            clauses.append("created_at >= ?")
+            params.append(since)
+        if status:
+            clauses.append("status = ?")
+            params.append(status)
+        if complete_only:
+            clauses.append("status NOT IN ('in_progress', 'error')")
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = (
+            "SELECT trace_id, created_at, status, mode_label, domain_flags, attempt_count, failing_gates, "
+            f"policy_hash, verified, user_message FROM traces {where} ORDER BY created_at DESC, trace_id DESC"
+        )
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        rows = []
+        for row in self.db.query(sql, params):
+            row["domain_flags"] = _load(row["domain_flags"]) or []
+            row["failing_gates"] = _load(row["failing_gates"]) or []
+            row["verified"] = bool(row["verified"])
+            rows.append(row)
+        return rows
+
+    def load_bundle(self, trace_id: str) -> TraceBundle:
+        """Rebuild the full TraceBundle of a complete trace from the normalised tables."""
+        row = self.require(trace_id)
+        if row["status"] == TraceStatus.IN_PROGRESS.value:
+            raise TraceStoreError(f"trace {trace_id} is still in progress (or its writer died); it has no bundle")
+        attempts = []
+        gates_by_attempt: dict[int, list[GateResult]] = {}
+        for g in self.db.query("SELECT * FROM gate_results WHERE trace_id = ? ORDER BY attempt, position", [trace_id]):
+            gates_by_attempt.setdefault(g["attempt"], []).append(
+                GateResult(
+                    gate_id=g["gate_id"], gate_version=g["gate_version"], result=g["result"],
+                    reason_codes=_load(g["reason_codes"]) or [], evidence_refs=_load(g["evidence_refs"]) or [],
+                    cost_class=g["cost_class"],
+                    measured={"latency_ms": g["latency_ms"] or 0.0, "tokens_in": g["tokens_in"] or 0,
+                              "tokens_out": g["tokens_out"] or 0},
+                    details=_load(g["details"]) or {},
+                )
+            )
+        for a in self.db.query("SELECT * FROM regen_attempts WHERE trace_id = ? ORDER BY attempt", [trace_id]):
+            attempts.append(
+                AttemptRecord(
+                    attempt=a["attempt"], raw_output=a["raw_output"] or "", envelope=_load(a["envelope"]),
+                    finish_reason=a["finish_reason"], tokens_in=a["tokens_in"] or 0, tokens_out=a["tokens_out"] or 0,
+                    latency_ms=a["latency_ms"] or 0.0, gate_results=gates_by_attempt.get(a["attempt"], []),
+                    regen_delta=_load(a["regen_delta"]),
+                )
+            )
+        snapshot = self.db.execute("SELECT content FROM policy_snapshots WHERE hash = ?", [row["policy_hash"]]).fetchone()
+        return TraceBundle(
+            trace_id=trace_id,
+            created_at=row["created_at"],
+            messages=_load(row["messages"]) or [],
+            mode_decision=ModeDecision.model_validate_json(row["mode_decision"]) if row["mode_decision"] else None,
+            evidence_pack=EvidencePack.model_validate_json(row["evidence_pack"]) if row["evidence_pack"] else None,
+            retrieved_evidence_pack=(
+                EvidencePack.model_validate_json(row["retrieved_evidence_pack"]) if row["retrieved_evidence_pack"] else None
+            ),
+            attempts=attempts,
+            outcome=TraceOutcome.model_validate_json(row["outcome"]) if row["outcome"] else None,
+            events=self.events(trace_id),
+            policy=PolicyRef(
+                name=row["policy_name"] or "", version=row["policy_version"] or "", hash=row["policy_hash"] or "",
+                content=_load(snapshot[0]) if snapshot else None,
+            ),
+            model=_load(row["model"]) or {},
+            budgets=_load(row["budgets"]) or {},
+            redaction=_load(row["redaction"]) or {},
+        )
+
+    def integrity_check(self) -> str:
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) -> dict[str, Any]:
+    return {
+        "trace_id": trace_id, "attempt": attempt, "position": position, "gate_id": result.gate_id,
+        "gate_version": result.gate_version, "result": result.result.value,
+        "reason_codes": _json([c.value for c in result.reason_codes]), "evidence_refs": _json(result.evidence_refs),
+        "cost_class": result.cost_class.value, "latency_ms": result.measured.latency_ms,
+        "tokens_in": result.measured.tokens_in, "tokens_out": result.measured.tokens_out,
+        "details": _json(result.details), "stage": result.details.get("stage") if isinstance(result.details, dict) else None,
+    }
+
+
+def _check_seq(trace_id: str, events: list[TraceEvent]) -> None:
+    for expected, event in enumerate(events):
+        if event.trace_id != trace_id:
+            raise TraceStoreError(f"event seq {event.seq} belongs to trace {event.trace_id}, not {trace_id}")
+        if event.seq != expected:
+            raise TraceStoreError(f"trace {trace_id}: events must have seq 0..n-1 contiguous; got {event.seq} at {expected}")
+
+
+def _duration_ms(events: list[TraceEvent]) -> float | None:
+    if len(events) < 2:
+        return None
+    try:
+        first = datetime.fromisoformat(events[0].ts)
+        last = datetime.fromisoformat(events[-1].ts)
+    except ValueError:
+        return None
+    return round((last - first).total_seconds() * 1000, 3)
