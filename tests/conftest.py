@@ -45,3 +45,38 @@ def store(tmp_path: Path) -> TraceStore:
     trace_store = TraceStore(tmp_path / "traces.db")
     yield trace_store
     trace_store.close()
+
+
+def build_envelope(claims: list[tuple], mode: str = "System", domain_flags: list[str] | None = None,
+                   citations: bool = True, extra_text: str = "") -> dict[str, Any]:
+    """An OutputEnvelope dict whose assistant_text is the claims' texts joined by spaces.
+
+    Each claim is (text, evidence_ids) or (text, evidence_ids, status).
+    """
+    claim_map, texts = [], []
+    for index, claim in enumerate(claims, start=1):
+        text, ids = claim[0], list(claim[1])
+        status = claim[2] if len(claim) > 2 else "FACTUAL"
+        texts.append(text)
+        claim_map.append({"claim_id": f"c{index}", "text": text, "evidence_ids": ids, "status": status})
+    assistant_text = " ".join(texts) + (f" {extra_text}" if extra_text else "")
+    used = sorted({i for c in claim_map for i in c["evidence_ids"]})
+    return {
+        "assistant_text": assistant_text,
+        "meta": {
+            "modeLabel": mode,
+            "domainFlags": domain_flags or [],
+            "claim_map": claim_map,
+            "citations": [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in claim_map]
+            if citations
+            else [],
+            "used_evidence_ids": used,
+            "ignored_evidence_ids": [],
+            "checkpointSuggested": False,
+        },
+    }
+
+
+@pytest.fixture
+def make_envelope() -> Callable[..., dict[str, Any]]:
+    return build_envelope
