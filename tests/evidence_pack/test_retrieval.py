@@ -1,7 +1,7 @@
 """Retrieval through the real loading code, offline: MiniLM from its package path, chromadb on disk, the CLI.
 
-Network sockets are disabled (pytest-socket) for the whole module: loading, indexing and querying must not need one.
-The example corpus is indexed once per module (about 10 s on 2 cores); the other stores are tiny.
+Every test here runs with sockets disabled (pytest-socket's disable_socket marker): loading, indexing and querying
+must not open one. The example corpus is indexed once per module (about 10 s on 2 cores); the other stores are tiny.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-pytestmark = pytest.mark.models
+# No socket at all, not even loopback (stricter than the suite's allow-hosts): loading, indexing, querying are local.
+pytestmark = [pytest.mark.models, pytest.mark.disable_socket]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -38,14 +39,6 @@ from controlplane.paths import default_index_dir, default_trace_db, home_dir  # 
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 FLOW4 = "What does ADR-011 say about the client/server boundary?"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def no_network():
-    pytest_socket = pytest.importorskip("pytest_socket")
-    pytest_socket.disable_socket(allow_unix_socket=True)
-    yield
-    pytest_socket.enable_socket()
 
 
 @pytest.fixture(scope="module")
