@@ -2,7 +2,7 @@
 
 The rule (used by every transformers backend, and in evaluation):
 
-1. The claim (hypothesis) is kept whole, up to ``max_length - MIN_PREMISE_TOKENS - 3`` word-pieces; a longer claim
+1. The claim (hypothesis) is kept whole, up to ``max_length - min(MIN_PREMISE_TOKENS, max_length // 2) - 3`` word-pieces; a longer claim
    is cut at that point (a cross-encoder cannot see more).
 2. If the evidence fits in the remaining budget, it is one chunk.
 3. Otherwise the evidence is split into sentences (newline or sentence-final punctuation followed by a space), and

@@ -82,7 +82,7 @@ class TransformersNliBackend:
 
     # ---- chunking -------------------------------------------------------------------------------------------
     def _hypothesis_budget(self) -> int:
-        return self.max_length - MIN_PREMISE_TOKENS - 3
+        return self.max_length - min(MIN_PREMISE_TOKENS, self.max_length // 2) - 3
 
     def _slice(self, text: str, budget: int) -> list[str]:
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -97,8 +97,9 @@ class TransformersNliBackend:
             premise = premise or ""
             hyp_ids = tok(hypothesis, add_special_tokens=False)["input_ids"]
             if len(hyp_ids) > self._hypothesis_budget():
-                hypothesis = tok.decode(hyp_ids[: self._hypothesis_budget()])
-                hyp_len = self._hypothesis_budget()
+                hyp_ids = hyp_ids[: self._hypothesis_budget()]
+                hypothesis = tok.decode(hyp_ids)
+                hyp_len = len(tok(hypothesis, add_special_tokens=False)["input_ids"])
             else:
                 hyp_len = len(hyp_ids)
             budget = self.max_length - hyp_len - 3

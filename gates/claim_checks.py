@@ -1,0 +1,451 @@
+"""Deterministic claim checks: run with any NLI backend and may veto its "entailed".
+
+Each check takes ``(evidence_text, claim_text)`` and returns a list of :class:`CheckFinding`, each with a ReasonCode:
+
+- :func:`check_numbers` -> NUMBER_MISMATCH: a number / percentage / amount in the claim that the evidence does not
+  state (same value, or within 10 % when the claim hedges with "about", "nearly", ...). A number whose value matches
+  but whose *time or dose unit* differs is left to the qualifier check ("12 weeks" vs "12 months").
+- :func:`check_negation` -> NEGATION_MISMATCH: the claim and the evidence sentence that shares most of its content
+  words differ in negation ("not", "no", "never", "n't", "without", ...) or use antonyms (increase/decrease, ...).
+- :func:`check_qualifiers` -> QUALIFIER_DRIFT: quantifier strength ("all" vs "some"), population / setting
+  ("adults" vs "older adults", "in mice" vs "in humans"), timeframe and dose units, frequency ("daily" vs "weekly").
+- :func:`check_strength` -> STRENGTH_INFLATION: correlation stated as causation, hedged evidence ("may", "suggests")
+  stated without a hedge, or certainty words ("proves", "confirms") the evidence does not use.
+- :func:`check_content` -> UNSUPPORTED_CONTENT: claim content-word coverage by the evidence below a threshold, or a
+  name (capitalised word) in the claim that the evidence never mentions.
+
+Pure Python (stdlib + controlplane.contracts), English-only heuristics; they are precise on the patterns listed and
+blind to paraphrase. ``run_checks`` runs them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from controlplane.contracts.gate_result import ReasonCode
+
+
+@dataclass(frozen=True)
+class CheckFinding:
+    code: ReasonCode
+    check: str
+    detail: str
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# text helpers
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*")
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+STOPWORDS = frozenset("""
+a an the and or but if then than that this these those there their they them it its is are was were be been being
+am do does did doing have has had having of in on at by for with from to into onto over under about as up down out
+off per via so such both either each other another same own which who whom whose what when where why how also
+not no nor never very just only too more most less least much many some any all few several i me my we our you your
+he him his she her hers us one can will would shall should may might must could s t don't isn't aren't wasn't weren't
+its it's he's she's they're we're i'm than then while during after before between among through within without
+again further once here however although though because since until whether yet still even ever however thus
+hence therefore upon across along around against toward towards behind beyond like unlike near according
+""".split())
+
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "half": 0.5,
+    "single": 1, "double": 2, "twice": 2, "triple": 3, "thrice": 3,
+}
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9}
+TIME_UNITS = {
+    "second": "second", "seconds": "second", "minute": "minute", "minutes": "minute", "min": "minute",
+    "hour": "hour", "hours": "hour", "h": "hour", "hr": "hour", "hrs": "hour", "day": "day", "days": "day",
+    "week": "week", "weeks": "week", "wk": "week", "month": "month", "months": "month", "mo": "month",
+    "year": "year", "years": "year", "yr": "year", "yrs": "year", "decade": "decade", "decades": "decade",
+    "century": "century", "centuries": "century",
+}
+DOSE_UNITS = {
+    "mg": "mg", "milligram": "mg", "milligrams": "mg", "g": "g", "gram": "g", "grams": "g", "kg": "kg",
+    "mcg": "mcg", "µg": "mcg", "ug": "mcg", "microgram": "mcg", "micrograms": "mcg", "ml": "ml", "mL": "ml",
+    "l": "l", "iu": "iu", "IU": "iu", "units": "unit", "unit": "unit", "dose": "dose", "doses": "dose",
+    "tablet": "tablet", "tablets": "tablet", "pill": "pill", "pills": "pill",
+}
+OTHER_UNITS = {
+    "%": "%", "percent": "%", "per cent": "%", "percentage": "%", "km": "km", "kilometres": "km", "kilometers": "km",
+    "m": "m", "metres": "m", "meters": "m", "mi": "mile", "miles": "mile", "mile": "mile", "cm": "cm", "mm": "mm",
+    "lb": "lb", "lbs": "lb", "pounds": "lb", "$": "$", "usd": "$", "dollars": "$", "€": "€", "euros": "€",
+    "£": "£", "°c": "°c", "°f": "°f", "people": "people", "points": "points", "times": "times",
+}
+APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "some", "over", "under",
+                    "more", "less", "fewer", "than", "circa", "~", "up", "least", "estimated"})
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT.split(text) if s.strip()]
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    w = word.lower().strip("'-")
+    for suffix in ("'s", "ies", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return w[:5] if len(w) > 5 else w
+
+
+def content_stems(text: str) -> list[str]:
+    return [stem(w) for w in words(text) if w not in STOPWORDS and not w[0].isdigit() and len(w) > 1]
+
+
+def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
+    """The evidence sentence (or pair of adjacent sentences) sharing most claim content words, and that share."""
+    claim_set = set(content_stems(claim))
+    if not claim_set:
+        return "", 0.0
+    sents = sentences(evidence)
+    candidates = sents + [f"{a} {b}" for a, b in zip(sents, sents[1:])]
+    best, best_share = "", 0.0
+    for s in candidates:
+        share = len(claim_set & set(content_stems(s))) / len(claim_set)
+        if share > best_share + 1e-9 or (abs(share - best_share) <= 1e-9 and best and len(s) < len(best)):
+            best, best_share = s, share
+    return best, best_share
+
+
+def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
+    tw = list(text_words)
+    joined = " " + " ".join(tw) + " "
+    found = set()
+    for v in vocab:
+        if " " in v:
+            if f" {v} " in joined:
+                found.add(v)
+        elif v in tw:
+            found.add(v)
+    return found
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# numbers
+_NUM_TOKEN = re.compile(
+    r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn)\b)?"
+    r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
+)
+_WORD_NUM = re.compile(r"\b(?P<w>" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b"
+                       r"(?:[\s-](?P<scale>thousand|million|billion|trillion)\b)?(?:[\s-](?P<unit>per cent|percent|[A-Za-z]+))?",
+                       re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    unit: str  # normalised unit, "" if none
+    kind: str  # "time", "dose", "other", ""
+    text: str
+    approx: bool
+
+
+def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, str]:
+    if pct:
+        return "%", "other"
+    if cur:
+        return cur, "other"
+    if not raw:
+        return "", ""
+    r = raw.lower()
+    if r in TIME_UNITS:
+        return TIME_UNITS[r], "time"
+    if raw in DOSE_UNITS or r in DOSE_UNITS:
+        return DOSE_UNITS.get(raw, DOSE_UNITS.get(r, r)), "dose"
+    if r in OTHER_UNITS:
+        return OTHER_UNITS[r], "other"
+    return "", ""
+
+
+def quantities(text: str) -> list[Quantity]:
+    out: list[Quantity] = []
+    for m in _NUM_TOKEN.finditer(text):
+        raw = m.group("num")
+        # skip digits glued to letters (COVID-19, A1, H5N1) and ordinals (1st, 2nd)
+        before = text[m.start("num") - 1] if m.start("num") > 0 else " "
+        if before.isalpha() or before == "-" and m.start("num") > 1 and text[m.start("num") - 2].isalpha():
+            continue
+        value = float(raw.replace(",", ""))
+        scale = m.group("scale")
+        unit_raw = m.group("unit")
+        if unit_raw and unit_raw.lower() in ("st", "nd", "rd", "th"):
+            continue  # ordinal (1st, 2nd): a rank, not a quantity
+        if not scale and unit_raw and unit_raw.lower() in ("m", "k", "bn") and m.group("cur"):
+            scale, unit_raw = unit_raw.lower(), None
+        if scale:
+            value *= SCALES[scale.lower()]
+        unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
+        text_end = m.end() if unit else max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
+        out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(), bool(APPROX.intersection(preceding))))
+    for m in _WORD_NUM.finditer(text):
+        w = m.group("w").lower()
+        if w in ("one", "single") and not m.group("unit"):
+            continue  # "one of the", "a single" are not quantities worth checking
+        value = float(NUMBER_WORDS[w])
+        if m.group("scale"):
+            value *= SCALES[m.group("scale").lower()]
+        unit, kind = _unit_of(m.group("unit"), None, None)
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
+        out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding))))
+    return out
+
+
+def _close(a: float, b: float, rel: float) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9
+
+
+def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    ev = quantities(evidence_text)
+    findings = []
+    for q in quantities(claim_text):
+        rel = 0.10 if q.approx else 1e-9
+        same_value = [e for e in ev if _close(e.value, q.value, rel)]
+        if not same_value:
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim states {q.text!r}; the evidence states no such number"))
+            continue
+        if q.unit and q.kind == "other" and not any(e.unit in ("", q.unit) for e in same_value):
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
+    return findings
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# negation
+NEGATIONS = frozenset({"not", "no", "never", "none", "neither", "nor", "without", "cannot", "nobody", "nothing",
+                       "n't", "fails", "failed", "fail", "lack", "lacks", "lacked", "absence", "absent", "unable",
+                       "denied", "denies", "deny", "refused", "ineffective"})
+ANTONYMS = [
+    ("increase", "decrease"), ("increases", "decreases"), ("increased", "decreased"), ("raise", "lower"),
+    ("raises", "lowers"), ("higher", "lower"), ("more", "less"), ("rise", "fall"), ("rises", "falls"), ("rose", "fell"),
+    ("gain", "loss"), ("won", "lost"), ("win", "lose"), ("wins", "loses"), ("before", "after"), ("larger", "smaller"),
+    ("largest", "smallest"), ("first", "last"), ("positive", "negative"), ("effective", "ineffective"),
+    ("safe", "unsafe"), ("improve", "worsen"), ("improved", "worsened"), ("improves", "worsens"),
+    ("benefit", "harm"), ("alive", "dead"), ("male", "female"), ("success", "failure"), ("accept", "reject"),
+    ("accepted", "rejected"), ("allowed", "banned"), ("legal", "illegal"), ("older", "younger"), ("oldest", "youngest"),
+    ("above", "below"), ("maximum", "minimum"), ("majority", "minority"), ("earliest", "latest"),
+]
+
+
+def _negation_count(text: str) -> int:
+    ws = words(text)
+    return sum(1 for w in ws if w in NEGATIONS or w.endswith("n't"))
+
+
+def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    sentence, share = best_sentence(evidence_text, claim_text)
+    if not sentence or share < 0.5:
+        return []  # the evidence does not talk about this claim closely enough to compare polarity
+    findings = []
+    claim_neg = _negation_count(claim_text) % 2
+    ev_neg = _negation_count(sentence) % 2
+    if claim_neg != ev_neg:
+        which = "claim negates what the evidence states" if claim_neg else "evidence negates what the claim states"
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
+    cw, ew = set(words(claim_text)), set(words(sentence))
+    for a, b in ANTONYMS:
+        for x, y in ((a, b), (b, a)):
+            if x in cw and y in ew and x not in ew and y not in cw:
+                findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                             f"claim says {x!r} where the evidence says {y!r}"))
+    return findings
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# qualifiers: quantifiers, population / setting, timeframe, dose, frequency
+QUANTIFIER_RANK = {
+    "a few": 1, "few": 1, "some": 1, "several": 1, "certain": 1, "sometimes": 1, "occasionally": 1, "a minority": 1,
+    "rarely": 1, "many": 2, "often": 2, "frequently": 2, "usually": 3, "most": 3, "majority": 3, "generally": 3,
+    "typically": 3, "mostly": 3, "all": 4, "every": 4, "always": 4, "each": 4, "entire": 4, "universally": 4,
+    "everyone": 4, "everybody": 4, "any": 4,
+}
+POPULATION_NOUNS = frozenset({
+    "adult", "child", "kid", "infant", "baby", "babie", "newborn", "adolescent", "teen", "teenager", "people",
+    "person", "patient", "women", "men", "woman", "man", "girl", "boy", "participant", "subject", "individual",
+    "smoker", "student", "worker", "resident", "user", "mice", "mouse", "rat", "animal", "human", "citizen", "voter",
+    "employee", "veteran", "athlete", "elderly", "senior", "population", "case", "volunteer",
+})
+POPULATION_MODIFIERS = frozenset({
+    "older", "old", "elderly", "young", "younger", "middle-aged", "pregnant", "obese", "overweight", "diabetic",
+    "hypertensive", "healthy", "sick", "hospitalized", "hospitalised", "critically", "ill", "severe", "mild",
+    "male", "female", "postmenopausal", "premenopausal", "preterm", "low-income", "high-risk", "low-risk",
+    "vaccinated", "unvaccinated", "infected", "uninfected", "adult", "pediatric", "paediatric", "chronic", "acute",
+    "white", "black", "asian", "hispanic", "rural", "urban", "american", "european", "chinese", "british",
+})
+SETTINGS_NONHUMAN = frozenset({"mice", "mouse", "rats", "rat", "animal", "animals", "vitro", "cell", "cells",
+                               "murine", "rodent", "rodents", "primates", "monkeys", "dogs", "pigs", "zebrafish"})
+SETTINGS_HUMAN = frozenset({"humans", "human", "people", "patients", "adults", "children", "women", "men",
+                            "participants", "volunteers", "clinical"})
+FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day": "day", "a day": "day",
+             "weekly": "week", "once a week": "week", "per week": "week", "a week": "week", "every week": "week",
+             "monthly": "month", "per month": "month", "a month": "month", "yearly": "year", "annually": "year",
+             "per year": "year", "a year": "year", "twice a day": "2/day", "twice daily": "2/day",
+             "hourly": "hour", "per hour": "hour"}
+
+
+def _quantifier_rank(text_words: list[str]) -> int:
+    joined = " " + " ".join(text_words) + " "
+    for phrase in FREQUENCY:  # "every day" is a frequency, not a universal quantifier
+        joined = joined.replace(f" {phrase} ", " ")
+    found = _has_any(joined.split(), QUANTIFIER_RANK)
+    return max((QUANTIFIER_RANK[f] for f in found), default=0)
+
+
+def _population_phrases(text: str) -> dict[str, set[str]]:
+    """population noun stem -> modifiers directly before it (up to two words)."""
+    ws = words(text)
+    out: dict[str, set[str]] = {}
+    for i, w in enumerate(ws):
+        s = stem(w) if w not in ("men", "women", "mice", "people", "elderly") else w
+        if s in POPULATION_NOUNS or w in POPULATION_NOUNS:
+            mods = {m for m in ws[max(0, i - 2):i] if m in POPULATION_MODIFIERS}
+            out.setdefault(s, set()).update(mods)
+    return out
+
+
+def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    findings = []
+    sentence, share = best_sentence(evidence_text, claim_text)
+    ref = sentence if sentence and share >= 0.4 else evidence_text
+    cw, ew = words(claim_text), words(ref)
+    # quantifier strength
+    c_rank, e_rank = _quantifier_rank(cw), _quantifier_rank(ew)
+    if c_rank == 4 and e_rank < 4 or (c_rank > e_rank > 0):
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "quantifier",
+                                     f"claim quantifier {sorted(_has_any(cw, QUANTIFIER_RANK))} is stronger than the "
+                                     f"evidence's {sorted(_has_any(ew, QUANTIFIER_RANK)) or 'none'}"))
+    # population modifiers
+    c_pop, e_pop = _population_phrases(claim_text), _population_phrases(evidence_text)
+    for noun, c_mods in c_pop.items():
+        if noun in e_pop:
+            e_mods = e_pop[noun]
+            if e_mods and not c_mods & e_mods and not c_mods:
+                findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
+                                             f"claim generalises {noun!r}; the evidence restricts it to {sorted(e_mods)}"))
+            elif c_mods - e_mods and not (c_mods & e_mods) and (e_mods or c_mods):
+                findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
+                                             f"claim restricts {noun!r} to {sorted(c_mods)}, which the evidence does not"))
+    # animal / in-vitro evidence stated of humans
+    all_ev = set(words(evidence_text))
+    if SETTINGS_NONHUMAN & all_ev and not SETTINGS_HUMAN & all_ev and SETTINGS_HUMAN & set(cw) \
+            and not SETTINGS_NONHUMAN & set(cw):
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "setting",
+                                     f"evidence is about {sorted(SETTINGS_NONHUMAN & all_ev)}; the claim about humans"))
+    # timeframe and dose units on the same number
+    ev_q = quantities(evidence_text)
+    for q in quantities(claim_text):
+        if q.kind in ("time", "dose"):
+            same = [e for e in ev_q if _close(e.value, q.value, 0.10 if q.approx else 1e-9)]
+            if same and not any(e.unit == q.unit for e in same) and any(e.kind == q.kind for e in same):
+                other = next(e for e in same if e.kind == q.kind)
+                findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe" if q.kind == "time" else "dosage",
+                                             f"claim says {q.text!r}; the evidence says {other.text!r}"))
+    # dosing / event frequency
+    c_freq = {FREQUENCY[f] for f in _has_any(cw, FREQUENCY)}
+    e_freq = {FREQUENCY[f] for f in _has_any(words(evidence_text), FREQUENCY)}
+    if c_freq and e_freq and not c_freq & e_freq:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
+                                     f"claim frequency {sorted(c_freq)} vs evidence {sorted(e_freq)}"))
+    return findings
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# strength
+CAUSAL = frozenset({"causes", "cause", "caused", "causing", "leads to", "led to", "lead to", "results in",
+                    "resulted in", "result in", "due to", "because of", "responsible for", "prevents", "prevent",
+                    "prevented", "cures", "cure", "cured", "makes", "triggers", "triggered", "drives", "driven by",
+                    "produces", "causal", "effect of", "reduces", "reduced", "increases", "increased"})
+CORRELATIONAL = frozenset({"associated", "association", "associations", "correlated", "correlation", "correlates",
+                           "correlate", "linked", "link", "links", "relationship", "related", "tied", "connected",
+                           "coincided", "observational"})
+HEDGES = frozenset({"may", "might", "could", "possibly", "possible", "potentially", "potential", "suggests", "suggest",
+                    "suggested", "suggesting", "likely", "unlikely", "appears", "appear", "seems", "seem",
+                    "preliminary", "perhaps", "probably", "hypothesized", "hypothesised", "speculated", "believed",
+                    "thought", "reportedly", "allegedly", "uncertain", "unclear", "indicates", "indicate"})
+CERTAINTY = frozenset({"proves", "proved", "proven", "prove", "confirms", "confirmed", "confirm", "definitely",
+                       "certainly", "undoubtedly", "guarantees", "guaranteed", "always", "conclusively",
+                       "demonstrates", "demonstrated", "establishes", "established", "clearly"})
+
+
+def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    findings = []
+    sentence, share = best_sentence(evidence_text, claim_text)
+    if not sentence or share < 0.3:
+        return []
+    cw, ew = words(claim_text), words(sentence)
+    c_causal, e_causal = _has_any(cw, CAUSAL), _has_any(ew, CAUSAL)
+    e_corr, c_corr = _has_any(ew, CORRELATIONAL), _has_any(cw, CORRELATIONAL)
+    if c_causal and e_corr and not e_causal and not c_corr:
+        findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "causation",
+                                     f"claim states causation {sorted(c_causal)}; the evidence reports {sorted(e_corr)}"))
+    e_hedge, c_hedge = _has_any(ew, HEDGES), _has_any(cw, HEDGES)
+    if e_hedge and not c_hedge:
+        findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "hedge",
+                                     f"evidence hedges ({sorted(e_hedge)}); the claim states it without a hedge"))
+    c_cert, e_cert = _has_any(cw, CERTAINTY), _has_any(ew, CERTAINTY)
+    if c_cert - e_cert and not e_cert:
+        findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "certainty",
+                                     f"claim asserts certainty {sorted(c_cert)} the evidence does not"))
+    return findings
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# content coverage
+DEFAULT_COVERAGE = 0.5
+
+
+def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = DEFAULT_COVERAGE) -> list[CheckFinding]:
+    claim_stems = list(dict.fromkeys(content_stems(claim_text)))
+    if not claim_stems:
+        return []
+    ev_stems = set(content_stems(evidence_text))
+    missing = [s for s in claim_stems if s not in ev_stems]
+    coverage = 1 - len(missing) / len(claim_stems)
+    findings = []
+    if coverage < min_coverage:
+        findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "coverage",
+                                     f"only {coverage:.0%} of the claim's content words are in the evidence; "
+                                     f"missing: {missing[:8]}"))
+    ev_lower = evidence_text.lower()
+    tokens = _WORD.findall(claim_text)
+    names = [t for i, t in enumerate(tokens) if i > 0 and t[0].isupper() and len(t) > 2 and t.lower() not in STOPWORDS]
+    absent = [n for n in names if n.lower() not in ev_lower]
+    if absent:
+        findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "names",
+                                     f"claim names {absent[:5]} that the evidence does not mention"))
+    return findings
+
+
+CHECKS: dict[str, Callable[[str, str], list[CheckFinding]]] = {
+    "numbers": check_numbers,
+    "negation": check_negation,
+    "qualifiers": check_qualifiers,
+    "strength": check_strength,
+    "content": check_content,
+}
+
+
+def run_checks(evidence_text: str, claim_text: str, checks: Iterable[str] | None = None) -> list[CheckFinding]:
+    """All (or the named) checks on one (evidence, claim) pair. Empty evidence is the caller's NO_EVIDENCE case."""
+    out: list[CheckFinding] = []
+    for name in checks or CHECKS:
+        out.extend(CHECKS[name](evidence_text, claim_text))
+    return out
+
+
+def vetoes(findings: Iterable[CheckFinding], codes: Iterable[ReasonCode] | None = None) -> bool:
+    """True if any finding has one of ``codes`` (default: every code these checks emit)."""
+    allowed = set(codes) if codes is not None else {f.code for f in findings}
+    return any(f.code in allowed for f in findings)

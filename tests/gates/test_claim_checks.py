@@ -1,0 +1,101 @@
+"""Deterministic claim checks: a supported pair yields no finding of the check's code, a drifted pair yields one."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane.contracts.gate_result import ReasonCode
+from controlplane.gates.claim_checks import (
+    check_content,
+    check_negation,
+    check_numbers,
+    check_qualifiers,
+    check_strength,
+    quantities,
+    run_checks,
+    vetoes,
+)
+
+
+def codes(findings):
+    return {f.code for f in findings}
+
+
+# (check, evidence, claim that the evidence supports, claim that drifts, expected code)
+CASES = [
+    (check_numbers, "The drug reduced mortality by 25% in 300 patients.",
+     "Mortality fell by 25% among 300 patients.", "Mortality fell by 40% among 300 patients.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Sales reached 2.5 million units in 2019.",
+     "Sales reached 2,500,000 units in 2019.", "Sales reached 2.5 million units in 2018.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The bridge is 12 km long.", "The bridge is twelve km long.", "The bridge is 12 miles long.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Cases rose to 4,800 in March.", "Cases rose to about 5,000 in March.",
+     "Cases rose to 5,000 in March.", ReasonCode.NUMBER_MISMATCH),
+    (check_negation, "The vaccine was not effective in children under five.",
+     "The vaccine did not work in children under five.", "The vaccine was effective in children under five.",
+     ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "The policy increased unemployment in rural regions.",
+     "The policy increased unemployment in rural regions.", "The policy decreased unemployment in rural regions.",
+     ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "Smoking rates never fell below ten percent during the decade.",
+     "Smoking rates never dropped below ten percent during the decade.",
+     "Smoking rates fell below ten percent during the decade.", ReasonCode.NEGATION_MISMATCH),
+    (check_qualifiers, "Some patients improved after the treatment.", "Some patients improved after the treatment.",
+     "All patients improved after the treatment.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Exercise improved memory in older adults over 12 weeks.",
+     "Exercise improved memory in older adults over 12 weeks.", "Exercise improved memory in adults over 12 weeks.",
+     ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Exercise improved memory in older adults over 12 weeks.",
+     "Over twelve weeks, exercise improved memory in older adults.",
+     "Exercise improved memory in older adults over 12 months.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Patients took 10 mg of the drug daily.", "Patients took 10 mg of the drug every day.",
+     "Patients took 10 g of the drug daily.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Patients took 10 mg of the drug daily.", "Patients took 10 mg of the drug daily.",
+     "Patients took 10 mg of the drug weekly.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "The compound reduced tumour growth in mice.", "The compound reduced tumour growth in mice.",
+     "The compound reduced tumour growth in humans.", ReasonCode.QUALIFIER_DRIFT),
+    (check_strength, "Coffee consumption is associated with a lower risk of diabetes.",
+     "Coffee consumption is linked to a lower risk of diabetes.",
+     "Coffee consumption causes a lower risk of diabetes.", ReasonCode.STRENGTH_INFLATION),
+    (check_strength, "The treatment may reduce symptoms of migraine.", "The treatment might reduce symptoms of migraine.",
+     "The treatment reduces symptoms of migraine.", ReasonCode.STRENGTH_INFLATION),
+    (check_strength, "The trial results show a benefit of the vaccine.", "The trial shows a benefit of the vaccine.",
+     "The trial proves a benefit of the vaccine.", ReasonCode.STRENGTH_INFLATION),
+    (check_content, "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
+     "Marie Curie won the Nobel Prize in Chemistry.", "Marie Curie discovered insulin while teaching in Vienna.",
+     ReasonCode.UNSUPPORTED_CONTENT),
+    (check_content, "The river flows through three countries before reaching the sea.",
+     "The river flows through three countries.", "The river flows through Hungary.", ReasonCode.UNSUPPORTED_CONTENT),
+]
+
+
+@pytest.mark.parametrize(("check", "evidence", "good", "bad", "code"), CASES,
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(CASES)])
+def test_check_passes_supported_and_flags_drift(check, evidence, good, bad, code):
+    assert code not in codes(check(evidence, good)), check(evidence, good)
+    found = check(evidence, bad)
+    assert code in codes(found)
+    assert all(f.detail for f in found)
+
+
+def test_numbers_ignore_identifiers_and_ordinals():
+    assert quantities("COVID-19 and H5N1 spread in the 2nd wave") == []
+    values = sorted(q.value for q in quantities("$3m budget, 45 percent, two thousand people"))
+    assert values == [45.0, 2000.0, 3e6]
+
+
+def test_negation_needs_a_matching_evidence_sentence():
+    # the evidence is about something else: no polarity comparison is made
+    assert check_negation("The museum does not open on Mondays.", "Paris has many bridges over the Seine.") == []
+
+
+def test_run_checks_and_veto():
+    evidence = "A small observational study suggests that coffee is associated with lower diabetes risk in women."
+    claim = "Coffee causes lower diabetes risk in all adults."
+    found = run_checks(evidence, claim)
+    assert ReasonCode.STRENGTH_INFLATION in codes(found)
+    assert vetoes(found)
+    assert not vetoes(found, [ReasonCode.NUMBER_MISMATCH])
+    assert run_checks(evidence, "A small observational study suggests coffee is associated with lower diabetes "
+                                "risk in women.") == []
