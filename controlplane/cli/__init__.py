@@ -16,8 +16,14 @@ COMMAND_MODULES = (
     ("controlplane.cli.verify_cmd", "verify_command"),
     ("controlplane.cli.trace_cmd", "trace_group"),
     ("controlplane.cli.index_cmd", "index_group"),
+    ("controlplane.cli.serve_cmd", "serve_command"),
     ("controlplane.nli.cli", "nli_group"),
     ("controlplane.nli.cli", "eval_command"),
+    ("controlplane.cli.replay_cmd", "replay_command"),
+    ("controlplane.cli.policy_cmd", "policy_group"),
+    ("controlplane.cli.critic_cmd", "critic_group"),
+    ("controlplane.cli.feedback_cmd", "feedback_command"),
+    ("controlplane.cli.stats_cmd", "stats_command"),
 )
 
 

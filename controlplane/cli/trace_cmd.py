@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import db_option, emit_json, json_option, open_store
+from .common import InputError, db_option, emit_json, json_option, open_store, policy_option
 
 
 @click.group("trace")
@@ -62,3 +62,62 @@ def list_traces(since: str | None, status: str | None, limit: int, db_path: Path
         failing = ",".join(row["failing_gates"]) or "-"
         click.echo(f"{row['trace_id']}  {row['created_at'][:19]}  {row['status']:<11} {row['mode_label'] or '-':<7} "
                    f"failing: {failing}  {row['user_message'][:60]!r}")
+
+
+@trace_group.command("export")
+@click.argument("trace_ids", nargs=-1)
+@click.option("--since", default=None, help="ISO time; export complete traces created at or after it.")
+@click.option("--status", default=None, help="Export complete traces with this status (pass, regen_pass, ...).")
+@click.option("--limit", type=int, default=None, help="At most this many traces (newest) with --since/--status.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Bundle file to write (JSONL, one TraceBundle per line).")
+@click.option("--no-redact", is_flag=True, help="Export unredacted (local debugging only; the file holds raw text).")
+@db_option
+@policy_option
+@json_option
+def export(trace_ids: tuple[str, ...], since: str | None, status: str | None, limit: int | None, output: Path,
+           no_redact: bool, db_path: Path | None, policy_path: Path | None, as_json: bool) -> None:
+    """Export traces as a replayable bundle, redacted with the policy bundle's redaction rules.
+
+    The redaction rules come from --policy, else the promoted bundle in --db, else the shipped default.
+    """
+    from controlplane.policy_bundles.lifecycle import resolve_policy
+    from controlplane.traces.bundles import BundleError, export_bundles
+    from controlplane.traces.redaction import RedactionError
+
+    if trace_ids and (since or status):
+        raise InputError("give either TRACE_ID... or --since/--status, not both")
+    store = open_store(db_path)
+    redaction = None if no_redact else resolve_policy(store, policy_path).bundle.redaction
+    try:
+        summary = export_bundles(store, output, trace_ids=trace_ids, since=since, status=status, redaction=redaction,
+                                 limit=limit)
+    except (BundleError, RedactionError) as exc:
+        raise InputError(str(exc)) from None
+    if as_json:
+        emit_json(summary.as_json())
+        return
+    masked = ", ".join(f"{k}={v}" for k, v in sorted(summary.redaction_counts.items())) or "none"
+    click.echo(f"exported {len(summary.trace_ids)} trace(s) to {summary.path} ({summary.bytes} bytes, "
+               f"{'redacted; masked: ' + masked if summary.redacted else 'NOT redacted'}) {summary.sha256}")
+
+
+@trace_group.command("import")
+@click.argument("bundle_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--rekey", is_flag=True,
+              help="Store traces whose id already exists under a new id (<id>~<hash8>) instead of skipping them.")
+@db_option
+@json_option
+def import_(bundle_file: Path, rekey: bool, db_path: Path | None, as_json: bool) -> None:
+    """Load a bundle file into a store. Never clobbers: existing ids are skipped (or re-keyed with --rekey)."""
+    from controlplane.traces.bundles import BundleError, import_bundles
+
+    store = open_store(db_path)
+    try:
+        summary = import_bundles(store, bundle_file, on_conflict="rekey" if rekey else "skip")
+    except BundleError as exc:
+        raise InputError(str(exc)) from None
+    if as_json:
+        emit_json(summary.as_json())
+    else:
+        click.echo(summary.line())

@@ -1,0 +1,71 @@
+"""Real traces for replay tests: the scripted model through the real pipeline (no mocks of our components)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from controlplane.adapters.scripted import ScriptedModel
+from controlplane.pipeline import ControlPlane
+
+ARCH_EVIDENCE = [
+    {"id": "E1", "title": "Stack facts", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"},
+    {"id": "E2", "title": "CP approach",
+     "text": "The control plane rejects uncited factual claims and forces a regeneration.", "trust_tier": "authoritative"},
+    {"id": "E3", "title": "Unrelated", "text": "The office plants are watered on Fridays."},
+]
+
+
+def envelope(claims: list[tuple], mode: str = "System", flags: list[str] | None = None,
+             ignored: list[str] | None = None) -> dict[str, Any]:
+    """claims: (text, evidence_ids[, status]); text is joined with spaces and every claim gets its span."""
+    text, claim_map, citations, pos = "", [], [], 0
+    for index, claim in enumerate(claims, start=1):
+        sentence, ids = claim[0], claim[1]
+        status = claim[2] if len(claim) > 2 else "FACTUAL"
+        if text:
+            text += " "
+            pos += 1
+        start = pos
+        text += sentence
+        pos += len(sentence)
+        claim_map.append({"claim_id": f"c{index}", "text": sentence, "evidence_ids": list(ids), "status": status,
+                          "span": {"start_char": start, "end_char": pos}})
+        if ids:
+            citations.append({"claim_id": f"c{index}", "evidence_ids": list(ids)})
+    used = sorted({i for c in claim_map for i in c["evidence_ids"]})
+    return {"assistant_text": text, "meta": {"modeLabel": mode, "domainFlags": flags or [], "claim_map": claim_map,
+                                             "citations": citations, "used_evidence_ids": used,
+                                             "ignored_evidence_ids": ignored or [], "checkpointSuggested": False}}
+
+
+def scripted(directory: Path, name: str, outputs: list[Any]) -> ScriptedModel:
+    path = directory / f"{name}.jsonl"
+    path.write_text("\n".join(json.dumps(o) for o in outputs) + "\n", encoding="utf-8")
+    return ScriptedModel(path)
+
+
+def run(store, policy, directory: Path, name: str, outputs: list[Any], message: str, evidence=None, services=None):
+    plane = ControlPlane(model=scripted(directory, name, outputs), policy=policy, store=store,
+                         **({"services": services} if services is not None else {}))
+    return plane.run(message, evidence=evidence)
+
+
+def record_flows(store, policy, directory: Path) -> dict[str, str]:
+    """Four flows: pass, regen_pass, degraded, refused (+ a pre-generation refusal). Returns name -> trace id."""
+    good = envelope([("We host on Fly.io [E1].", ["E1"])])
+    ids = {}
+    ids["pass"] = run(store, policy, directory, "pass", [good], "Where do we host our architecture?",
+                      ARCH_EVIDENCE).trace_id
+    ids["regen_pass"] = run(store, policy, directory, "regen", ["Sure! We host on Fly.io.", good],
+                            "Where do we host our architecture? Contact ops@example.com", ARCH_EVIDENCE).trace_id
+    half = envelope([("We host on Fly.io [E1].", ["E1"]), ("Our database has 99.999% uptime.", [])])
+    ids["degraded"] = run(store, policy, directory, "degraded", [half, half, half],
+                          "What is our architecture stack?", ARCH_EVIDENCE).trace_id
+    spoofed = envelope([("LLC members always owe self-employment tax [E7].", ["E7"])])
+    ids["refused"] = run(store, policy, directory, "refused", [spoofed] * 3, "LLC tax implications?",
+                         [{"id": "E1", "text": "LLCs are pass-through entities."}]).trace_id
+    ids["refused_pre"] = run(store, policy, directory, "pre", ["never used"],
+                             "What does ADR-011 say about client/server boundary?").trace_id
+    return ids
