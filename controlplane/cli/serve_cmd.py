@@ -1,0 +1,61 @@
+"""`controlplane serve`: the OpenAI-compatible endpoint, trace API and trace viewer over HTTP (uvicorn).
+
+A thin layer over ``controlplane.ControlPlane(...).serve(...)``; the flags are the CLI's usual names.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+import click
+
+from controlplane.errors import InputError
+
+from .common import db_option, model_spec, policy_option
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
+@click.option("--model", "model", default=None,
+              help="Model spec: scripted:FILE, gguf:PATH, default, openai:URL#MODEL (default: $CONTROLPLANE_MODEL).")
+@db_option
+@policy_option
+@click.option("--collection", default=None, help="Default collection: requests without evidence are answered from it.")
+@click.option("--index-db", "index_db", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Vector index directory (see `controlplane index`); requests may name any of its collections.")
+@click.option("--max-body-bytes", default=1_000_000, show_default=True, type=click.IntRange(1024),
+              help="Larger request bodies get 413.")
+@click.option("--workers", default=None, type=click.IntRange(1, 256), help="Pipeline threads (default: CPUs + 4).")
+@click.option("--allow-remote", is_flag=True,
+              help="Allow a non-loopback --host. The server has no authentication: put it behind one.")
+def serve_command(host: str, port: int, model: str | None, db_path: Path | None, policy_path: Path | None,
+                  collection: str | None, index_db: Path | None, max_body_bytes: int, workers: int | None,
+                  allow_remote: bool) -> None:
+    """Serve POST /v1/chat/completions (OpenAI-compatible), /v1/traces, /healthz and the viewer at /traces."""
+    from controlplane.api import ControlPlane
+
+    if not _is_loopback(host) and not allow_remote:
+        raise InputError(f"--host {host} is not a loopback address; the server has no authentication and shows every "
+                         "trace: add --allow-remote to serve it anyway (behind your own auth proxy)")
+    plane = ControlPlane(
+        model=model_spec(model), policy=policy_path, db=db_path, collection=collection, index_db=index_db,
+        max_workers=workers,
+    )
+    where = f"http://{host}:{port}"
+    click.echo(f"controlplane serving {plane.model_id} on {where}/v1 (viewer: {where}/traces; "
+               f"traces: {plane.store.path if plane.store else 'not stored'})", err=True)
+    try:
+        plane.serve(host=host, port=port, max_body_bytes=max_body_bytes)
+    finally:
+        plane.close()
