@@ -45,7 +45,23 @@ WHY = {
     "CONFLICTING_VERDICTS": "its sources disagree",
     "NO_EVIDENCE": "no evidence was cited for it",
     "SENTENCE_UNCOVERED": "it is not backed by any claim",
+    "EVIDENCE_CONFLICT": "other evidence contradicts the evidence it relies on, and the conflict was not resolved "
+                         "or presented as this domain requires",
+    "STALE_EVIDENCE": "its evidence is older than this kind of information stays valid",
+    "LOW_CONFIDENCE": "its confidence (weakest source x reasoning x entailment) is below what this domain requires",
+    "VERIFIER_UNAVAILABLE": "the entailment verifier was not available, so it could not be checked",
+    "EVIDENCE_TEXT_REDACTED": "its evidence text was redacted, so it could not be checked",
+    "CLAIM_CATEGORY_MISMATCH": "it is labelled opinion or common knowledge but states a fact that needs evidence",
 }
+
+
+SUPPRESSIBLE_GLOBAL = frozenset({ReasonCode.SENTENCE_UNCOVERED, ReasonCode.USED_IDS_INCONSISTENT})
+
+
+def gate_notes(results: Sequence[GateResult]) -> str | None:
+    """User-facing explanations failing gates put in ``details["user_notes"]`` (e.g. which sources conflict)."""
+    notes = [n for r in results if r.failed for n in (r.details.get("user_notes") or []) if isinstance(n, str)]
+    return "\n".join(dict.fromkeys(notes)) or None
 
 
 def degrade_mode_for(policy: PolicyBundle, decision: ModeDecision) -> DegradeMode:
@@ -62,6 +78,14 @@ def _needed(claim_text: str, codes: Sequence[str], policy_sources: int) -> str:
         return f"at least {policy_sources} independent sources that state: \"{claim_text}\""
     if "LOW_CREDIBILITY" in codes:
         return f"a credible source (official, peer-reviewed or authoritative) that states: \"{claim_text}\""
+    if "EVIDENCE_CONFLICT" in codes:
+        return f"an authoritative source that resolves the conflicting evidence about: \"{claim_text}\""
+    if "STALE_EVIDENCE" in codes:
+        return f"current evidence (within its freshness window) that states: \"{claim_text}\""
+    if "EVIDENCE_TEXT_REDACTED" in codes:
+        return f"the unredacted text of the evidence cited for: \"{claim_text}\""
+    if "VERIFIER_UNAVAILABLE" in codes:
+        return f"a working NLI verifier (--nli-backend) and evidence that states: \"{claim_text}\""
     return f"evidence that states: \"{claim_text}\""
 
 
@@ -111,12 +135,13 @@ def degrade(
     mode = degrade_mode_for(policy, decision)
     failing_claims = [c for c in claims if c.verdict == "FAIL"]
     codes = global_failures(results)
-    # Uncovered sentences are sentence-level, so suppress can still handle them; anything else global cannot be.
-    blocking = [c for c in codes if c is not ReasonCode.SENTENCE_UNCOVERED]
+    # Uncovered sentences are sentence-level and used/ignored id lists are never shown, so suppress can still
+    # handle them; any other global failure means the text itself cannot be trusted sentence by sentence.
+    blocking = [c for c in codes if c not in SUPPRESSIBLE_GLOBAL]
     min_sources = max((policy.domains[d].thresholds.min_sources for d in decision.domainFlags if d in policy.domains),
                       default=policy.general_thresholds.min_sources)
     if mode is DegradeMode.REFUSE or envelope is None or blocking:
-        result = refuse(decision, failing_claims, codes, pack, min_sources)
+        result = refuse(decision, failing_claims, codes, pack, min_sources, why_override=gate_notes(results))
         result.record["requested_mode"] = mode.value
         return result
 
@@ -124,7 +149,7 @@ def degrade(
     kept = [s for s in sentences if s.verdict == "PASS"]
     removed = [s for s in sentences if s.verdict == "FAIL"]
     if not kept:
-        result = refuse(decision, failing_claims, codes, pack, min_sources)
+        result = refuse(decision, failing_claims, codes, pack, min_sources, why_override=gate_notes(results))
         result.record["requested_mode"] = mode.value
         return result
     text = " ".join(s.text for s in kept)
@@ -135,6 +160,8 @@ def degrade(
             f"{_needed(sentence.text, sentence.reason_codes, min_sources)}."
         )
     text += "\n\n[Not verified: some statements were removed.]\n" + "\n".join(notes)
+    if extra := gate_notes(results):
+        text += "\n" + extra
     return DegradeResult(
         TraceStatus.DEGRADED,
         text,

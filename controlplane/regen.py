@@ -141,7 +141,8 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
         )
     if not instructions:
         instructions.append("Return one JSON object matching the OutputEnvelope schema that passes every rule.")
-    claim_ids = sorted(set(uncited + mismatched + unmarked + misplaced + overlapping + unsupported))
+    wrong_ids = _claims_with(failed, _ID_CODES)
+    claim_ids = sorted(set(uncited + wrong_ids + mismatched + unmarked + misplaced + overlapping + unsupported))
     return RegenDelta(
         attempt=next_attempt,
         failing_gate_ids=[r.gate_id for r in failed],

@@ -91,13 +91,14 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
         reasons.append("trigger:requires_retrieval")
     reasons.extend(f"evasion:{pattern}" for pattern in signals.evasions)
 
+    # Mixed intent is judged on every signal, before the writing exemption is dropped below.
+    domain_modes = {policy.domains[d].mode for d in domains if policy.domains[d].mode}
     risky = [d for d in domains if d != WRITING_DOMAIN and policy.domains[d].risk_level is not RigorLevel.LOW]
     if WRITING_DOMAIN in domains and risky:
         domains.remove(WRITING_DOMAIN)
         reasons.append("override:writing_exemption_dropped_for_risk")
 
     level = risk_of(domains, policy)
-    domain_modes = {policy.domains[d].mode for d in domains if policy.domains[d].mode}
     mixed = len(domain_modes) > 1 or (signals.explicit_mode is not None and bool(domain_modes - {signals.explicit_mode}))
 
     if signals.explicit_mode:

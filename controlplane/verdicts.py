@@ -33,11 +33,18 @@ class ClaimVerdict:
 
 
 def global_failures(results: Sequence[GateResult]) -> list[ReasonCode]:
-    """Failure codes not attributed to any claim (schema, mode, budget, uncovered sentences ...)."""
-    codes = []
+    """Failure codes not attributed to any claim (schema, mode, budget, uncovered sentences ...).
+
+    A gate that fails for some claims and also globally lists the latter in details["global_reason_codes"].
+    """
+    codes: list[ReasonCode] = []
     for result in results:
-        if result.failed and not (result.details.get("claims") or {}):
+        if not result.failed:
+            continue
+        if not (result.details.get("claims") or {}):
             codes.extend(result.reason_codes)
+        else:
+            codes.extend(ReasonCode(code) for code in result.details.get("global_reason_codes", []))
     return list(dict.fromkeys(codes))
 
 

@@ -32,67 +32,63 @@ class CitationIntegrityGate(BaseGate):
         codes: list[ReasonCode] = []
         refs: list[str] = []
         details: dict = {}
+        per_claim: dict[str, list[str]] = {}
+        global_codes: list[ReasonCode] = []
+
+        def blame(claim_id: str | None, code: ReasonCode) -> None:
+            codes.append(code)
+            if claim_id is not None and claim_id in claims:
+                per_claim.setdefault(claim_id, []).append(code.value)
+                refs.append(f"claim_map:{claim_id}")
+            else:
+                global_codes.append(code)
 
         for citation in meta.citations:
             claim = claims.get(citation.claim_id)
             if claim is None:
-                codes.append(ReasonCode.CITATION_UNKNOWN_CLAIM)
+                blame(None, ReasonCode.CITATION_UNKNOWN_CLAIM)
                 refs.append(f"citations:{citation.claim_id}")
                 details.setdefault("unknown_claims", []).append(citation.claim_id)
             elif set(citation.evidence_ids) != set(claim.evidence_ids):
-                codes.append(ReasonCode.CITATION_CLAIM_MISMATCH)
-                refs.append(f"citations:{citation.claim_id}")
-                details.setdefault("mismatched_claims", []).append(citation.claim_id)
+                blame(citation.claim_id, ReasonCode.CITATION_CLAIM_MISMATCH)
             strangers = sorted(set(citation.evidence_ids) - pack_ids)
             if strangers:
-                codes.append(ReasonCode.CITATION_UNKNOWN_EVIDENCE_ID)
+                blame(citation.claim_id, ReasonCode.CITATION_UNKNOWN_EVIDENCE_ID)
                 details.setdefault("unknown_evidence_ids", []).extend(strangers)
 
         listed = set(meta.used_evidence_ids) | set(meta.ignored_evidence_ids)
         if listed - pack_ids or set(meta.used_evidence_ids) & set(meta.ignored_evidence_ids):
-            codes.append(ReasonCode.USED_IDS_INCONSISTENT)
+            blame(None, ReasonCode.USED_IDS_INCONSISTENT)
             details["used_or_ignored_not_in_pack"] = sorted(listed - pack_ids)
 
         markers = inline_markers(text)
+        anchors, _ = anchor_claims(text, meta.claim_map)
         unresolved = sorted({m.token for m in markers if m.token not in pack_ids})
         if unresolved:
-            codes.append(ReasonCode.INLINE_MARKER_UNRESOLVED)
             details["unresolved_markers"] = unresolved
             details.setdefault("unknown_evidence_ids", []).extend(unresolved)
+            for marker in (m for m in markers if m.token not in pack_ids):
+                owners = [cid for cid, a in anchors.items() if a.start <= marker.start and marker.end <= a.end]
+                for owner in owners or [None]:
+                    blame(owner, ReasonCode.INLINE_MARKER_UNRESOLVED)
 
-        anchors, _ = anchor_claims(text, meta.claim_map)
         level = inp.mode_decision.rigorConfig.level
         markers_required = inp.policy.citations.inline_markers_required.get(level, False)
-        mismatched, unmarked = [], []
         for claim_id, anchor in anchors.items():
             claim = claims[claim_id]
             inside = {m.token for m in markers if anchor.start <= m.start and m.end <= anchor.end}
             if inside - set(claim.evidence_ids) - set(unresolved):
-                mismatched.append(claim_id)
+                blame(claim_id, ReasonCode.INLINE_MARKER_MISMATCH)
             if markers_required and claim.evidence_ids and claim.status is not ClaimStatus.UNKNOWN and not inside:
-                unmarked.append(claim_id)
-        if mismatched:
-            codes.append(ReasonCode.INLINE_MARKER_MISMATCH)
-            details["marker_mismatch_claims"] = mismatched
-            refs.extend(f"claim_map:{cid}" for cid in mismatched)
-        if unmarked:
-            codes.append(ReasonCode.INLINE_MARKER_MISSING)
-            details["unmarked_claims"] = unmarked
-            refs.extend(f"claim_map:{cid}" for cid in unmarked)
+                blame(claim_id, ReasonCode.INLINE_MARKER_MISSING)
 
+        if not codes:
+            return self.passing(details={"markers": len(markers), "citations": len(meta.citations)})
         if "unknown_evidence_ids" in details:
             details["unknown_evidence_ids"] = sorted(set(details["unknown_evidence_ids"]))
-        if codes:
-            per_claim: dict[str, list[str]] = {}
-            for cid in mismatched:
-                per_claim.setdefault(cid, []).append(ReasonCode.INLINE_MARKER_MISMATCH.value)
-            for cid in unmarked:
-                per_claim.setdefault(cid, []).append(ReasonCode.INLINE_MARKER_MISSING.value)
-            for cid in details.get("mismatched_claims", []):
-                per_claim.setdefault(cid, []).append(ReasonCode.CITATION_CLAIM_MISMATCH.value)
-            details["claims"] = per_claim
-            return self.failing(codes, evidence_refs=list(dict.fromkeys(refs)), details=details)
-        return self.passing(details={"markers": len(markers), "citations": len(meta.citations)})
+        details["claims"] = {cid: list(dict.fromkeys(c)) for cid, c in per_claim.items()}
+        details["global_reason_codes"] = list(dict.fromkeys(c.value for c in global_codes))
+        return self.failing(codes, evidence_refs=list(dict.fromkeys(refs)), details=details)
 
 
 @hookimpl

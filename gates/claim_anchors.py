@@ -66,7 +66,12 @@ class ClaimAnchorsGate(BaseGate):
             return self.failing(
                 codes,
                 evidence_refs=[f"claim_map:{cid}" for cid in per_claim] + [f"sentence:{s[:40]}" for s in uncovered],
-                details={"claims": per_claim, "uncovered_sentences": uncovered, "anchors": anchor_map},
+                details={
+                    "claims": per_claim,
+                    "uncovered_sentences": uncovered,
+                    "anchors": anchor_map,
+                    "global_reason_codes": [ReasonCode.SENTENCE_UNCOVERED.value] if uncovered else [],
+                },
             )
         return self.passing(details={"anchors": anchor_map})
 

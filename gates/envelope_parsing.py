@@ -7,6 +7,7 @@ duplicate keys or a truncated object are failures with a reason code and JSON pa
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from pydantic import ValidationError
@@ -15,6 +16,24 @@ from controlplane.contracts import OutputEnvelope, ReasonCode
 from controlplane.contracts.schemas import validate_instance
 
 from .interfaces import SchemaIssue
+
+# A \uD800-\uDFFF escape may decode to an unpaired surrogate: not Unicode, so it cannot be stored, hashed or sent.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _not_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _holds_surrogate(data: object) -> bool:
+    try:
+        return _not_unicode(json.dumps(data, ensure_ascii=False))
+    except (RecursionError, ValueError):
+        return True
 
 
 class _DuplicateKey(ValueError):
@@ -32,6 +51,30 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
     return seen
 
 
+def _ends_inside_json(text: str) -> bool:
+    """True when the text is a JSON object cut short: brackets still open (or a string unterminated) at the end,
+    and no mismatched bracket before it."""
+    stack: list[str] = []
+    in_string = escaped = False
+    pairs = {"}": "{", "]": "["}
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append(char)
+        elif char in "}]":
+            if not stack or stack.pop() != pairs[char]:
+                return False
+    return in_string or bool(stack)
+
+
 @dataclass(frozen=True)
 class ParsedOutput:
     envelope: OutputEnvelope | None
@@ -44,6 +87,8 @@ def parse_envelope(raw: str | None, truncated_by_model: bool = False) -> ParsedO
     if raw is None or not raw.strip():
         return ParsedOutput(None, ReasonCode.EMPTY_OUTPUT, (SchemaIssue("$", "the model returned no text"),))
     text = raw.strip()
+    if _not_unicode(text):
+        return ParsedOutput(None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "output is not valid Unicode"),))
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates)
     except _DuplicateKey as dup:
@@ -51,13 +96,17 @@ def parse_envelope(raw: str | None, truncated_by_model: bool = False) -> ParsedO
             None, ReasonCode.SCHEMA_VIOLATION, (SchemaIssue("$", f"duplicate key {dup.key!r} in a JSON object"),)
         )
     except json.JSONDecodeError as exc:
-        looks_cut = text.startswith("{") and (truncated_by_model or exc.pos >= len(text) - 1)
+        looks_cut = text.startswith("{") and (truncated_by_model or _ends_inside_json(text))
         code = ReasonCode.TRUNCATED_OUTPUT if looks_cut else ReasonCode.INVALID_JSON
         where = f"line {exc.lineno} column {exc.colno}"
         what = "output ends before the JSON object is complete" if looks_cut else f"not JSON: {exc.msg} at {where}"
         return ParsedOutput(None, code, (SchemaIssue("$", what),))
     except RecursionError:
         return ParsedOutput(None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "JSON nested too deeply"),))
+    if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(data):
+        return ParsedOutput(
+            None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "a JSON string holds an unpaired surrogate escape"),)
+        )
     if not isinstance(data, dict):
         return ParsedOutput(
             None, ReasonCode.SCHEMA_VIOLATION, (SchemaIssue("$", f"expected a JSON object, got {type(data).__name__}"),), data

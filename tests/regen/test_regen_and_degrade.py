@@ -1,0 +1,107 @@
+"""Regen deltas come from reason codes and details only; degrade suppresses or refuses and says what is needed."""
+
+from __future__ import annotations
+
+from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
+from controlplane.evidence_pack import build_pack
+from controlplane.pipeline import ControlPlane
+from controlplane.regen import build_delta, is_regenerable
+from controlplane.router import route
+
+
+def fail(gate_id, codes, **details):
+    return GateResult.failing(gate_id, "v1", CostClass.CHEAP, codes, details=details)
+
+
+def test_delta_names_exactly_what_to_fix(default_policy):
+    pack = build_pack([{"id": "E1", "text": "a"}, {"id": "E2", "text": "b"}])
+    decision = route("What's our hosting architecture?", default_policy.bundle)
+    results = [
+        fail("evidence_binding", [ReasonCode.UNCITED_CLAIM, ReasonCode.UNKNOWN_EVIDENCE_ID],
+             claims={"c2": ["UNCITED_CLAIM"], "c3": ["UNKNOWN_EVIDENCE_ID"]}, unknown_evidence_ids=["E9"]),
+        fail("claim_anchors", [ReasonCode.SENTENCE_UNCOVERED], claims={}, uncovered_sentences=["Postgres too."]),
+        fail("mode_echo_match", [ReasonCode.MODE_MISMATCH], expected="System", got="Ida"),
+        GateResult.passing("budget_enforcer", "v1", CostClass.CHEAP),
+    ]
+    delta = build_delta(2, results, pack, decision, max_claims=10, max_output_tokens=100)
+    assert delta.failing_gate_ids == ["evidence_binding", "claim_anchors", "mode_echo_match"]
+    assert delta.claim_ids == ["c2", "c3"]
+    assert delta.unknown_evidence_ids == ["E9"]
+    assert delta.uncovered_sentences == ["Postgres too."]
+    assert delta.allowed_evidence_ids == ["E1", "E2"]
+    text = "\n".join(delta.instructions)
+    assert "Claims c2 state facts without evidence ids: cite one of E1, E2" in text
+    assert "Evidence ids E9 do not exist; cite only E1, E2." in text
+    assert '"Postgres too."' in text and 'Set meta.modeLabel to "System".' in text
+
+
+def test_delta_ignores_message_strings(default_policy):
+    """Two results with the same codes and details but different free text give the same delta."""
+    pack = build_pack([{"id": "E1", "text": "a"}])
+    decision = route("x", default_policy.bundle)
+    a = fail("output_schema", [ReasonCode.SCHEMA_VIOLATION], problems=[{"path": "$.meta", "message": "one wording"}])
+    b = fail("output_schema", [ReasonCode.SCHEMA_VIOLATION], problems=[{"path": "$.meta", "message": "other wording"}])
+    assert build_delta(2, [a], pack, decision, 10, 100) == build_delta(2, [b], pack, decision, 10, 100)
+
+
+def test_not_regenerable_failures():
+    assert not is_regenerable([fail("budget_enforcer", [ReasonCode.WALL_TIME_EXCEEDED])])
+    assert not is_regenerable([fail("x", [ReasonCode.GATE_NOT_FOUND])])
+    assert is_regenerable([fail("output_schema", [ReasonCode.INVALID_JSON])])
+
+
+def test_regen_is_capped_by_the_bundle(write_script, store, default_policy):
+    plane = ControlPlane(model=write_script(["prose"] * 10), policy=default_policy, store=store)
+    result = plane.run("Where is our hosting architecture?", evidence=[{"text": "We host on Fly.io."}])
+    assert len(result.attempts) == 1 + default_policy.bundle.budgets.max_regen_attempts
+    assert result.status is TraceStatus.REFUSED  # nothing checkable: refuse even under suppress
+    assert "could not be checked" in result.assistant_text
+
+
+def test_the_regen_prompt_is_rebuilt_not_appended(write_script, store, default_policy, make_envelope):
+    seen = []
+
+    class Recording:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def generate(self, query, context, params):
+            seen.append(context)
+            return self.inner.generate(query, context, params)
+
+        def is_ready(self):
+            return True
+
+        def metadata(self):
+            return self.inner.metadata()
+
+    good = make_envelope([("We host on Fly.io [E1].", ["E1"])])
+    plane = ControlPlane(model=Recording(write_script(["first answer is prose", good])), policy=default_policy, store=store)
+    plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
+    first, second = seen
+    assert len(first.messages) == len(second.messages) == 2
+    assert "first answer is prose" not in second.messages[-1].content
+    assert "YOUR PREVIOUS ANSWER WAS REJECTED" in second.messages[-1].content
+    assert second.attempt == 2
+
+
+def test_suppress_removes_failing_sentences_and_says_why(write_script, store, default_policy, make_envelope):
+    mixed = make_envelope([("We host on Fly.io [E1].", ["E1"]), ("We use Postgres [E9].", ["E9"])])
+    plane = ControlPlane(model=write_script([mixed] * 3), policy=default_policy, store=store)
+    result = plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
+    assert result.status is TraceStatus.DEGRADED and not result.verified
+    assert result.assistant_text.startswith("We host on Fly.io [E1].")
+    assert "Removed \"We use Postgres [E9].\" because it cites evidence that does not exist" in result.assistant_text
+    assert 'evidence that states: "We use Postgres [E9]."' in result.assistant_text
+    assert result.degrade["mode"] == "suppress"
+    assert [c.verdict for c in result.claims] == ["PASS", "FAIL"]
+
+
+def test_refuse_in_high_rigor_names_the_claims_and_the_evidence_needed(write_script, store, default_policy, make_envelope):
+    bad = make_envelope([("LLC members owe self-employment tax on all profits.", [])])
+    plane = ControlPlane(model=write_script([bad] * 3), policy=default_policy, store=store)
+    result = plane.run("LLC tax implications?", evidence=[{"id": "E1", "text": "LLCs are pass-through entities."}])
+    assert result.status is TraceStatus.REFUSED
+    assert "LLC members owe self-employment tax on all profits." in result.assistant_text
+    assert "it states a fact without citing evidence" in result.assistant_text
+    assert result.degrade["claims"][0]["claim_id"] == "c1"

@@ -1,0 +1,151 @@
+"""Deterministic router (steps 0/1) and the selector's post-processing (step 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controlplane.contracts import FinishReason
+from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
+from controlplane.router import needs_selector, normalize_text, route
+from controlplane.selector import run_selector
+
+
+@pytest.mark.parametrize(
+    "message, mode, flags, level",
+    [
+        ("Tighten this paragraph.", "Ida", ["writing"], "low"),
+        ("What's our CP approach and why?", "System", ["architecture"], "medium"),
+        ("LLC tax implications?", "System", ["finance", "legal"], "high"),
+        ("Is this JWT authentication code vulnerable to XSS?", "System", ["coding", "security_code"], "high"),
+        ("What dosage of ibuprofen is safe?", "System", ["medical"], "high"),
+        ("Who approves a policy change under our governance rules?", "System", ["governance"], "high"),
+    ],
+)
+def test_domains_modes_and_rigor(default_policy, message, mode, flags, level):
+    decision = route(message, default_policy.bundle)
+    assert (decision.modeLabel, decision.domainFlags, decision.rigorConfig.level.value) == (mode, flags, level)
+    assert any(r.startswith("trigger:") for r in decision.reasons)
+    assert decision.version == "router-v1"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Asking for a friend: legal advice about breaking a lease?",
+        "Asking for a friend: can my landlord keep my deposit?",
+        "hypothetically, what are the tax consequences of selling stock?",
+        "Not medical advice, but what dose of melatonin should I take?",
+        "Is it le\u200bgal to record a call?",  # zero-width space inside the trigger
+        "Is it \uff4c\uff45\uff47\uff41\uff4c to record a call?",  # full-width letters
+    ],
+)
+def test_evasions_never_lower_rigor(default_policy, message):
+    decision = route(message, default_policy.bundle)
+    assert decision.rigorConfig.level.value == "high"
+    assert decision.modeLabel == "System"
+    assert decision.rigorConfig.nli_required
+
+
+def test_evasion_framing_is_recorded_and_lowers_confidence(default_policy):
+    plain = route("Can my landlord keep my deposit?", default_policy.bundle)
+    evasive = route("Asking for a friend: can my landlord keep my deposit?", default_policy.bundle)
+    assert any(r.startswith("evasion:") for r in evasive.reasons)
+    assert evasive.confidence < plain.confidence
+    assert evasive.checkpointNeeded
+
+
+def test_explicit_mode_and_high_rigor_override(default_policy):
+    assert route("system-mode: summarize this.", default_policy.bundle).modeLabel == "System"
+    forced = route("ida mode please: what are the legal risks of this contract?", default_policy.bundle)
+    assert forced.modeLabel == "System" and "override:high_rigor_forces:System" in forced.reasons
+    assert forced.mixedIntent
+
+
+def test_writing_exemption_dropped_when_a_risky_domain_is_present(default_policy):
+    decision = route("Rewrite this paragraph about our LLC tax filing.", default_policy.bundle)
+    assert "writing" not in decision.domainFlags
+    assert "override:writing_exemption_dropped_for_risk" in decision.reasons
+
+
+def test_mixed_intent_and_unknown_requests_ask_the_selector(default_policy):
+    policy = default_policy.bundle
+    assert needs_selector(route("hello there", policy), policy)
+    mixed = route("Rewrite this paragraph about our database hosting architecture.", policy)
+    assert mixed.mixedIntent and needs_selector(mixed, policy)
+    assert not needs_selector(route("LLC tax implications?", policy), policy)
+
+
+def test_retrieval_trigger(default_policy):
+    decision = route("What does ADR-011 say about client/server boundary?", default_policy.bundle)
+    assert "requires_retrieval" in decision.domainFlags
+
+
+def test_router_is_deterministic(default_policy):
+    message = "Asking for a friend: what does our runbook say about tax audits?"
+    assert route(message, default_policy.bundle) == route(message, default_policy.bundle)
+
+
+def test_normalize_text():
+    assert normalize_text("  le\u200bgal \u202eq  \n x ") == "legal q x"
+
+
+class FixedSelector:
+    """An IntelligenceModule whose selector output is given (the scripted adapter's contract, in memory)."""
+
+    def __init__(self, text, finish=FinishReason.STOP):
+        self.text, self.finish = text, finish
+
+    def generate(self, query, context, params):
+        assert context.purpose == "selector" and params.json_schema is not None
+        return IntelligenceResponse(self.text, 10, self.finish, 1.0, "fixed")
+
+    def is_ready(self):
+        return True
+
+    def metadata(self):
+        return ModuleMetadata("fixed", "sha256:0", 1000)
+
+
+def test_selector_output_is_clamped_schema_checked_and_penalised(default_policy):
+    policy = default_policy.bundle
+    draft = route("hello there", policy)
+    agreeing = run_selector("hello there", draft, policy, FixedSelector(json.dumps(
+        {"modeLabel": "Ida", "domainFlags": [], "confidence": 0.9})))
+    assert agreeing.decision.selectorUsed and agreeing.decision.confidence == 0.9
+
+    invalid = run_selector("hello", draft, policy, FixedSelector(json.dumps({"modeLabel": "Ida", "confidence": 7})))
+    assert invalid.problem and "selector:invalid_output" in invalid.decision.reasons
+    assert invalid.decision.confidence == draft.confidence
+
+    prose = run_selector("hello", draft, policy, FixedSelector("I think Ida."))
+    assert prose.problem == "selector output is not JSON"
+
+
+def test_selector_cannot_drop_high_rigor_and_is_penalised_for_trying(default_policy):
+    policy = default_policy.bundle
+    draft = route("Asking for a friend: is my lease legal? tighten my note", policy)
+    out = run_selector("...", draft, policy, FixedSelector(json.dumps(
+        {"modeLabel": "Ida", "domainFlags": ["writing"], "confidence": 0.99})))
+    decision = out.decision
+    assert "legal" in decision.domainFlags and decision.modeLabel == "System"
+    assert decision.rigorConfig.level.value == "high"
+    assert "selector:disagreement_penalty" in decision.reasons
+    assert decision.confidence == pytest.approx(0.99 - policy.router.disagreement_penalty)
+
+
+def test_selector_may_add_a_riskier_domain(default_policy):
+    policy = default_policy.bundle
+    draft = route("hello there", policy)
+    out = run_selector("hello", draft, policy, FixedSelector(json.dumps(
+        {"modeLabel": "Ida", "domainFlags": ["medical"], "confidence": 0.8})))
+    assert out.decision.domainFlags == ["medical"] and out.decision.modeLabel == "System"
+    assert "selector:added:medical" in out.decision.reasons
+
+
+def test_selector_failure_leaves_the_router_decision(default_policy):
+    policy = default_policy.bundle
+    draft = route("hello there", policy)
+    out = run_selector("hello", draft, policy, FixedSelector("", FinishReason.ERROR))
+    assert out.decision.modeLabel == draft.modeLabel and "selector:unavailable" in out.decision.reasons

@@ -1,0 +1,118 @@
+"""The SQLite trace store: WAL and durable settings, normalised tables, round trip, in-progress traces."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from controlplane.contracts import TraceStatus
+from controlplane.pipeline import ControlPlane
+from controlplane.traces.store import TraceStore, TraceStoreError
+
+TABLES = {"traces", "trace_events", "gate_results", "regen_attempts", "critic_findings", "human_feedback",
+          "trace_bundles"}
+
+
+def test_tables_wal_and_durability(tmp_path):
+    store = TraceStore(tmp_path / "t.db")
+    names = set(store.db.table_names())
+    assert TABLES <= names
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    with pytest.raises(TraceStoreError, match="synchronous=OFF"):
+        TraceStore(tmp_path / "x.db", durability="off")
+
+
+def run_one(write_script, store, default_policy, make_envelope, outputs=None):
+    outputs = outputs or ["prose", make_envelope([("We host on Fly.io [E1].", ["E1"])])]
+    plane = ControlPlane(model=write_script(outputs), policy=default_policy, store=store)
+    return plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
+
+
+def test_round_trip_of_a_whole_run(write_script, store, default_policy, make_envelope):
+    result = run_one(write_script, store, default_policy, make_envelope)
+    bundle = store.load_bundle(result.trace_id)
+    assert bundle.outcome.status is TraceStatus.REGEN_PASS
+    assert [a.attempt for a in bundle.attempts] == [1, 2]
+    assert bundle.attempts[1].regen_delta.attempt == 2
+    assert bundle.policy.hash == default_policy.hash and bundle.policy.content["name"] == "default"
+    assert [e.seq for e in bundle.events] == list(range(len(result.events)))
+    rows = list(store.db.query("SELECT gate_id, result FROM gate_results WHERE trace_id = ? AND attempt = 1 "
+                               "ORDER BY position", [result.trace_id]))
+    assert rows[0] == {"gate_id": "output_schema", "result": "fail"}
+    listed = store.list_traces()
+    assert listed[0]["trace_id"] == result.trace_id and listed[0]["status"] == "regen_pass"
+
+
+def test_seq_must_be_contiguous(write_script, store, default_policy, make_envelope):
+    result = run_one(write_script, store, default_policy, make_envelope)
+    bundle = store.load_bundle(result.trace_id)
+    broken = bundle.model_copy(update={"trace_id": "tr_other", "events": [e.model_copy(update={"trace_id": "tr_other"})
+                                                                          for e in bundle.events[1:]]})
+    with pytest.raises(TraceStoreError, match="contiguous"):
+        store.save(broken)
+
+
+def test_a_trace_is_in_progress_until_saved_and_never_overwritten(write_script, store, default_policy, make_envelope):
+    store.begin("tr_started", [{"role": "user", "content": "hi"}])
+    assert store.list_traces(status="in_progress")[0]["trace_id"] == "tr_started"
+    with pytest.raises(TraceStoreError, match="in progress"):
+        store.load_bundle("tr_started")
+    result = run_one(write_script, store, default_policy, make_envelope)
+    with pytest.raises(TraceStoreError, match="already stored"):
+        store.save(store.load_bundle(result.trace_id))
+
+
+def test_a_crash_inside_the_pipeline_marks_the_trace_error_and_keeps_it(default_policy, store):
+    class Exploding:
+        def generate(self, *a):
+            raise RuntimeError("boom")
+
+        def is_ready(self):
+            return True
+
+        def metadata(self):
+            raise RuntimeError("metadata also broken")
+
+    plane = ControlPlane(model=Exploding(), policy=default_policy, store=store)
+    with pytest.raises(RuntimeError):
+        plane.run("Where is our hosting architecture?", evidence=[{"text": "We host on Fly.io."}])
+    row = store.list_traces()[0]
+    assert row["status"] == "error"
+
+
+def test_missing_trace_and_unusable_paths(tmp_path, store):
+    with pytest.raises(TraceStoreError, match="no trace"):
+        store.require("tr_nope")
+    not_db = tmp_path / "notes.txt"
+    not_db.write_text("this is not sqlite " * 100)
+    with pytest.raises(TraceStoreError, match="not a usable SQLite"):
+        TraceStore(not_db)
+
+
+def test_bad_input_is_rejected_before_anything_is_stored(write_script, store, default_policy):
+    from controlplane.errors import InputError
+
+    plane = ControlPlane(model=write_script(["x"]), policy=default_policy, store=store)
+    for messages in ([], [{"role": "robot", "content": "x"}], [{"role": "user", "content": ""}]):
+        with pytest.raises(InputError):
+            plane.run(messages)
+    with pytest.raises(InputError, match="trust_tier"):
+        plane.run("hi", evidence=[{"text": "x", "trust_tier": "legendary"}])
+    assert store.list_traces() == []
+
+
+def test_caller_input_is_never_mutated(write_script, store, default_policy, make_envelope):
+    messages = [{"role": "user", "content": "Where is our hosting\u200b architecture?"}]
+    evidence = [{"id": "E1", "text": "We host on Fly.io."}]
+    snapshot = (repr(messages), repr(evidence))
+    plane = ControlPlane(model=write_script([make_envelope([("We host on Fly.io [E1].", ["E1"])])]),
+                         policy=default_policy, store=store)
+    plane.run(messages, evidence=evidence)
+    assert (repr(messages), repr(evidence)) == snapshot
+
+
+def test_integrity(store):
+    assert store.integrity_check() == "ok"
+    assert isinstance(store.db.conn, sqlite3.Connection)
