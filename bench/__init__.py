@@ -1,0 +1,1 @@
+"""Benchmarks, apart from the tests: `./run bench [name]` or `python -m bench.<name>`."""
