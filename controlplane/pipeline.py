@@ -8,6 +8,7 @@ The caller's messages and evidence are never mutated.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import secrets
 import time
@@ -156,6 +157,8 @@ def validate_messages(messages: Any, max_chars: int) -> list[dict[str, str]]:
             raise InputError(f"messages[{index}].role must be one of {', '.join(ROLES)}, not {role!r}")
         if not isinstance(content, str):
             raise InputError(f"messages[{index}].content must be a string")
+        if not _is_unicode(content):
+            raise InputError(f"messages[{index}].content is not valid Unicode (it holds an unpaired surrogate)")
         clean.append({"role": role, "content": content})
     if clean[-1]["role"] != "user" or not clean[-1]["content"].strip():
         raise InputError("the last message must be a non-empty user message (the question to answer)")
@@ -526,11 +529,23 @@ def replace_usage(usage: BudgetUsage, **changes: Any) -> BudgetUsage:
     return replace(usage, **changes)
 
 
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _generate(model: IntelligenceModule, query: str, context, params: GenerationParams) -> IntelligenceResponse:
     """A model failure is an attempt with no output (a gate failure), never a crash of the request."""
     started = time.perf_counter()
     try:
-        return model.generate(query, context, params)
+        response = model.generate(query, context, params)
+        if not _is_unicode(response.text):  # unpaired surrogates cannot be stored or sent: replace them, judge the rest
+            text = response.text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            response = dataclasses.replace(response, text=text)
+        return response
     except Exception as exc:
         if os.environ.get("CONTROLPLANE_RAISE_MODEL_ERRORS"):
             raise

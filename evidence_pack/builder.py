@@ -63,6 +63,10 @@ def _item_from_mapping(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     text = raw.get("text")
     if not isinstance(text, str) or not text.strip():
         raise EvidenceError(f"{where}: 'text' must be a non-empty string")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EvidenceError(f"{where}: 'text' is not valid Unicode (it holds an unpaired surrogate)") from None
     item: dict[str, Any] = {k: v for k, v in raw.items() if k not in ("source", "hash")}
     provenance = dict(raw.get("provenance") or {})
     if raw.get("source") is not None:
