@@ -198,7 +198,31 @@ class TraceReplay:
 class ReplayOptions:
     gate: str | None = None  # step through one gate only
     registry_factory: Callable[[], GateRegistry] = GateRegistry
-    nli_backend: Any = None  # an NliBackend for the nli gate, if the deployment has one
+    # An NliBackend for nli_entailment. None: as recorded -- no backend when the trace ran without one (its
+    # nli verdicts say VERIFIER_UNAVAILABLE, or its policy had no nli gate), else the policy's backend (lazy).
+    nli_backend: Any = None
+
+
+NLI_GATE = "nli_entailment"
+_NLI_CACHE: dict[str, Any] = {}
+
+
+def _recorded_nli_backend(bundle: TraceBundle, policy: LoadedPolicy) -> Any:
+    recorded_gates = {s.get("gate_id") for s in (bundle.policy.content or {}).get("gates", [])}
+    if NLI_GATE not in recorded_gates:
+        return None
+    for attempt in bundle.attempts:
+        for result in attempt.gate_results:
+            if result.gate_id == NLI_GATE and ReasonCode.VERIFIER_UNAVAILABLE in result.reason_codes:
+                return None
+    try:
+        from controlplane.services import policy_backend_name, resolve_nli_backend
+    except ImportError:
+        return None
+    name = policy_backend_name(policy.bundle) or "shipped"
+    if name not in _NLI_CACHE:
+        _NLI_CACHE[name] = resolve_nli_backend(None, policy.bundle)
+    return _NLI_CACHE[name]
 
 
 # -- the replay of one trace --------------------------------------------------------------------------------------
@@ -275,6 +299,7 @@ class _Replayer:
         self.options = options
         self.registry = registry
         self.model = RecordedModel(_selector_output(bundle), bundle.model)
+        self.nli = options.nli_backend if options.nli_backend is not None else _recorded_nli_backend(bundle, self.policy)
         self.plane = ControlPlane(model=self.model, policy=self._effective_policy(), registry=registry)
         self.out = TraceReplay(
             trace_id=bundle.trace_id, policy_hash=self.policy.hash, recorded_policy_hash=bundle.policy.hash,
@@ -331,7 +356,7 @@ class _Replayer:
     def _pre_generation(self, decision: ModeDecision, pack: EvidencePack, normalized: str) -> tuple[str | None, int]:
         configured, items = _retrieval(self.bundle)
         self.plane.services = GateServices(retriever=RecordedRetriever(items) if configured else None,
-                                           nli_backend=self.options.nli_backend)
+                                           nli_backend=self.nli)
         recorder = EventRecorder(self.bundle.trace_id)
         usage = BudgetUsage(attempt=0, elapsed_ms=0.0)
         results, new_pack, _ = self.plane.run_pre_generation(decision, pack, normalized, usage, recorder)
@@ -371,7 +396,7 @@ class _Replayer:
             critic_record = recorded_gates.get(CRITIC_GATE)
             findings = (critic_record.details.get("findings") if critic_record is not None else None)
             self.plane.services = GateServices(
-                nli_backend=self.options.nli_backend,
+                nli_backend=self.nli,
                 critic=RecordedCritic(findings) if isinstance(findings, list) else None,
             )
             usage = BudgetUsage(attempt=n, regen_attempts_used=n - 1, tool_calls=tool_calls, tokens_in=record.tokens_in,

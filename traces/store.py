@@ -406,6 +406,62 @@ class TraceStore:
             redaction=_load(row["redaction"]) or {},
         )
 
+    # -- critic findings (review loop) ---------------------------------------------------------------------------
+    def finding_ids(self, trace_id: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT finding_id FROM critic_findings WHERE trace_id = ?", [trace_id])}
+
+    def list_findings(self, status: str | None = None, trace_id: str | None = None, since: str | None = None,
+                      limit: int | None = None) -> list[dict[str, Any]]:
+        clauses, params = [], []
+        for column, value in (("status", status), ("trace_id", trace_id)):
+            if value:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if since:
+            clauses.append("created_at >= ?")
+            params.append(since)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT * FROM critic_findings {where} ORDER BY id" + (f" LIMIT {int(limit)}" if limit else "")
+        rows = []
+        for row in self.db.query(sql, params):
+            row["evidence_ids"] = _load(row["evidence_ids"]) or []
+            row["suggested_gate_delta"] = _load(row["suggested_gate_delta"])
+            rows.append(row)
+        return rows
+
+    def get_finding(self, ref: str | int) -> dict[str, Any]:
+        """A finding by its row id or its finding_id (unique across the store)."""
+        text = str(ref)
+        rows = (self.list_findings_by("id", int(text)) if text.isdigit() else self.list_findings_by("finding_id", text))
+        if not rows:
+            raise TraceStoreError(f"no critic finding {text!r} in {self.path} (list them with: controlplane critic list)")
+        if len(rows) > 1:
+            raise TraceStoreError(f"finding id {text!r} is ambiguous; use the row id shown by controlplane critic list")
+        return rows[0]
+
+    def list_findings_by(self, column: str, value: Any) -> list[dict[str, Any]]:
+        rows = []
+        for row in self.db.query(f"SELECT * FROM critic_findings WHERE {column} = ?", [value]):
+            row["evidence_ids"] = _load(row["evidence_ids"]) or []
+            row["suggested_gate_delta"] = _load(row["suggested_gate_delta"])
+            rows.append(row)
+        return rows
+
+    def review_finding(self, ref: str | int, status: str, reviewer: str, note: str = "") -> dict[str, Any]:
+        if status not in ("accepted", "rejected", "proposed"):
+            raise TraceStoreError("a finding is accepted, rejected or proposed")
+        row = self.get_finding(ref)
+        with self.transaction() as db:
+            if "review_note" not in db["critic_findings"].columns_dict:
+                db["critic_findings"].add_column("review_note", str)
+            db.execute("UPDATE critic_findings SET status = ?, reviewed_by = ?, reviewed_at = ?, review_note = ? "
+                       "WHERE id = ?", [status, reviewer, _now(), note, row["id"]])
+        return self.get_finding(row["id"])
+
+    def feedback(self, trace_id: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM human_feedback" + (" WHERE trace_id = ?" if trace_id else "") + " ORDER BY id"
+        return list(self.db.query(sql, [trace_id] if trace_id else []))
+
     def integrity_check(self) -> str:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
 

@@ -1,0 +1,96 @@
+"""G7 semantic_critic_sync (expensive, rare): a critic model reviews the claims against the evidence (seed §8).
+
+When it runs is the policy's: the shipped bundle runs it only for high-rigor requests with low router confidence
+or many UNKNOWN claims (its ``when``). The gate calls ``inp.services.critic`` (the Critic protocol) with the mode
+decision, the evidence (with text), the envelope and the user message, and validates every returned item as a
+CriticFinding. Fail closed:
+
+* no critic configured, the critic raises, or it returns something that is not a list of CriticFindings
+  -> fail CRITIC_UNAVAILABLE (never a pass);
+* evidence the claims cite is redacted (an exported bundle) -> fail EVIDENCE_TEXT_REDACTED: the critic cannot judge
+  support from a snippet (replay reports this as "could not run");
+* findings at or above ``params.min_severity`` (default ``medium``) -> fail CRITIC_FINDING with
+  ``details["claims"][claim_id] = ["CRITIC_FINDING"]`` per claim, so regen and degrade act per claim (a finding
+  that names no known claim marks every claim: fail closed).
+
+``details["findings"]`` always holds the findings as validated, so a replay can feed them back without a model.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
+
+from .hookspec import hookimpl
+from .interfaces import BaseGate, GateInput, GateStage
+
+SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
+
+
+class SemanticCriticSyncGate(BaseGate):
+    gate_id = "semantic_critic_sync"
+    version = "v1"
+    cost_class = CostClass.EXPENSIVE
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        missing = self.needs_envelope(inp)
+        if missing is not None:
+            return missing
+        critic = inp.services.critic
+        if critic is None:
+            return self.failing([ReasonCode.CRITIC_UNAVAILABLE],
+                                details={"why": "no critic configured (services.critic); the policy requires one here"})
+        envelope = inp.envelope
+        cited = {i for claim in envelope.meta.claim_map for i in claim.evidence_ids}
+        needed = [item for item in inp.evidence_pack.evidence if item.id in cited or not cited]
+        redacted = sorted(item.id for item in needed if item.redacted)
+        if redacted:
+            return self.failing([ReasonCode.EVIDENCE_TEXT_REDACTED],
+                                evidence_refs=[f"evidence:{i}" for i in redacted],
+                                details={"why": "evidence text was redacted; the critic cannot judge support",
+                                         "redacted_ids": redacted})
+        payload = {
+            "user_message": inp.user_message,
+            "mode_decision": inp.mode_decision.model_dump(mode="json"),
+            "evidence": [{"id": i.id, "title": i.title, "text": i.text, "hash": i.hash}
+                         for i in inp.evidence_pack.evidence],
+            "envelope": envelope.model_dump(mode="json"),
+        }
+        try:
+            raw = critic.critique(payload)
+        except Exception as exc:  # the critic is a model outside our control: its failure is a reason code
+            return self.failing([ReasonCode.CRITIC_UNAVAILABLE],
+                                details={"error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+        if not isinstance(raw, list):
+            return self.failing([ReasonCode.CRITIC_UNAVAILABLE],
+                                details={"error": f"critic returned {type(raw).__name__}, not a list of findings"})
+        findings = []
+        for index, item in enumerate(raw):
+            try:
+                findings.append(CriticFinding.model_validate(item))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                return self.failing([ReasonCode.CRITIC_UNAVAILABLE], details={
+                    "error": f"finding {index}: field '{'.'.join(map(str, first['loc']))}': {first['msg']}"})
+        floor = SEVERITY_RANK.get(str(inp.params.get("min_severity", "medium")), 1)
+        claim_ids = {c.claim_id for c in envelope.meta.claim_map}
+        blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor]
+        dumped = [f.model_dump(mode="json") for f in findings]
+        if not blocking:
+            return self.passing(details={"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)})
+        per_claim: dict[str, list[str]] = {}
+        global_findings = [f for f in blocking if f.claim_id not in claim_ids]
+        for claim_id in sorted(claim_ids) if global_findings else sorted({f.claim_id for f in blocking}):
+            per_claim[claim_id] = [ReasonCode.CRITIC_FINDING.value]  # a finding on no known claim marks every claim
+        details = {"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)}
+        if per_claim:
+            details["claims"] = per_claim
+        return self.failing([ReasonCode.CRITIC_FINDING],
+                            evidence_refs=[f"claim_map:{c}" for c in sorted(per_claim)], details=details)
+
+
+@hookimpl
+def controlplane_gates():
+    return [SemanticCriticSyncGate()]
