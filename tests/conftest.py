@@ -21,9 +21,34 @@ from controlplane.traces.store import TraceStore  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 
+CORE_GATES = ("retrieval_required", "output_schema", "mode_echo_match", "evidence_binding", "citation_integrity",
+              "claim_anchors", "budget_enforcer")
+
+
 @pytest.fixture(scope="session")
-def default_policy() -> LoadedPolicy:
+def shipped_policy() -> LoadedPolicy:
+    """The default bundle exactly as shipped (includes the claim-verification gates)."""
     return load_bundle()
+
+
+@pytest.fixture(scope="session")
+def default_policy(shipped_policy: LoadedPolicy) -> LoadedPolicy:
+    """The shipped bundle restricted to the core gates (issue 3), so core tests do not depend on the NLI verifier.
+
+    Claim verification (nli_entailment and friends) is tested on its own, with the shipped bundle.
+    """
+    from controlplane.policy_bundles.loader import parse_bundle
+
+    data = shipped_policy.bundle.model_dump(mode="json")
+    data["gates"] = [g for g in data["gates"] if g["gate_id"] in CORE_GATES]
+    return parse_bundle(data, source="tests:core-gates")
+
+
+@pytest.fixture
+def core_policy_file(default_policy: LoadedPolicy, tmp_path: Path) -> Path:
+    path = tmp_path / "core-policy.json"
+    path.write_text(json.dumps(default_policy.bundle.model_dump(mode="json")), encoding="utf-8")
+    return path
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite).", "tr
 
 
 @pytest.fixture
-def files(tmp_path, make_envelope):
+def files(tmp_path, make_envelope, core_policy_file, monkeypatch):
+    monkeypatch.setenv("CONTROLPLANE_POLICY", str(core_policy_file))
     evidence = tmp_path / "evidence.json"
     evidence.write_text(json.dumps(EVIDENCE))
     good = make_envelope([("We host on Fly.io [E1].", ["E1"])])

@@ -191,3 +191,16 @@ def test_trace_seq_is_contiguous_and_phase_prefix_is_the_seed_contract(write_scr
     regen_index = later.index(Phase.REGEN)
     assert later[regen_index + 1] is Phase.MODEL_CALL
     assert [e.metadata.attempt for e in events if e.phase is Phase.MODEL_CALL] == [1, 2]
+
+
+def test_the_shipped_bundle_verifies_claims_and_fails_closed_without_a_verifier(write_script, store, shipped_policy,
+                                                                                make_envelope):
+    """With the shipped bundle, claim verification is on; with no NLI backend configured it never passes."""
+    gate_ids = [g.gate_id for g in shipped_policy.bundle.gates]
+    assert "nli_entailment" in gate_ids
+    envelope = make_envelope([("We host on Fly.io [E1].", ["E1"])])
+    plane = ControlPlane(model=write_script([envelope] * 3), policy=shipped_policy, store=store)
+    result = plane.run("Where is our hosting architecture?", evidence=ARCH_EVIDENCE)
+    nli = gates_of(result)["nli_entailment"]
+    assert nli.result.value == "fail" and "VERIFIER_UNAVAILABLE" in codes(nli)
+    assert result.status is not TraceStatus.PASS and not result.verified
