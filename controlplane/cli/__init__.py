@@ -12,6 +12,7 @@ from controlplane.errors import InputError
 
 # module name -> attribute holding a click command or group; each module owns one concept.
 COMMAND_MODULES = (
+    ("controlplane.cli.ask_cmd", "ask_command"),
     ("controlplane.cli.run_cmd", "run_command"),
     ("controlplane.cli.verify_cmd", "verify_command"),
     ("controlplane.cli.trace_cmd", "trace_group"),

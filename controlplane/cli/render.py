@@ -22,10 +22,11 @@ def gate_table(attempts: list[dict[str, Any]], pre: list[dict[str, Any]] | None 
     return "\n".join(lines)
 
 
-def render_run(data: dict[str, Any], db_path: str | None) -> str:
+def render_run(data: dict[str, Any], db_path: str | None, sources: str = "") -> str:
     decision = data["mode_decision"]
     out = [
         data["assistant_text"],
+        *([sources] if sources else []),
         "",
         f"mode: {decision['modeLabel']}  domains: {', '.join(decision['domainFlags']) or '-'}  "
         f"rigor: {decision['rigorConfig']['level']}  confidence: {decision['confidence']:.2f}",
