@@ -42,19 +42,61 @@ class RouterSignals:
     retrieval_hits: tuple[str, ...]
 
 
+# Letters that look like Latin ones (Cyrillic, Greek, IPA), after lower-casing: "lеgal" with a Cyrillic е is "legal".
+_CONFUSABLES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ӏ": "l", "һ": "h", "ԛ": "q", "ԝ": "w",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+    "χ": "x", "γ": "y", "ω": "w", "ɡ": "g", "ı": "i", "ǀ": "l", "ɑ": "a", "ο": "o",
+})
+# Single letters split by dots, dashes, stars or spaces: "l-e-g-a-l", "I.R.S.", "d o s e".
+_SPACED_LETTERS = re.compile(r"(?<![\w])(?:[a-z][.\-_*\s]){2,}[a-z](?![a-z])")
+_SEPARATORS = re.compile(r"[.\-_*\s]")
+_TOKEN = re.compile(r"[a-z0-9@$]+")
+_LEET = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
+OBFUSCATED_TRIGGER = "obfuscated_trigger"
+
+
+def _deleet(token: str, one: str) -> str:
+    if not (any(c.isalpha() for c in token) and any(not c.isalpha() for c in token)):
+        return token
+    return "".join(_LEET.get(c, one if c == "1" else c) for c in token)
+
+
+def matching_variants(text: str) -> list[str]:
+    """The lower-cased, normalised text plus de-obfuscated readings of it (homoglyphs, spaced letters, digits for
+    letters). Matching triggers on every reading only ever adds risk signals; it never removes one."""
+    folded = _SPACED_LETTERS.sub(lambda m: _SEPARATORS.sub("", m.group()), text.translate(_CONFUSABLES))
+    variants = [text]
+    for one in ("i", "l"):
+        variant = _TOKEN.sub(lambda m: _deleet(m.group(), one), folded)
+        if variant not in variants:
+            variants.append(variant)
+    return variants
+
+
 def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
     text = normalize_text(message).lower()
+    variants = matching_variants(text)
     explicit = None
     for mode, phrases in policy.router.explicit_modes.items():
         if any(phrase.lower() in text for phrase in phrases):
             explicit = mode
             break
     hits: dict[str, tuple[str, ...]] = {}
+    obfuscated = False
     for domain, domain_policy in policy.domains.items():
         matched = tuple(term for term in domain_policy.lexicon if _term_regex(term).search(text))
-        if matched:
-            hits[domain] = matched
-    evasions = tuple(p for p in policy.router.evasion_patterns if re.search(p, text, re.IGNORECASE))
+        hidden = tuple(
+            term for term in domain_policy.lexicon
+            if term not in matched and any(_term_regex(term).search(v) for v in variants[1:])
+        )
+        obfuscated = obfuscated or bool(hidden)
+        if matched or hidden:
+            hits[domain] = matched + hidden
+    evasions = tuple(p for p in policy.router.evasion_patterns if any(re.search(p, v, re.IGNORECASE) for v in variants))
+    if obfuscated:  # a trigger word written to dodge the lexicon is itself an evasion signal
+        evasions += (OBFUSCATED_TRIGGER,)
     retrieval = tuple(p for p in policy.router.retrieval_triggers if re.search(p, text, re.IGNORECASE))
     return RouterSignals(explicit, hits, evasions, retrieval)
 
