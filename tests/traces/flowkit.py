@@ -69,3 +69,26 @@ def record_flows(store, policy, directory: Path) -> dict[str, str]:
     ids["refused_pre"] = run(store, policy, directory, "pre", ["never used"],
                              "What does ADR-011 say about client/server boundary?").trace_id
     return ids
+
+
+GOVERNANCE_GATES = ("retrieval_required", "output_schema", "mode_echo_match", "evidence_binding", "citation_integrity",
+                    "claim_anchors", "budget_enforcer", "semantic_critic_sync")
+
+
+def governance_policy(**budget_changes):
+    """The shipped bundle with the gates these tests reason about (the NLI verifier is tested on its own)."""
+    from controlplane.policy_bundles.loader import load_bundle, parse_bundle
+
+    data = load_bundle().bundle.model_dump(mode="json")
+    data["gates"] = [g for g in data["gates"] if g["gate_id"] in GOVERNANCE_GATES]
+    if not any(g["gate_id"] == "semantic_critic_sync" for g in data["gates"]):
+        raise AssertionError("the shipped bundle must list semantic_critic_sync (G7)")
+    data["budgets"].update(budget_changes)
+    return parse_bundle(data, source="tests:governance")
+
+
+def write_policy(loaded, path: Path) -> Path:
+    from controlplane.policy_bundles.loader import canonical_content
+
+    path.write_text(json.dumps(canonical_content(loaded.bundle), indent=2), encoding="utf-8")
+    return path

@@ -1,0 +1,207 @@
+"""Replay: recorded verdicts reproduce exactly, tampering is caught and named, candidates list their changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from flowkit import envelope, governance_policy, run, write_policy
+
+from controlplane.cli import main
+from controlplane.contracts import TraceStatus
+from controlplane.traces.bundles import export_bundles, read_bundles
+from controlplane.traces.critic import ModelCritic
+from controlplane.adapters.scripted import ScriptedModel
+from controlplane.gates.interfaces import GateServices
+from controlplane.traces.replay import replay_bundles, replay_trace
+from controlplane.traces.store import TraceStore
+
+
+def _export(store, tmp_path: Path, name: str = "flows.jsonl", **kw) -> Path:
+    path = tmp_path / name
+    export_bundles(store, path, since="2000-01-01", **kw)
+    return path
+
+
+def test_replay_reproduces_every_recorded_verdict_without_a_model(flows, tmp_path: Path):
+    store, ids = flows
+    path = _export(store, tmp_path)
+    for script in (tmp_path / "scripts").glob("*.jsonl"):
+        script.unlink()  # the scripted model's outputs are gone: replay can only use what the bundle recorded
+
+    report = replay_bundles(read_bundles(path))
+
+    by_id = {t.trace_id: t for t in report.traces}
+    assert {name: by_id[tid].replayed_status for name, tid in ids.items()} == {
+        "pass": "pass", "regen_pass": "regen_pass", "degraded": "degraded", "refused": "refused",
+        "refused_pre": "refused"}
+    for trace in report.traces:
+        assert trace.reproduced, [d.line() for d in trace.differences]
+        bundle = store.load_bundle(trace.trace_id)
+        assert trace.replayed_attempts == len(bundle.attempts)
+        for record in bundle.attempts:
+            recorded = [(g.gate_id, g.result.value, [c.value for c in g.reason_codes]) for g in record.gate_results]
+            replayed = [(v["gate_id"], v["replayed"]["result"], v["replayed"]["reason_codes"])
+                        for v in trace.verdicts[str(record.attempt)]]
+            assert replayed == recorded
+    assert by_id[ids["degraded"]].replayed_attempts == 3
+
+
+def test_replay_is_deterministic_run_to_run(flows, tmp_path: Path):
+    store, _ = flows
+    bundles = read_bundles(_export(store, tmp_path))
+    first = replay_bundles(bundles).as_json()
+    second = replay_bundles(bundles).as_json()
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def _tamper(path: Path, trace_id: str, gate_id: str) -> Path:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for line in lines:
+        data = json.loads(line)
+        if data["trace_id"] == trace_id:
+            for gate in data["attempts"][0]["gate_results"]:
+                if gate["gate_id"] == gate_id:
+                    assert gate["result"] == "pass"
+                    gate["result"], gate["reason_codes"] = "fail", ["UNCITED_CLAIM"]
+        out.append(json.dumps(data))
+    tampered = path.with_name("tampered.jsonl")
+    tampered.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return tampered
+
+
+def test_a_tampered_verdict_exits_1_and_names_trace_and_gate(flows, tmp_path: Path):
+    store, ids = flows
+    path = _tamper(_export(store, tmp_path), ids["pass"], "citation_integrity")
+    runner = CliRunner()
+
+    result = runner.invoke(main, ["replay", str(path)])
+
+    assert result.exit_code == 1, result.output
+    line = next(l for l in result.output.splitlines() if "gate citation_integrity" in l)
+    assert ids["pass"] in line and "attempt 1" in line and "recorded fail [UNCITED_CLAIM]" in line.replace("fail[", "fail [")
+    assert "1 difference(s)" in result.output or "difference(s)" in result.output
+    as_json = json.loads(runner.invoke(main, ["replay", str(path), "--json"]).output)
+    assert as_json["exit_code"] == 1
+    assert [(d["trace_id"], d["gate_id"]) for d in as_json["differences"]] == [(ids["pass"], "citation_integrity")]
+
+    clean = runner.invoke(main, ["replay", str(tmp_path / "flows.jsonl")])
+    assert clean.exit_code == 0 and "all recorded verdicts reproduced" in clean.output
+
+
+def test_a_tampered_status_or_policy_is_caught(flows, tmp_path: Path):
+    store, ids = flows
+    bundle = store.load_bundle(ids["degraded"])
+    wrong_status = bundle.model_copy(update={"outcome": bundle.outcome.model_copy(update={"status": TraceStatus.PASS})})
+    diffs = replay_trace(wrong_status).differences
+    assert [(d.where, d.recorded, d.replayed) for d in diffs] == [("status", "pass", "degraded")]
+
+    content = dict(bundle.policy.content)
+    content["budgets"] = {**content["budgets"], "max_claims": 1}
+    edited = bundle.model_copy(update={"policy": bundle.policy.model_copy(update={"content": content})})
+    assert "the bundle was edited" in replay_trace(edited).error
+
+
+def test_candidate_policy_lists_what_changes(flows, tmp_path: Path):
+    store, ids = flows
+    path = _export(store, tmp_path)
+    candidate = write_policy(governance_policy(max_claims=1), tmp_path / "candidate.json")
+    runner = CliRunner()
+
+    result = runner.invoke(main, ["replay", str(path), "--policy", str(candidate), "--json"])
+
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["mode"] == "candidate"
+    changes = {(d["trace_id"], d["where"], d["gate_id"]) for d in data["differences"]}
+    degraded = ids["degraded"]
+    assert (degraded, "attempt 1", "budget_enforcer") in changes
+    assert (degraded, "status", None) in changes
+    assert {t for t, _, _ in changes} == {degraded}  # only the trace with two claims per answer changes
+    status = next(d for d in data["differences"] if d["where"] == "status")
+    assert (status["recorded"], status["replayed"]) == ("degraded", "refused")
+
+    strict = runner.invoke(main, ["replay", str(path), "--policy", str(candidate), "--strict"])
+    assert strict.exit_code == 1 and "budget_enforcer" in strict.output
+
+
+def test_candidate_that_needs_an_unrecorded_attempt_is_unresolved(flows, tmp_path: Path):
+    store, ids = flows
+    bundle = store.load_bundle(ids["pass"])
+    trace = replay_trace(bundle, governance_policy(max_output_tokens=1))
+    assert trace.replayed_status == "unresolved"
+    assert any("never recorded" in n for n in trace.notes)
+
+
+def test_gate_step_through_prints_the_gate_inputs(flows, tmp_path: Path):
+    store, ids = flows
+    path = _export(store, tmp_path)
+    runner = CliRunner()
+
+    result = runner.invoke(main, ["replay", str(path), "--gate", "evidence_binding", "--trace", ids["degraded"]])
+
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("gate evidence_binding") == 3  # one step per recorded attempt
+    assert "mode decision:" in out and '"modeLabel": "System"' in out
+    assert "pack: E1, E2, E3" in out
+    assert "claim c2 FACTUAL ids=[]" in out and "Our database has 99.999% uptime." in out
+    assert "recorded: fail [UNCITED_CLAIM]   replayed: fail [UNCITED_CLAIM]" in out
+    assert "params=" in out and "planned: runs=True" in out
+    unknown = runner.invoke(main, ["replay", str(path), "--gate", "no_such_gate"])
+    assert unknown.exit_code == 1 and "is not in policy" in unknown.output
+
+
+def test_bad_bundle_file_is_one_line_exit_2(tmp_path: Path):
+    runner = CliRunner()
+    missing = runner.invoke(main, ["replay", str(tmp_path / "nope.jsonl")])
+    assert missing.exit_code == 2 and "bundle file not found" in missing.output
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("{not json\n", encoding="utf-8")
+    bad = runner.invoke(main, ["replay", str(junk)])
+    assert bad.exit_code == 2 and "junk.jsonl:1: not JSON" in bad.output and "Traceback" not in bad.output
+
+
+@pytest.fixture
+def critic_trace(tmp_path: Path, gov_policy):
+    """A high-rigor answer with many UNKNOWNs: the policy runs G7, here with a local (scripted) critic model."""
+    store = TraceStore(tmp_path / "g7.db")
+    answer = envelope([
+        ("LLCs are pass-through entities [E1].", ["E1"]),
+        ("Whether the S-corp election helps is UNKNOWN.", [], "UNKNOWN"),
+        ("Whether state franchise tax applies is UNKNOWN.", [], "UNKNOWN"),
+    ])
+    critic_script = tmp_path / "critic.jsonl"
+    critic_script.write_text(json.dumps({"purpose": "critic", "output": []}) + "\n", encoding="utf-8")
+    services = GateServices(critic=ModelCritic(ScriptedModel(critic_script)))
+    result = run(store, gov_policy, tmp_path, "g7", [answer], "LLC tax implications?",
+                 [{"id": "E1", "text": "LLCs are pass-through entities for federal income tax.",
+                   "trust_tier": "authoritative"}], services=services)
+    gates = {g.gate_id: g for g in result.attempts[0].gate_results}
+    assert gates["semantic_critic_sync"].result.value == "pass", gates["semantic_critic_sync"]
+    assert result.status.value == "pass"
+    return store, result.trace_id
+
+
+def test_redacted_bundle_replays_and_says_which_gate_could_not_run(critic_trace, tmp_path: Path, gov_policy):
+    store, trace_id = critic_trace
+    plain = tmp_path / "plain.jsonl"
+    export_bundles(store, plain, trace_ids=[trace_id])
+    (tmp_path / "critic.jsonl").unlink()  # the critic model is gone: replay feeds back the recorded findings
+    unredacted = replay_bundles(read_bundles(plain)).traces[0]
+    assert unredacted.reproduced and unredacted.could_not_run == []
+
+    redacted_path = tmp_path / "redacted.jsonl"
+    export_bundles(store, redacted_path, trace_ids=[trace_id], redaction=gov_policy.bundle.redaction)
+    trace = replay_bundles(read_bundles(redacted_path)).traces[0]
+
+    assert trace.reproduced and trace.replayed_status == "pass"
+    assert trace.could_not_run == [{"attempt": 1, "gate_id": "semantic_critic_sync", "reason": "EVIDENCE_TEXT_REDACTED",
+                                    "recorded": {"result": "pass", "reason_codes": []}}]
+    replayed = {v["gate_id"]: v["replayed"] for v in trace.verdicts["1"]}
+    assert replayed["semantic_critic_sync"] == {"result": "fail", "reason_codes": ["EVIDENCE_TEXT_REDACTED"]}
+    out = CliRunner().invoke(main, ["replay", str(redacted_path)])
+    assert out.exit_code == 0 and "could not run (evidence text redacted)" in out.output
