@@ -449,25 +449,39 @@ class ControlPlane:
         self._lock = threading.Lock()
         self._pipeline: Pipeline | None = None
         self._closed = False
-        self._pipeline_now()  # fail early: gates the policy names but nobody registers
+
+    def check(self) -> ControlPlane:
+        """Fail now, not on the first request: raises ConfigurationError if the policy names a gate that no plugin
+        registers. (Register code gates first; ``serve`` and ``create_app`` call this.) Returns the plane."""
+        self._pipeline_now()
+        return self
 
     # -- configuration ------------------------------------------------------------------------------------------
     def register_gate(self, gate: Gate) -> None:
         """Register a gate object in code. It runs where the policy bundle's ``gates`` list names its gate_id."""
-        self._register(lambda: self.registry.register_gate(gate))
+        if not isinstance(gate, Gate):
+            raise ConfigurationError(f"{gate!r} is not a gate (gate_id, version, cost_class, stage, evaluate)")
+        with self._lock:
+            if gate.gate_id in self.registry.gates():
+                raise ConfigurationError(f"gate id {gate.gate_id!r} is registered twice; gate ids must be unique")
+            self.registry.register_gate(gate)
+            self._pipeline = None  # rebuilt (and re-checked) on next use
 
     def register_plugin(self, plugin: ModuleType | object, name: str | None = None) -> None:
-        """Register a pluggy plugin (a module or object with ``controlplane_*`` hookimpls, see gates/hookspec.py)."""
-        self._register(lambda: self.registry.register_plugin(plugin, name=name))
-
-    def _register(self, action) -> None:
+        """Register a pluggy plugin (a module or object with ``controlplane_*`` hookimpls, see gates/hookspec.py).
+        A plugin whose gates clash with registered ones is rejected and leaves the plane unchanged."""
         with self._lock:
             try:
-                action()
+                self.registry.register_plugin(plugin, name=name)
+            except ValueError as exc:  # pluggy: the same plugin object or name twice
+                raise ConfigurationError(f"plugin {name or plugin!r} is already registered ({str(exc)[:80]})") from None
+            try:
                 self.registry.gates()
-            except (GateRegistryError, ValueError) as exc:
+            except GateRegistryError as exc:
+                self.registry.plugin_manager.unregister(plugin)
+                self.registry._gates = None
                 raise ConfigurationError(str(exc)) from None
-            self._pipeline = None  # rebuilt (and re-checked) on next use
+            self._pipeline = None
 
     @property
     def pipeline(self) -> Pipeline:
@@ -746,15 +760,26 @@ class ControlPlane:
         return made
 
     def _resolve_nli(self, spec: NliBackend | str | None) -> NliBackend | None:
-        if spec is None or not isinstance(spec, str):
+        """As the CLI's --nli-backend: an object or name is used as given (``none`` for no backend); without one, the
+        policy's nli_entailment ``params.backend`` (else the shipped verifier) is loaded lazily on first use."""
+        if spec is not None and not isinstance(spec, str):
             return spec
-        kind, _, argument = spec.partition(":")
-        factories = self.registry.hook_results("controlplane_nli_backends")
-        if kind in factories:
-            return factories[kind](argument) if argument else factories[kind]()
-        from controlplane.nli.registry import load_nli_backend
+        if isinstance(spec, str):
+            kind, _, argument = spec.partition(":")
+            factories = self.registry.hook_results("controlplane_nli_backends")
+            if kind in factories:  # plugins registered in code or by entry point on this plane
+                return factories[kind](argument) if argument else factories[kind]()
+        try:
+            from controlplane.services import resolve_nli_backend
+        except ModuleNotFoundError as exc:  # older checkouts without controlplane.services
+            if exc.name != "controlplane.services":
+                raise
+            if spec is None:
+                return None
+            from controlplane.nli.registry import load_nli_backend
 
-        return load_nli_backend(spec)
+            return load_nli_backend(spec)
+        return resolve_nli_backend(spec, self.policy.bundle)
 
 
 def _as_messages(messages: Any) -> list[dict[str, str]]:

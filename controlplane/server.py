@@ -73,6 +73,7 @@ def error_response(status: int, message: str, param: str | None = None, code: st
 def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, model_name: str | None = None,
                viewer: bool = True) -> Starlette:
     """A Starlette app serving ``plane``. ``model_name`` is the id reported to clients (default: the model's id)."""
+    plane.check()  # a policy naming an unregistered gate fails at startup, not on the first request
     served_model = model_name or f"controlplane:{plane.model_id}"
     started = int(time.time())
 
@@ -400,22 +401,33 @@ def _usage(reply: PlaneResponse) -> dict[str, int]:
 
 
 def release_units(reply: PlaneResponse) -> list[str]:
-    """The gated answer cut into sentences (with their trailing whitespace); joined they are the answer exactly.
+    """The gated answer cut into release units; joined they are ``reply.assistant_text`` exactly.
 
-    The cut happens after the gates have judged the whole envelope, on the text that passed (or on the degrade or
-    refusal text the server wrote), so each released unit is already checked.
+    The cut happens after the gates have judged the whole envelope, on text that already passed: one unit per
+    sentence of a passing answer; for a degraded answer one unit per kept sentence, then the server's "[Not
+    verified ...]" note as one unit; a refusal (written by the server) line by line.
     """
     from controlplane.gates.anchoring import split_sentences
 
     text = reply.assistant_text
-    sentences = split_sentences(text)
-    if not sentences:
-        return [text] if text else []
-    units, start = [], 0
-    for index, sentence in enumerate(sentences):
-        end = sentences[index + 1].start if index + 1 < len(sentences) else len(text)
-        units.append(text[start:end])
-        start = end
+    if not text:
+        return []
+    if reply.status == "refused":
+        return text.splitlines(keepends=True)
+    if reply.status == "degraded":
+        kept = [str(k) for k in (reply.degrade or {}).get("kept_sentences") or []]
+        ends, cursor = [], 0
+        for sentence in kept:
+            found = text.find(sentence, cursor)
+            if found < 0:
+                break
+            cursor = found + len(sentence)
+            ends.append(cursor)
+        bounds = [0, *ends, len(text)]
+    else:
+        sentences = split_sentences(text)
+        bounds = [0, *(s.end for s in sentences[:-1]), len(text)]
+    units = [text[a:b] for a, b in zip(bounds, bounds[1:])]
     return [u for u in units if u]
 
 
