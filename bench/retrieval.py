@@ -121,6 +121,7 @@ def run(n_chunks: int, n_queries: int, e2e_chunks: int, keep: Path | None) -> di
             "cpus": os.cpu_count(),
             "platform": platform.platform(),
             "python": platform.python_version(),
+            "loadavg_1min_start": round(os.getloadavg()[0], 2),
         },
         "parameters": {"chunks": n_chunks, "queries": n_queries, "e2e_chunks": e2e_chunks, "seed": SEED},
     }
@@ -283,7 +284,9 @@ def render_markdown(r: dict) -> str:
         *[f"| {k} | {v} |" for k, v in rows],
         "",
         f"Queries: {q['text']['n']} synthetic questions. Synthetic chunks are deterministic (seed {r['parameters']['seed']}). "
-        "The machine may be shared with other work while this runs: treat the figures as an order of magnitude.",
+        f"Load average (1 min) {m.get('loadavg_1min_start')} at the start, {m.get('loadavg_1min_end')} at the end, on "
+        f"{m['cpus']} CPUs: above {m['cpus']} the machine was shared with other work and every figure is slower than "
+        "on a quiet machine. Wall time of the run: " + f"{r.get('wall_s')} s.",
         "Reproduce: `.venv/bin/python -m bench.retrieval`.",
         "",
     ]
@@ -301,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     report = run(args.chunks, args.queries, args.e2e_chunks, args.keep)
     report["wall_s"] = round(time.perf_counter() - started, 1)
+    report["machine"]["loadavg_1min_end"] = round(os.getloadavg()[0], 2)
     markdown = render_markdown(report)
     print(markdown)
     if not args.no_write:

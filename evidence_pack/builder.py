@@ -28,13 +28,8 @@ from controlplane.contracts import (
 )
 from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
 
-TRUST_TIER_CREDIBILITY = {
-    TrustTier.AUTHORITATIVE: 0.95,
-    TrustTier.ESTABLISHED: 0.8,
-    TrustTier.GENERAL: 0.6,
-    TrustTier.LOW: 0.35,
-    TrustTier.UNRELIABLE: 0.1,
-}
+from .credibility import TRUST_TIER_CREDIBILITY, estimate_credibility  # noqa: F401 (re-exported)
+
 _ID_RE = re.compile(EVIDENCE_ID_PATTERN)
 _ITEM_KEYS = {
     "id", "text", "title", "type", "trust_tier", "sphere", "source", "provenance", "credibility", "volatility",
@@ -170,10 +165,8 @@ def build_pack(
     tokens = 0
     for index, draft in enumerate(drafts):
         draft.pop("_retrieved_id", None)
-        tier = TrustTier(draft.get("trust_tier") or TrustTier.GENERAL)
-        draft.setdefault("credibility", TRUST_TIER_CREDIBILITY[tier])
-        if draft.get("credibility") is None:
-            draft["credibility"] = TRUST_TIER_CREDIBILITY[tier]
+        if draft.get("credibility") is None:  # EBOM scoring: trust tier, source URL domain, publication type
+            draft["credibility"] = estimate_credibility(draft)
         try:
             item = EvidenceItem.model_validate({k: v for k, v in draft.items() if v is not None or k == "title"})
         except ValidationError as exc:
