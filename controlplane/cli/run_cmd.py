@@ -8,6 +8,7 @@ import click
 
 from controlplane.adapters import load_model
 from controlplane.pipeline import ControlPlane
+from controlplane.services import build_services
 
 from .common import db_option, emit_json, json_option, load_policy, model_spec, open_store, policy_option, read_evidence
 from .render import render_run
@@ -19,17 +20,21 @@ from .render import render_run
               help="JSON file: an array of evidence items or an EvidencePack object.")
 @click.option("--model", "model", default=None,
               help="Model spec: scripted:FILE, gguf:PATH, default, openai:URL#MODEL (default: $CONTROLPLANE_MODEL).")
+@click.option("--nli-backend", "nli_backend", default=None,
+              help="NLI backend for nli_entailment: shipped, transformers:PATH, a plugin name, or none "
+                   "(default: the policy's, else the shipped verifier; if it cannot load, claims fail closed).")
 @db_option
 @policy_option
 @json_option
 def run_command(message: str, evidence_path: Path | None, model: str | None, db_path: Path | None,
-                policy_path: Path | None, as_json: bool) -> None:
+                policy_path: Path | None, as_json: bool, nli_backend: str | None = None) -> None:
     """Run one message through router, evidence, model, gates, regen and degrade; store the trace."""
     policy = load_policy(policy_path)
     items, facts, rules = read_evidence(evidence_path)
     store = open_store(db_path)
     adapter = load_model(model_spec(model))
-    plane = ControlPlane(model=adapter, policy=policy, store=store)
+    services = build_services(nli_backend, policy=policy.bundle)
+    plane = ControlPlane(model=adapter, policy=policy, store=store, services=services)
     pack = plane.build_pack(items, facts, rules)
     result = plane.run([{"role": "user", "content": message}], evidence=pack)
     data = result.as_json()

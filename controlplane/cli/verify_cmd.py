@@ -8,6 +8,7 @@ import click
 
 from controlplane.errors import InputError
 from controlplane.pipeline import ControlPlane
+from controlplane.services import build_services
 
 from .common import emit_json, json_option, load_policy, policy_option, read_evidence
 from .render import gate_table
@@ -19,10 +20,13 @@ from .render import gate_table
 @click.option("--envelope", "envelope_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="File holding the model output (an OutputEnvelope, or any raw text to be judged).")
 @click.option("--message", "-m", default="", help="The user message the envelope answers (drives routing).")
+@click.option("--nli-backend", "nli_backend", default=None,
+              help="NLI backend for nli_entailment: shipped, transformers:PATH, a plugin name, or none "
+                   "(default: the policy's, else the shipped verifier; if it cannot load, claims fail closed).")
 @policy_option
 @json_option
 def verify_command(evidence_path: Path | None, envelope_path: Path, message: str, policy_path: Path | None,
-                   as_json: bool) -> None:
+                   as_json: bool, nli_backend: str | None = None) -> None:
     """Check one envelope against evidence with the gates of the policy bundle. Exit 0 pass, 1 fail."""
     policy = load_policy(policy_path)
     items, facts, rules = read_evidence(evidence_path)
@@ -33,7 +37,8 @@ def verify_command(evidence_path: Path | None, envelope_path: Path, message: str
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read envelope file {envelope_path}: {exc}") from None
     # verify never calls a model: no main model, and no selector (the router's decision stands).
-    plane = ControlPlane(model=None, policy=policy)  # type: ignore[arg-type]
+    services = build_services(nli_backend, policy=policy.bundle)
+    plane = ControlPlane(model=None, policy=policy, services=services)  # type: ignore[arg-type]
     plane.selector_model = None
     pack = plane.build_pack(items, facts, rules)
     result = plane.verify(raw, evidence=pack, message=message)

@@ -1,0 +1,101 @@
+"""Building the services gates may call (GateServices) from names, for the CLI and for embedding code.
+
+``build_services(nli_backend=None)`` resolves the NLI backend by name through ``controlplane.nli.registry``:
+an explicit name (``--nli-backend NAME``: ``shipped``, ``transformers:PATH``, a plugin name) is loaded now and a
+failure is a ConfigurationError naming the option; with no name the policy bundle's nli_entailment ``params.backend``
+is used, else the shipped verifier, loaded lazily on the first claim to verify. If that default cannot load, the
+backend reports itself unavailable and nli_entailment fails closed with VERIFIER_UNAVAILABLE -- it never passes.
+``none`` (or ``off``) configures no backend at all (same fail-closed result when a claim needs verifying).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from controlplane.contracts import PolicyBundle
+from controlplane.errors import ConfigurationError
+from controlplane.gates.interfaces import Critic, GateServices, NliBackend, NliScore, Retriever
+
+OPTION = "--nli-backend"
+DEFAULT_BACKEND = "shipped"
+NO_BACKEND = frozenset({"none", "off"})
+
+
+class NliBackendUnavailable(RuntimeError):
+    """The configured NLI backend cannot be loaded; the gate turns this into VERIFIER_UNAVAILABLE."""
+
+
+class LazyNliBackend:
+    """An NliBackend that loads the named backend on first use (torch is imported only when a claim needs it).
+
+    A load failure is remembered and re-raised on every ``score`` as NliBackendUnavailable with the reason.
+    """
+
+    def __init__(self, name: str, **options: Any) -> None:
+        self.name = name
+        self._options = options
+        self._backend: NliBackend | None = None
+        self._error: str | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> NliBackend:
+        with self._lock:
+            if self._backend is None and self._error is None:
+                from controlplane.nli.registry import load_nli_backend
+
+                try:
+                    self._backend = load_nli_backend(self.name, **self._options)
+                except Exception as exc:  # missing weights, torch absent, corrupt model: unavailable, never a pass
+                    self._error = f"{type(exc).__name__}: {exc}"
+            if self._backend is None:
+                raise NliBackendUnavailable(f"NLI backend {self.name!r} cannot be loaded: {self._error}")
+            return self._backend
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[NliScore]:
+        return self._load().score(pairs)
+
+    def metadata(self) -> dict[str, Any]:
+        if self._backend is not None:
+            return self._backend.metadata()
+        return {"name": self.name, "loaded": False, "error": self._error}
+
+
+def policy_backend_name(policy: PolicyBundle | None) -> str | None:
+    if policy is None:
+        return None
+    for spec in policy.gates:
+        if spec.gate_id == "nli_entailment":
+            value = spec.params.get("backend")
+            return str(value) if value else None
+    return None
+
+
+def resolve_nli_backend(name: str | None, policy: PolicyBundle | None = None, **options: Any) -> NliBackend | None:
+    """The NLI backend for a run: explicit name (loaded now, errors raised), else policy/default (lazy)."""
+    if name is not None:
+        if name.strip().lower() in NO_BACKEND:
+            return None
+        from controlplane.nli.registry import load_nli_backend
+
+        try:
+            return load_nli_backend(name, **options)
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"{OPTION} {name}: {exc}") from None
+        except Exception as exc:
+            raise ConfigurationError(f"{OPTION} {name}: cannot load the NLI backend: {type(exc).__name__}: {exc}") from None
+    default = policy_backend_name(policy) or DEFAULT_BACKEND
+    if default.strip().lower() in NO_BACKEND:
+        return None
+    return LazyNliBackend(default, **options)
+
+
+def build_services(nli_backend: str | None = None, retriever: Retriever | None = None, critic: Critic | None = None,
+                   policy: PolicyBundle | None = None, **nli_options: Any) -> GateServices:
+    """GateServices for ControlPlane(services=...): NLI backend by name, plus an optional retriever and critic."""
+    return GateServices(retriever=retriever, nli_backend=resolve_nli_backend(nli_backend, policy, **nli_options),
+                        critic=critic)
+
+
+__all__ = ["LazyNliBackend", "NliBackendUnavailable", "build_services", "resolve_nli_backend"]

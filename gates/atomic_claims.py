@@ -1,0 +1,351 @@
+"""Atomic claims (Smart Notes §2.3.2, rules R1-R6): split a claim or sentence into propositions that each assert
+exactly one verifiable fact, so an entailment check cannot pass a compound claim on the strength of one half.
+
+Deterministic, English-only, pure Python. Rules, applied recursively until nothing splits (depth-capped):
+
+- R1 multi-sentence: split at sentence boundaries (the same splitter as claim_anchors, so they agree).
+- R2 multi-equation: more than one ``$...$`` / ``$$...$$`` block -> one claim per equation with its text.
+- R3 coordinating conjunction: ``and`` / ``or`` / ``but`` / ``while`` / ``whereas`` joining clauses that each have
+  a subject and a verb. A right-hand verb phrase without a subject ("X reduced pain and improved sleep") inherits
+  the left clause's subject. Lists ("uses Python, Go, and Rust") and coordinated numbers ("100 requests per
+  minute and 5,000 per day") split into one claim per item with the shared prefix.
+- R4 semicolon: split at ``;``.
+- R5 multi-step: enumerated steps ("1) ... 2) ...", "Step 1: ... Step 2: ...", "first ..., then ...").
+- R6 definition + application: "X is defined as Y, so Z" -> the definition and the application.
+- Non-restrictive relative clauses ("Turso, which is a SQLite host, stores our data") -> main clause + "Turso is a
+  SQLite host".
+
+Inline citation markers ("[E1]") are removed before splitting. Heuristics are conservative: when a split is not
+clearly between two propositions the text stays whole (a too-big claim is checked strictly, never skipped).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .anchoring import normalize_space, split_sentences, strip_markers
+
+MAX_DEPTH = 6
+MAX_PARTS = 24
+
+AUXILIARIES = frozenset("""
+is are was were be been being am has have had do does did will would shall should can could may might must
+isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't can't cannot couldn't
+shouldn't mustn't
+""".split())
+COMMON_VERBS = frozenset("""
+uses use supports support runs run hosts host stores store requires require includes include contains contain
+provides provide allows allow means mean causes cause reduces reduce increases increase improves improve shows show
+states state says say makes make takes take gives give keeps keep rejects reject accepts accept forces force
+returns return sends send limits limit costs cost lasts last reaches reach covers cover applies apply owns own
+needs need depends depend belongs belong lives live works work becomes become remains remain seems seem appears
+appear grows grow falls fall rises rise leads lead results result reports report finds find suggests suggest
+defines define refers refer describes describe explains explain handles handle serves serve calls call writes write
+reads read creates create deletes delete blocks block prevents prevent protects protect encrypts encrypt expires
+expire rotates rotate triggers trigger starts start ends end holds hold meets meet pays pay owes owe receives
+receive treats treat affects affect enables enable disables disable replaces replace stays stay operates operate
+""".split())
+PRONOUN_SUBJECTS = frozenset("it they he she we i you this that these those there".split())
+IRREGULAR_PAST = frozenset("""
+grew grown rose risen fell fallen went gone came made took taken gave given became began begun won lost paid sold
+bought built found held kept led left met ran saw seen said sent set spent stood told thought wrote written shown
+brought caught chose chosen cut drove driven got gotten hit hurt knew known let put quit read shut split spread
+struck swore threw thrown understood withdrew
+""".split())
+_VERB_SUFFIX = re.compile(r"^[a-z]{3,}(?:ed|es)$")
+_NOT_VERBS_ED = frozenset({"need", "speed", "seed", "feed", "bed", "red", "shed", "hundred", "bred", "sled", "led"})
+PREPOSITIONS = frozenset("""
+in on at by for with from to into onto over under about of as via per between among through within without
+during after before across along around against toward towards behind beyond near like including
+""".split())
+DETERMINERS = frozenset("the a an our their its his her my your this that these those each every some any no".split())
+SPLIT_CONJUNCTIONS = ("and", "but", "or", "while", "whereas", "yet")
+_EQUATION = re.compile(r"\$\$[^$]+\$\$|\$[^$]+\$")
+_STEP_MARKER = re.compile(r"(?:(?<=\s)|^)(?:\(?\d{1,2}[).:]|step\s+\d{1,2}\s*[:.)-]?|\(?[ivx]{1,4}\))\s+", re.IGNORECASE)
+_SEQUENCE_WORDS = re.compile(r"(?:^|[,;]\s*|\s)(first|second|third|then|next|finally|lastly)\b,?\s+", re.IGNORECASE)
+_DEFINITION = re.compile(r"\b(is defined as|are defined as|refers to|is called|are called|means|denotes|is the term for)\b",
+                         re.IGNORECASE)
+_APPLICATION = re.compile(r",?\s*\b(so|thus|therefore|hence|which means that|which means|so that|consequently)\b\s+",
+                          re.IGNORECASE)
+_RELATIVE = re.compile(r",\s*(which|who)\s+([^,]+?)(,|$)", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d,.]*%?")
+_NUMBER = re.compile(r"[$€£]?\d[\d,.]*%?")
+
+
+@dataclass(frozen=True)
+class AtomicClaim:
+    """One atomic proposition; ``rules`` says which splitting rules produced it (empty: the text was atomic)."""
+
+    text: str
+    rules: tuple[str, ...] = ()
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def is_verb(word: str) -> bool:
+    w = word.lower()
+    if w in AUXILIARIES or w in COMMON_VERBS or w in IRREGULAR_PAST:
+        return True
+    return bool(_VERB_SUFFIX.match(w)) and w not in _NOT_VERBS_ED and not w.endswith("ness")
+
+
+def has_clause(text: str) -> bool:
+    """A subject and a finite verb: some word before the first verb, and a verb."""
+    ws = _words(text)
+    for index, word in enumerate(ws):
+        if is_verb(word):
+            return index >= 1 and ws[0].lower() not in AUXILIARIES
+    return False
+
+
+def starts_with_verb(text: str) -> bool:
+    ws = _words(text)
+    return bool(ws) and is_verb(ws[0]) and ws[0].lower() not in ("is", "are", "was", "were") or (
+        len(ws) > 1 and ws[0].lower() in ("also", "then", "now", "still", "often", "never", "not") and is_verb(ws[1])
+    )
+
+
+def subject_of(text: str) -> str | None:
+    """The words before the first verb (the clause's subject), or None."""
+    ws = list(re.finditer(_WORD, text))
+    for index, match in enumerate(ws):
+        if is_verb(match.group()):
+            if index == 0:
+                return None
+            return text[: match.start()].strip().rstrip(",")
+    return None
+
+
+_LEADING_STEP = re.compile(r"^(?:step\s+\d{1,2}\s*[:.)-]?|\(?\d{1,2}[).:]|\(?[ivx]{1,4}\))\s+", re.IGNORECASE)
+_TRAILING_CONJ = re.compile(r"\s+\b(?:and|or|but)$", re.IGNORECASE)
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"\s+([.,;:!?])", r"\1", normalize_space(text)).strip(" ,;:")
+    text = _LEADING_STEP.sub("", text)
+    text = _TRAILING_CONJ.sub("", text.rstrip(".")).strip() + ("." if text.endswith(".") else "")
+    if text and text[-1] not in ".!?":
+        text += "."
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text
+
+
+def _core(text: str) -> str:
+    return normalize_space(text).rstrip(" .!?")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# rules; each returns the parts (already stripped of the split token) or None when it does not apply
+def _r1_sentences(text: str) -> list[str] | None:
+    parts = [s.text for s in split_sentences(text)]
+    return parts if len(parts) > 1 else None
+
+
+def _r2_equations(text: str) -> list[str] | None:
+    equations = list(_EQUATION.finditer(text))
+    if len(equations) < 2:
+        return None
+    parts, start = [], 0
+    for index, match in enumerate(equations):
+        end = equations[index + 1].start() if index + 1 < len(equations) else len(text)
+        parts.append(text[start:end] if index == 0 else text[match.start():end])
+        start = end
+    parts = [p for p in (_core(p) for p in parts) if p]
+    return parts if len(parts) > 1 else None
+
+
+def _r4_semicolons(text: str) -> list[str] | None:
+    parts = [p for p in (_core(p) for p in text.split(";")) if p]
+    if len(parts) < 2 or not all(has_clause(p) or _words(p) and len(_words(p)) >= 3 for p in parts):
+        return None
+    return parts
+
+
+def _r5_steps(text: str) -> list[str] | None:
+    markers = list(_STEP_MARKER.finditer(text))
+    if len(markers) >= 2:
+        parts = [text[m.end(): markers[i + 1].start() if i + 1 < len(markers) else len(text)] for i, m in enumerate(markers)]
+        parts = [_core(p).rstrip(",;") for p in parts]
+        parts = [p for p in parts if len(_words(p)) >= 2]
+        if len(parts) >= 2:
+            return parts
+    seq = list(_SEQUENCE_WORDS.finditer(text))
+    if len(seq) >= 2:
+        head = _core(text[: seq[0].start()])
+        parts = [text[m.end(): seq[i + 1].start() if i + 1 < len(seq) else len(text)] for i, m in enumerate(seq)]
+        parts = [_core(p).rstrip(",;") for p in parts]
+        if head and len(_words(head)) >= 2:
+            parts = [head, *parts]
+        parts = [p for p in parts if has_clause(p) or starts_with_verb(p)]
+        if len(parts) >= 2:
+            return parts
+    return None
+
+
+def _r6_definition(text: str) -> list[str] | None:
+    definition = _DEFINITION.search(text)
+    if not definition:
+        return None
+    application = None
+    for match in _APPLICATION.finditer(text):
+        if match.start() > definition.end():
+            application = match
+            break
+    if application is None:
+        return None
+    left, right = _core(text[: application.start()]), _core(text[application.end():])
+    if len(_words(left)) < 3 or not (has_clause(right) or starts_with_verb(right)):
+        return None
+    if starts_with_verb(right) and (subject := subject_of(left)):
+        right = f"{subject} {right}"
+    return [left, right]
+
+
+def _relative(text: str) -> list[str] | None:
+    match = _RELATIVE.search(text)
+    if not match:
+        return None
+    body = match.group(2).strip()
+    if not is_verb(_words(body)[0] if _words(body) else ""):
+        return None
+    before = text[: match.start()]
+    words_before = list(re.finditer(_WORD, before))
+    if not words_before:
+        return None
+    # antecedent: the noun phrase right before the comma, back to a verb / preposition, at most 5 words
+    start = words_before[-1].start()
+    for word in reversed(words_before[-5:]):
+        lower = word.group().lower()
+        if is_verb(word.group()) or lower in PREPOSITIONS:
+            break
+        start = word.start()
+        if lower in DETERMINERS:
+            break
+    antecedent = before[start:].strip()
+    main = _core(before + (" " + text[match.end():] if match.group(3) == "," else ""))
+    relative = _core(f"{antecedent} {body}")
+    if len(_words(main)) < 2 or not antecedent:
+        return None
+    return [main, relative]
+
+
+def _split_conjunction(text: str) -> list[str] | None:
+    """R3 on clauses and shared-subject verb phrases, at the first conjunction that splits cleanly."""
+    pattern = re.compile(r",?\s+\b(" + "|".join(SPLIT_CONJUNCTIONS) + r")\b\s+", re.IGNORECASE)
+    for match in pattern.finditer(text):
+        left, right = _core(text[: match.start()]), _core(text[match.end():])
+        if not left or not right:
+            continue
+        if between := re.search(r"\b(between|both|either|neither|from)\b", left, re.IGNORECASE):
+            if not is_verb_after(left, between.end()):
+                continue  # "between A and B", "both A and B": one relation, not two facts
+        if has_clause(left) and has_clause(right):
+            first = _words(right)[0].lower()
+            if first in ("it", "they", "this") and (subject := subject_of(left)):
+                right = subject + right[len(_words(right)[0]):]  # "X is safe but it causes nausea": it = X
+            return [left, right]
+        if has_clause(left) and starts_with_verb(right) and (subject := subject_of(left)):
+            return [left, f"{subject} {right}"]
+    return None
+
+
+def is_verb_after(text: str, offset: int) -> bool:
+    return any(is_verb(w) for w in _words(text[offset:]))
+
+
+def _split_list(text: str) -> list[str] | None:
+    """'<prefix> A, B, and C <suffix>' -> one claim per item (three or more items, or two numbers)."""
+    match = re.search(r"((?:[^,;]+,\s+){1,8}[^,;]+?),?\s+\b(and|or)\b\s+([^,;]+)$", text)
+    if not match:
+        return None
+    items_text = match.group(1)
+    first_comma = items_text.index(",")
+    head_words = list(re.finditer(_WORD, items_text[:first_comma]))
+    # the first item starts after the last verb / preposition before the first comma
+    cut = None
+    for word in reversed(head_words):
+        if is_verb(word.group()) or word.group().lower() in PREPOSITIONS:
+            cut = word.end()
+            break
+    if cut is None:
+        return None
+    prefix = items_text[:cut]
+    items = [items_text[cut:first_comma]] + [p for p in items_text[first_comma + 1:].split(",")] + [match.group(3)]
+    items = [i.strip() for i in items if i.strip()]
+    if len(items) < 3 or any(len(_words(i)) > 6 for i in items[:-1]):
+        return None
+    last_words = _words(items[-1])
+    if len(last_words) > 6:
+        return None
+    prefix = prefix.strip()
+    return [f"{prefix} {item}" for item in items]
+
+
+def _split_numbers(text: str) -> list[str] | None:
+    """'<prefix> 100 requests per minute and 5,000 per day' -> one claim per number."""
+    match = re.search(r",?\s+\band\b\s+", text)
+    if not match:
+        return None
+    left, right = text[: match.start()], _core(text[match.end():])
+    if not _NUMBER.match(right.lstrip("~ ")) and not re.match(r"(?:about|around|up to|at most|at least)\s+[$€£]?\d", right, re.I):
+        return None
+    numbers = list(_NUMBER.finditer(left))
+    if not numbers or has_clause(right):
+        return None
+    prefix = left[: numbers[-1].start()]
+    prefix = re.sub(r"(?:about|around|up to|at most|at least)\s*$", "", prefix.rstrip(), flags=re.I).rstrip()
+    if len(_words(prefix)) < 2:
+        return None
+    return [_core(left), _core(f"{prefix} {right}")]
+
+
+RULES = (
+    ("R1", _r1_sentences),
+    ("R4", _r4_semicolons),
+    ("R2", _r2_equations),
+    ("R5", _r5_steps),
+    ("R6", _r6_definition),
+    ("R3-relative", _relative),
+    ("R3", _split_conjunction),
+    ("R3-list", _split_list),
+    ("R3-numbers", _split_numbers),
+)
+
+
+def split_atomic(text: str, *, strip_inline_markers: bool = True) -> list[AtomicClaim]:
+    """Atomic claims of ``text`` in order. Always at least one claim for non-empty text."""
+    base = strip_markers(text) if strip_inline_markers else normalize_space(text)
+    if not base.strip():
+        return []
+    out: list[AtomicClaim] = []
+
+    def visit(piece: str, rules: tuple[str, ...], depth: int) -> None:
+        if len(out) >= MAX_PARTS:
+            out.append(AtomicClaim(_clean(piece), rules + ("MAX_PARTS",)))
+            return
+        if depth < MAX_DEPTH:
+            core = _core(piece)
+            for name, rule in RULES:
+                parts = rule(core)
+                if parts and len(parts) > 1 and all(_core(p) for p in parts):
+                    for part in parts:
+                        visit(part, rules + (name,), depth + 1)
+                    return
+        out.append(AtomicClaim(_clean(piece), rules))
+
+    visit(base, (), 0)
+    seen: set[str] = set()
+    unique = []
+    for claim in out[: MAX_PARTS + 1]:
+        if claim.text.lower() not in seen:
+            seen.add(claim.text.lower())
+            unique.append(claim)
+    return unique
+
+
+def atomic_texts(text: str) -> list[str]:
+    return [claim.text for claim in split_atomic(text)]

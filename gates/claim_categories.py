@@ -1,0 +1,127 @@
+"""Claim categories (EBOM "Claim Classification Rules") and the claim_categories gate.
+
+A deterministic classifier puts a claim in TRIVIAL, FACTUAL, SUBJECTIVE, CONSENSUS or REASONING with a confidence;
+below EBOM's 0.7 it says FACTUAL ("if uncertain: default to FACTUAL_CLAIM, require citation"). The gate uses it to
+catch a model that labels a factual claim SUBJECTIVE or TRIVIAL to escape citation: such a claim fails with
+CLAIM_CATEGORY_MISMATCH at or above ``fail_at_rigor`` (default medium) and is a warning below.
+
+TRIVIAL here means "asserts nothing checkable" (greetings, meta remarks, questions, offers to help). Whether a fact
+is common knowledge cannot be decided deterministically, so "Paris is the capital of France" classifies FACTUAL;
+the policy's exempt statuses decide whether a TRIVIAL label is accepted at low rigor.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode, RigorLevel
+
+from .anchoring import strip_markers
+from .interfaces import BaseGate, GateInput, GateStage
+
+CONFIDENCE_THRESHOLD = 0.7  # EBOM: classifier confidence threshold; below it, FACTUAL
+
+_SUBJECTIVE = re.compile(
+    r"\b(i think|i believe|i feel|i find|in my (?:view|opinion)|my (?:view|opinion|take)|personally|arguably|"
+    r"to me|i(?:'d| would) (?:say|argue|prefer|recommend)|i prefer|i like|i love|i hate|subjectively)\b", re.I)
+_EVALUATIVE = re.compile(
+    r"\b(elegant|beautiful|ugly|uglier|nice|nicer|great|awesome|terrible|awful|clean|cleaner|cleanest|messy|messier|"
+    r"readable|unreadable|pleasant|simpler|nicest|prettier|"
+    r"enjoyable|boring|exciting|interesting|lovely|delightful|clunky|overkill|tasteful|better|worse|best|worst|"
+    r"prefer(?:able|red)?|should|ought)\b", re.I)
+_CONSENSUS = re.compile(
+    r"\b(most (?:experts|developers|engineers|lawyers|doctors|physicians|researchers|people|users|teams|companies)|"
+    r"(?:experts|scientists|researchers|practitioners) (?:agree|recommend|consider)|widely (?:accepted|used|regarded|"
+    r"considered|believed)|generally (?:accepted|agreed|considered|recommended)|consensus|industry[- ]standard|"
+    r"standard practice|best practice|common practice|prevailing (?:view|interpretation)|commonly (?:accepted|used|"
+    r"recommended)|the majority of)\b", re.I)
+_REASONING = re.compile(
+    r"(?:^|[\s,;])(therefore|thus|hence|consequently|it follows that|which means|this means|we can infer|"
+    r"so we can|implies that|given that|because of this|as a result)\b", re.I)
+_TRIVIAL = re.compile(
+    r"^(?:sure|certainly|of course|okay|ok|yes|no|thanks|thank you|hello|hi|great question|good question|"
+    r"here(?:'s| is| are) (?:a|an|the|what|how|my|some)|let me (?:explain|summari[sz]e|check|know)|"
+    r"i hope (?:this|that) helps|hope (?:this|that) helps|feel free to|let me know|in summary|to summari[sz]e|"
+    r"happy to help|i can help)\b", re.I)
+_FACT_SIGNALS = re.compile(r"\d|%|\$|€|£|\b(?:is|are|was|were|has|have|had|will|must|requires?|uses?)\b", re.I)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9.'-]*")
+
+
+def _has_name(text: str) -> bool:
+    """A capitalised word that does not start the sentence (a name, product, place)."""
+    words = _WORDS.findall(text)
+    return any(w[0].isupper() and w.lower() not in ("i",) for w in words[1:])
+
+
+@dataclass(frozen=True)
+class Category:
+    category: ClaimStatus
+    confidence: float
+    signals: tuple[str, ...]
+
+
+def classify(text: str) -> Category:
+    """Deterministic EBOM category of one claim."""
+    plain = strip_markers(text).strip()
+    if not plain:
+        return Category(ClaimStatus.TRIVIAL, 0.9, ("empty",))
+    signals: list[str] = []
+    facts = bool(re.search(r"\d", plain)) or _has_name(plain)
+    if _TRIVIAL.search(plain) or plain.endswith("?"):
+        rest = _TRIVIAL.sub("", plain).strip(" ,.!:")
+        if plain.endswith("?") or len(rest.split()) <= 6 and not re.search(r"\d", rest):
+            return Category(ClaimStatus.TRIVIAL, 0.9, ("meta_or_question",))
+        signals.append("meta_prefix")
+    if _CONSENSUS.search(plain):
+        return Category(ClaimStatus.CONSENSUS, 0.9, (*signals, "consensus_marker"))
+    if _REASONING.search(plain):
+        return Category(ClaimStatus.REASONING, 0.8, (*signals, "inference_connective"))
+    if _SUBJECTIVE.search(plain):
+        confidence = 0.75 if facts else 0.9  # "I think the limit is 100/min" is still a factual assertion
+        if confidence >= CONFIDENCE_THRESHOLD and not facts:
+            return Category(ClaimStatus.SUBJECTIVE, confidence, (*signals, "opinion_marker"))
+        signals.append("opinion_marker_with_facts")
+    if _EVALUATIVE.search(plain) and not facts:
+        return Category(ClaimStatus.SUBJECTIVE, 0.75, (*signals, "evaluative_word"))
+    if _FACT_SIGNALS.search(plain) or facts:
+        return Category(ClaimStatus.FACTUAL, 0.9, (*signals, "factual_signal"))
+    return Category(ClaimStatus.FACTUAL, 0.5, (*signals, "uncertain_default_factual"))
+
+
+NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
+ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL})
+
+
+class ClaimCategoriesGate(BaseGate):
+    """An uncited claim labelled SUBJECTIVE/TRIVIAL whose text classifies as FACTUAL/CONSENSUS is mislabelled."""
+
+    gate_id = "claim_categories"
+    version = "v1"
+    cost_class = CostClass.CHEAP
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        if (missing := self.needs_envelope(inp)) is not None:
+            return missing
+        level = inp.mode_decision.rigorConfig.level
+        fail_at = RigorLevel(inp.params.get("fail_at_rigor", RigorLevel.MEDIUM.value))
+        records: dict[str, dict] = {}
+        per_claim: dict[str, list[str]] = {}
+        warnings: list[str] = []
+        for claim in inp.envelope.meta.claim_map:
+            found = classify(claim.text)
+            records[claim.claim_id] = {"labelled": claim.status.value, "classified": found.category.value,
+                                       "confidence": found.confidence, "signals": list(found.signals)}
+            if claim.status in ESCAPE_LABELS and not claim.evidence_ids and found.category in NEEDS_CITATION:
+                if level.rank >= fail_at.rank:
+                    per_claim[claim.claim_id] = [ReasonCode.CLAIM_CATEGORY_MISMATCH.value]
+                else:
+                    warnings.append(f"{claim.claim_id} is labelled {claim.status.value} but reads as "
+                                    f"{found.category.value}")
+        details = {"categories": records, "warnings": warnings, "fail_at_rigor": fail_at.value}
+        if per_claim:
+            return self.failing([ReasonCode.CLAIM_CATEGORY_MISMATCH],
+                                evidence_refs=[f"claim_map:{cid}" for cid in per_claim],
+                                details={"claims": per_claim, **details})
+        return self.passing(details=details)

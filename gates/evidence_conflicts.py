@@ -1,0 +1,280 @@
+"""Contradictions between evidence items a claim relies on, handled per domain (EBOM "Contradiction Resolution";
+grounded-generation §9).
+
+Detection is claim-centred: an item of the pack that the claim does *not* rely on conflicts with the claim's
+supporting evidence when it contradicts the claim -- NLI P(contradiction) of (item, atomic claim) above
+``contradiction_threshold`` (EBOM: 0.7) -- or, deterministically, states a different number or the opposite polarity
+in a sentence about the same subject (content-word overlap >= ``same_subject_overlap``). Without an NLI backend only
+the deterministic signals run (nli_entailment fails closed on its own).
+
+Resolution, in order (pure function :func:`resolve_pair`, also used by nli_entailment for cited contradictions):
+
+1. credibility difference > 0.3 -> the higher-credibility source wins (EBOM credibility tiebreaking);
+2. an outdated source yields to a current one: one item stale for its volatility and the other not, or both dated
+   and the older one more than ``outdated_gap_days`` older (EBOM temporal contradictions: USE_CURRENT);
+3. otherwise unresolved -> the riskiest domain's ``conflict_policy``:
+   present_both (the answer must cite the other side too, i.e. present both with attribution),
+   present_with_analysis (cite both and say they conflict), refuse (EVIDENCE_CONFLICT; degrade refuses and names
+   the conflicting sources). With no domain, ``default_conflict_policy`` (present_both, EBOM low-risk general).
+
+A claim that relies on the losing side of a resolved conflict fails EVIDENCE_CONFLICT whatever the policy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from controlplane.contracts import (
+    ClaimStatus,
+    ConflictPolicy,
+    CostClass,
+    EvidenceItem,
+    GateResult,
+    ReasonCode,
+)
+from controlplane.evidence_pack.staleness import dated, is_time_sensitive, parse_time, staleness
+
+from .atomic_claims import atomic_texts
+from .claim_checks import best_sentence, check_negation, check_numbers, content_stems, quantities
+from .interfaces import BaseGate, GateInput, GateStage, NliBackend
+from .sufficiency import riskiest_domain
+
+CREDIBILITY_GAP = 0.3
+CONTRADICTION_THRESHOLD = 0.7
+OUTDATED_GAP_DAYS = 30
+SAME_SUBJECT_OVERLAP = 0.7
+CANDIDATE_OVERLAP = 0.3
+_ANALYSIS = re.compile(r"\b(conflict\w*|disagree\w*|differ\w*|contradict\w*|whereas|however|on the other hand|"
+                       r"more recent|newer|older|outdated|higher[- ]credibility|while)\b", re.IGNORECASE)
+
+
+def gate_now(params: dict[str, Any]) -> datetime:
+    """The gate's clock: ``params.now`` (ISO-8601, for reproducible replays and tests) or the current UTC time."""
+    return parse_time(params.get("now")) or datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    kind: str  # favor_higher_credibility | use_current | unresolved
+    winner: str | None
+    loser: str | None
+    explanation: str
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "winner": self.winner, "loser": self.loser, "explanation": self.explanation}
+
+
+def resolve_pair(a: EvidenceItem, b: EvidenceItem, now: datetime, *, credibility_gap: float = CREDIBILITY_GAP,
+                 outdated_gap_days: float = OUTDATED_GAP_DAYS, time_sensitive: bool = False) -> Resolution:
+    """Which of two contradicting items prevails, if either (credibility first, then currency)."""
+    if abs(a.credibility - b.credibility) > credibility_gap + 1e-9:
+        hi, lo = (a, b) if a.credibility > b.credibility else (b, a)
+        return Resolution(
+            "favor_higher_credibility", hi.id, lo.id,
+            f"Sources conflict. Higher-credibility source {hi.id} [credibility: {hi.credibility:.2f}] states: "
+            f"\"{_snippet(hi.text)}\". Lower-credibility source {lo.id} [credibility: {lo.credibility:.2f}] states: "
+            f"\"{_snippet(lo.text)}\". Favoring higher-credibility source.",
+        )
+    stale_a = staleness(a, now, time_sensitive=time_sensitive).stale
+    stale_b = staleness(b, now, time_sensitive=time_sensitive).stale
+    da, db = dated(a), dated(b)
+    current = old = None
+    if stale_a != stale_b:
+        current, old = (b, a) if stale_a else (a, b)
+    elif da and db and abs((da - db).total_seconds()) > timedelta(days=outdated_gap_days).total_seconds():
+        current, old = (a, b) if da > db else (b, a)
+    if current is not None and old is not None:
+        when_old, when_new = dated(old), dated(current)
+        return Resolution(
+            "use_current", current.id, old.id,
+            f"Older source {old.id}{_dated(when_old)} stated \"{_snippet(old.text)}\", but current source "
+            f"{current.id}{_dated(when_new)} states \"{_snippet(current.text)}\". Using current information.",
+        )
+    return Resolution("unresolved", None, None,
+                      f"Sources conflict: {a.id} states \"{_snippet(a.text)}\", while {b.id} states "
+                      f"\"{_snippet(b.text)}\".")
+
+
+def _dated(when: datetime | None) -> str:
+    return f" (dated {when.date().isoformat()})" if when else ""
+
+
+def _snippet(text: str, limit: int = 140) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    claim_id: str
+    supporter: str
+    opposer: str
+    signal: str  # nli | numbers | negation
+    score: float | None
+    detail: str
+
+    def as_dict(self) -> dict:
+        return {"claim_id": self.claim_id, "supporter": self.supporter, "opposer": self.opposer,
+                "signal": self.signal, "score": self.score, "detail": self.detail}
+
+
+def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[str, str] | None:
+    """(signal, detail) when item_text talks about the claim's subject and states another number or polarity."""
+    sentence, share = best_sentence(item_text, claim_text)
+    if not sentence or share < overlap:
+        return None
+    if quantities(sentence) and quantities(claim_text):
+        found = check_numbers(sentence, claim_text)
+        if found:
+            return "numbers", found[0].detail
+    found = check_negation(sentence, claim_text)
+    if found:
+        return "negation", found[0].detail
+    return None
+
+
+def _overlap(item_text: str, claim_text: str) -> float:
+    claim = set(content_stems(claim_text))
+    if not claim:
+        return 0.0
+    return len(claim & set(content_stems(item_text))) / len(claim)
+
+
+def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
+                     backend: NliBackend | None, *, threshold: float = CONTRADICTION_THRESHOLD,
+                     min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[list[Conflict], list[str]]:
+    """Conflicts of one claim, and the ids of its supporting items (cited items that entail it; all cited items
+    when there is no backend)."""
+    usable = [item for item in cited if not item.redacted]
+    candidates = [o for o in others if not o.redacted and any(_overlap(o.text, a) >= CANDIDATE_OVERLAP for a in atoms)]
+    supporters: list[EvidenceItem] = list(usable)
+    nli_against: dict[str, float] = {}
+    if backend is not None and atoms and (usable or candidates):
+        pairs = [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
+        scores = backend.score(pairs)
+        if len(scores) != len(pairs):
+            raise ValueError(f"NLI backend returned {len(scores)} scores for {len(pairs)} pairs")
+        per_item = {}
+        for index, item in enumerate([*usable, *candidates]):
+            rows = scores[index * len(atoms):(index + 1) * len(atoms)]
+            per_item[item.id] = (max(r.entailment for r in rows), max(r.contradiction for r in rows))
+        supporters = [item for item in usable if per_item[item.id][0] >= min_entailment] or []
+        nli_against = {o.id: per_item[o.id][1] for o in candidates if per_item[o.id][1] > threshold}
+    conflicts: list[Conflict] = []
+    for opposer in candidates:
+        signal = None
+        if opposer.id in nli_against:
+            signal = ("nli", round(nli_against[opposer.id], 4), f"P(contradiction)={nli_against[opposer.id]:.2f}")
+        else:
+            for atom in atoms:
+                found = deterministic_conflict(opposer.text, atom, overlap)
+                if found:
+                    signal = (found[0], None, found[1])
+                    break
+        if signal is None:
+            continue
+        for supporter in supporters:
+            if supporter.id != opposer.id:
+                conflicts.append(Conflict(claim_id, supporter.id, opposer.id, signal[0], signal[1], signal[2]))
+    return conflicts, [s.id for s in supporters]
+
+
+class EvidenceConflictsGate(BaseGate):
+    gate_id = "evidence_conflicts"
+    version = "v1"
+    cost_class = CostClass.EXPENSIVE
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        if (missing := self.needs_envelope(inp)) is not None:
+            return missing
+        params = inp.params
+        pack = inp.evidence_pack
+        envelope = inp.envelope
+        now = gate_now(params)
+        time_sensitive = is_time_sensitive(inp.user_message)
+        domain = riskiest_domain(inp.mode_decision, inp.policy)
+        policy = (inp.policy.domains[domain].conflict_policy if domain
+                  else ConflictPolicy(params.get("default_conflict_policy", ConflictPolicy.PRESENT_BOTH.value)))
+        threshold = float(params.get("contradiction_threshold", CONTRADICTION_THRESHOLD))
+        overlap = float(params.get("same_subject_overlap", SAME_SUBJECT_OVERLAP))
+        gap = float(params.get("credibility_gap", CREDIBILITY_GAP))
+        outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
+        backend = inp.services.nli_backend
+        cited_anywhere = {eid for claim in envelope.meta.claim_map for eid in claim.evidence_ids}
+        analysed = bool(_ANALYSIS.search(envelope.assistant_text))
+
+        per_claim: dict[str, list[str]] = {}
+        records: list[dict] = []
+        notes: list[str] = []
+        disclosures: list[str] = []
+        backend_error = None
+        for claim in envelope.meta.claim_map:
+            if claim.status is ClaimStatus.UNKNOWN or not claim.evidence_ids:
+                continue
+            cited = [item for eid in claim.evidence_ids if (item := pack.get(eid)) is not None]
+            if not cited:
+                continue
+            others = [item for item in pack.evidence if item.id not in claim.evidence_ids]
+            atoms = atomic_texts(claim.text)
+            try:
+                conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, backend, threshold=threshold,
+                                                overlap=overlap)
+            except Exception as exc:  # a backend that fails still leaves the deterministic signals
+                backend_error = f"{type(exc).__name__}: {str(exc)[:200]}"
+                conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, None, threshold=threshold,
+                                                overlap=overlap)
+            for conflict in conflicts:
+                a, b = pack.get(conflict.supporter), pack.get(conflict.opposer)
+                resolution = resolve_pair(a, b, now, credibility_gap=gap, outdated_gap_days=outdated_days,
+                                          time_sensitive=time_sensitive)
+                outcome, fails = self._handle(resolution, conflict, policy, cited_anywhere, analysed)
+                records.append({**conflict.as_dict(), "resolution": resolution.as_dict(), "policy": policy.value,
+                                "outcome": outcome})
+                if fails:
+                    per_claim.setdefault(claim.claim_id, []).append(ReasonCode.EVIDENCE_CONFLICT.value)
+                    notes.append(self._note(resolution, policy, outcome, a, b))
+                elif resolution.kind != "unresolved":
+                    disclosures.append(resolution.explanation)
+        details: dict[str, Any] = {
+            "domain": domain, "conflict_policy": policy.value, "conflicts": records, "disclosures": disclosures,
+            "nli": backend.name if backend is not None and backend_error is None else "unavailable",
+        }
+        if backend_error:
+            details["backend_error"] = backend_error
+        if per_claim:
+            per_claim = {cid: list(dict.fromkeys(codes)) for cid, codes in per_claim.items()}
+            return self.failing([ReasonCode.EVIDENCE_CONFLICT], evidence_refs=[f"claim_map:{c}" for c in per_claim],
+                                details={"claims": per_claim, "user_notes": list(dict.fromkeys(notes)), **details})
+        return self.passing(details=details)
+
+    @staticmethod
+    def _handle(resolution: Resolution, conflict: Conflict, policy: ConflictPolicy, cited_anywhere: set[str],
+                analysed: bool) -> tuple[str, bool]:
+        if resolution.kind != "unresolved":
+            if resolution.winner == conflict.supporter:
+                return f"resolved_for_claim:{resolution.kind}", False
+            return f"claim_relies_on_overruled_source:{resolution.kind}", True
+        if policy is ConflictPolicy.REFUSE:
+            return "refused_by_domain_policy", True
+        disclosed = conflict.opposer in cited_anywhere
+        if policy is ConflictPolicy.PRESENT_BOTH:
+            return ("presented_both", False) if disclosed else ("other_side_not_presented", True)
+        if disclosed and analysed:
+            return "presented_with_analysis", False
+        return ("conflict_not_analysed" if disclosed else "other_side_not_presented"), True
+
+    @staticmethod
+    def _note(resolution: Resolution, policy: ConflictPolicy, outcome: str, a: EvidenceItem, b: EvidenceItem) -> str:
+        if outcome.startswith("claim_relies_on_overruled_source"):
+            return resolution.explanation
+        if policy is ConflictPolicy.REFUSE:
+            return (f"Cannot provide a verified answer. Sources contradict: {a.id}: \"{_snippet(a.text)}\"; "
+                    f"{b.id}: \"{_snippet(b.text)}\". This requires expert consultation or an authoritative source "
+                    "that resolves the conflict.")
+        return (f"{resolution.explanation} The answer must present both with attribution"
+                + (" and say how they differ." if policy is ConflictPolicy.PRESENT_WITH_ANALYSIS else "."))

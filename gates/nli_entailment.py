@@ -1,0 +1,420 @@
+"""nli_entailment: every claim entailed by the evidence it cites, sentence by sentence, with the evidence
+sufficiency decision (Smart Notes), EBOM confidence and the deterministic claim checks as vetoes.
+
+Per claim of the envelope (UNKNOWN claims are honest and pass; uncited claims with a status the policy exempts at
+this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
+
+1. the claim text, inline markers removed, is split into atomic claims (gates/atomic_claims.py, R1-R6);
+2. the NLI backend (``inp.services.nli_backend``) scores (evidence text, atomic claim) for each cited item, and for
+   the cited items joined (a sentence may combine facts only if the combination entails it); the best evidence per
+   atomic claim counts. No backend, a backend that fails, or -- where the rigor requires NLI (high stakes) -- a
+   similarity-only backend: VERIFIER_UNAVAILABLE (fail closed). Cited evidence whose text was redacted:
+   EVIDENCE_TEXT_REDACTED;
+3. the sufficiency tree (gates/sufficiency.py) with the riskiest flagged domain's thresholds (else the bundle's
+   general_thresholds); a contradicting cited item that loses to a supporting one on credibility (> 0.3) or currency
+   is overruled and recorded, not counted;
+4. the deterministic checks (gates/claim_checks.py: numbers/units, negation, qualifiers, strength, unsupported
+   content) on (all cited evidence, atomic claim) veto: a finding makes the claim REJECTED with its code;
+5. credibility (LOW_CREDIBILITY when no supporting source reaches min_credibility), staleness by volatility (a
+   warning; STALE_EVIDENCE fails only for the volatilities in ``stale_fails``), and EBOM confidence: min source
+   confidence x reasoning validity x verification score (x 0.8 if any supporting item is LIMINAL); below the domain's
+   min_confidence the claim is LOW_CONFIDENCE / LOW_CONFIDENCE.
+
+A claim passes only when VERIFIED. Per sentence of assistant_text (grounded-generation contract): PASS only if every
+claim anchored in it passes; in strict mode a sentence with no claim fails, and a sentence that says more than its
+claims is itself verified against its claims' evidence. ``details["claims"]`` holds the failing claims' reason
+codes (regen and degrade read it); ``details["claim_records"]``, ``details["sentences"]`` and
+``details["confidence"]`` hold the full decision.
+
+The registry auto-loads only this module among the decision gates, so its hookimpl also provides the
+claim_categories and evidence_conflicts gates (one module, one hookimpl).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controlplane.contracts import (
+    ClaimStatus,
+    CostClass,
+    EvidenceItem,
+    GateResult,
+    ReasonCode,
+    RigorLevel,
+    Volatility,
+)
+from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
+
+from .anchoring import anchor_claims, split_sentences, strip_markers
+from .atomic_claims import AtomicClaim, split_atomic
+from .claim_categories import ClaimCategoriesGate
+from .claim_checks import CHECKS, content_stems, run_checks
+from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
+from .hookspec import hookimpl
+from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
+from .sufficiency import (
+    EvidenceScore,
+    Sufficiency,
+    TreeDecision,
+    claim_confidence,
+    decide,
+    response_confidence,
+    source_confidence,
+    source_key,
+    sphere_factor,
+    thresholds_for,
+)
+
+SIMILARITY_METHODS = frozenset({"similarity", "cosine", "embedding", "bi-encoder"})
+INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near zero
+_RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
+
+
+@dataclass
+class ClaimWork:
+    """One claim (or a sentence checked as a whole) on its way through the gate."""
+
+    key: str
+    text: str
+    status: str
+    items: list[EvidenceItem]
+    atoms: list[AtomicClaim] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)
+    decision: Sufficiency | None = None
+    confidence: float | None = None
+    pair_index: list[tuple[int, str, str]] = field(default_factory=list)  # (pair row, atom text, item id or *)
+
+    @property
+    def scored(self) -> bool:
+        return bool(self.atoms) and self.decision is None
+
+
+def is_similarity_only(backend: NliBackend) -> bool:
+    method = getattr(backend, "method", None)
+    try:
+        method = method or (backend.metadata() or {}).get("method")
+    except Exception:
+        method = method or None
+    return str(method or "").lower() in SIMILARITY_METHODS
+
+
+def backend_threshold(backend: NliBackend | None) -> float | None:
+    if backend is None:
+        return None
+    try:
+        value = (backend.metadata() or {}).get("threshold")
+    except Exception:
+        return None
+    return float(value) if isinstance(value, (int, float)) and 0.0 <= value <= 1.0 else None
+
+
+class NliEntailmentGate(BaseGate):
+    gate_id = "nli_entailment"
+    version = "v1"
+    cost_class = CostClass.EXPENSIVE
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        if (missing := self.needs_envelope(inp)) is not None:
+            return missing
+        params = inp.params
+        decision = inp.mode_decision
+        pack = inp.evidence_pack
+        envelope = inp.envelope
+        domain, th = thresholds_for(decision, inp.policy)
+        level = decision.rigorConfig.level
+        high_stakes = decision.rigorConfig.nli_required or (domain is not None and
+                                                             inp.policy.domains[domain].risk_level is RigorLevel.HIGH)
+        exempt = {ClaimStatus.UNKNOWN, *inp.policy.citations.exempt_statuses.get(level, [])}
+        backend = inp.services.nli_backend
+        min_entailment = th.min_entailment
+        calibrated = backend_threshold(backend)
+        if params.get("use_backend_threshold", True) and calibrated is not None:
+            min_entailment = max(min_entailment, calibrated)
+        checks = [c for c in params.get("checks", list(CHECKS)) if c in CHECKS]
+        stale_fails = {Volatility(v) for v in params.get("stale_fails", [])}
+        now = gate_now(params)
+        time_sensitive = is_time_sensitive(inp.user_message)
+        setting = {
+            "domain": domain, "rigor": level.value, "min_entailment": min_entailment,
+            "policy_min_entailment": th.min_entailment, "max_contradiction": th.max_contradiction,
+            "min_sources": th.min_sources, "min_credibility": th.min_credibility, "min_confidence": th.min_confidence,
+            "backend": getattr(backend, "name", None), "backend_threshold": calibrated, "checks": checks,
+            "nli_required": high_stakes, "time_sensitive_question": time_sensitive,
+        }
+
+        works: list[ClaimWork] = []
+        for claim in envelope.meta.claim_map:
+            work = ClaimWork(claim.claim_id, claim.text, claim.status.value, [])
+            works.append(work)
+            if claim.status is ClaimStatus.UNKNOWN:
+                work.decision, work.record = None, {"decision": "UNKNOWN", "verdict": "PASS",
+                                                    "why": "labelled UNKNOWN: an honest answer, not checked"}
+                continue
+            items = [item for eid in dict.fromkeys(claim.evidence_ids) if (item := pack.get(eid)) is not None]
+            if not claim.evidence_ids and claim.status in exempt:
+                work.record = {"decision": "EXEMPT", "verdict": "PASS",
+                               "why": f"{claim.status.value} needs no evidence at rigor {level.value}"}
+                continue
+            if not items:
+                self._reject(work, [ReasonCode.NO_EVIDENCE])
+                continue
+            redacted = [item.id for item in items if item.redacted]
+            if redacted:
+                work.items = items
+                self._reject(work, [ReasonCode.EVIDENCE_TEXT_REDACTED], extra={"redacted_ids": redacted})
+                continue
+            work.items = items
+            work.atoms = split_atomic(claim.text)
+            if not work.atoms:
+                self._reject(work, [ReasonCode.NO_EVIDENCE])
+
+        sentence_rows = self._sentences(envelope, works, decision.rigorConfig.strict_sentences)
+        to_score = [w for w in works if w.scored]
+        unavailable = None
+        scores: list[NliScore] = []
+        if to_score:
+            if backend is None:
+                unavailable = "no NLI backend is configured (GateServices.nli_backend); claims cannot be verified"
+            elif high_stakes and is_similarity_only(backend):
+                unavailable = (f"backend {getattr(backend, 'name', '?')!r} measures similarity only; high-stakes "
+                               "domains need an NLI backend (similarity alone never passes)")
+            else:
+                pairs = self._pairs(to_score)
+                try:
+                    scores = list(backend.score(pairs))
+                    if len(scores) != len(pairs):
+                        raise ValueError(f"returned {len(scores)} scores for {len(pairs)} pairs")
+                except Exception as exc:
+                    unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
+        for work in to_score:
+            if unavailable:
+                self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})
+                continue
+            self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params)
+
+        # sentences: a sentence fails with any failing claim inside; strict: no claim, or more than its claims
+        failing: dict[str, list[str]] = {}
+        for work in works:
+            if work.key.startswith("sentence:"):
+                continue
+            if work.codes:
+                failing[work.key] = list(dict.fromkeys(work.codes))
+        by_key = {w.key: w for w in works}
+        sentences_out = []
+        for row in sentence_rows:
+            codes = [c for cid in row["claim_ids"] for c in by_key[cid].codes]
+            whole = by_key.get(row.get("whole_key", ""))
+            if whole is not None and whole.codes:
+                codes.extend(whole.codes)
+                for cid in row["claim_ids"]:  # the sentence fails as a unit: its claims carry the reason
+                    if by_key[cid].status != ClaimStatus.UNKNOWN.value:
+                        failing.setdefault(cid, [])
+                        failing[cid] = list(dict.fromkeys(failing[cid] + whole.codes))
+            if row["uncovered"]:
+                codes.append(ReasonCode.SENTENCE_UNCOVERED.value)
+            row["verdict"] = "FAIL" if codes else "PASS"
+            row["reason_codes"] = list(dict.fromkeys(codes))
+            row.pop("whole_key", None)
+            sentences_out.append(row)
+        uncovered = [r["text"] for r in sentences_out if r["uncovered"]]
+
+        per_claim_conf = {w.key: w.confidence for w in works if w.confidence is not None and not w.key.startswith("sentence:")}
+        confidence = response_confidence(per_claim_conf, th.min_confidence)
+        records = {w.key: w.record for w in works}
+        warnings = sorted({wn for w in works for wn in w.record.get("warnings", [])})
+        details: dict[str, Any] = {
+            "thresholds": setting,
+            "claim_records": records,
+            "sentences": sentences_out,
+            "confidence": confidence.as_dict(),
+            "warnings": warnings,
+        }
+        if unavailable:
+            details["verifier_unavailable"] = unavailable
+        if failing or uncovered:
+            codes = [ReasonCode(c) for cid in failing for c in failing[cid]]
+            if uncovered:
+                codes.append(ReasonCode.SENTENCE_UNCOVERED)
+                details["uncovered_sentences"] = uncovered
+            return self.failing(codes, evidence_refs=[f"claim_map:{cid}" for cid in failing],
+                                details={"claims": failing, **details})
+        return self.passing(details=details)
+
+    # -- pieces ---------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _reject(work: ClaimWork, codes: Sequence[ReasonCode], status: Sufficiency | None = Sufficiency.REJECTED,
+                extra: dict | None = None) -> None:
+        work.decision = status or Sufficiency.REJECTED
+        work.codes = [c.value for c in codes]
+        work.confidence = 0.0
+        work.record = {"decision": (status or Sufficiency.REJECTED).value, "verdict": "FAIL",
+                       "reason_codes": work.codes, "evidence_ids": [i.id for i in work.items], **(extra or {})}
+
+    @staticmethod
+    def _premises(work: ClaimWork) -> list[tuple[str, str]]:
+        premises = [(item.id, item.text) for item in work.items]
+        if len(work.items) > 1:
+            premises.append(("*", "\n".join(item.text for item in work.items)))
+        return premises
+
+    def _pairs(self, works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, str]] = []
+        for work in works:
+            for atom in work.atoms:
+                for item_id, text in self._premises(work):
+                    work.pair_index.append((len(pairs), atom.text, item_id))
+                    pairs.append((text, atom.text))
+        return pairs
+
+    def _decide(self, work: ClaimWork, scores: Sequence[NliScore], min_entailment: float, th, checks: list[str],
+                stale_fails: set[Volatility], now, time_sensitive: bool, params: dict[str, Any]) -> None:
+        items = {item.id: item for item in work.items}
+        combined_text = "\n".join(item.text for item in work.items)
+        gap = float(params.get("credibility_gap", CREDIBILITY_GAP))
+        outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
+        atom_records = []
+        trees: list[TreeDecision] = []
+        veto_codes: list[str] = []
+        findings_out: list[dict] = []
+        overruled: list[dict] = []
+        for atom in work.atoms:
+            rows = {item_id: scores[row] for row, text, item_id in work.pair_index if text == atom.text}
+            per_item = [EvidenceScore(i, source_key(items[i]), rows[i].entailment, rows[i].contradiction)
+                        for i in items]
+            combined = rows.get("*")
+            if combined is not None and combined.entailment >= min_entailment and \
+                    all(s.entailment < min_entailment for s in per_item):
+                # only the cited facts together entail the claim: each of them supports it
+                per_item = [EvidenceScore(s.evidence_id, s.source, combined.entailment, s.contradiction)
+                            for s in per_item]
+            supporters = [s for s in per_item if s.entailment >= min_entailment]
+            adjusted = []
+            for s in per_item:
+                if s.contradiction > th.max_contradiction and supporters:
+                    winner = next((sup for sup in supporters if sup.evidence_id != s.evidence_id and resolve_pair(
+                        items[sup.evidence_id], items[s.evidence_id], now, credibility_gap=gap,
+                        outdated_gap_days=outdated_days, time_sensitive=time_sensitive).winner == sup.evidence_id), None)
+                    if winner is not None:
+                        overruled.append({"atom": atom.text, "overruled": s.evidence_id, "by": winner.evidence_id,
+                                          "contradiction": round(s.contradiction, 4)})
+                        s = EvidenceScore(s.evidence_id, s.source, s.entailment, 0.0)
+                adjusted.append(s)
+            tree = decide(adjusted, min_entailment, th.max_contradiction, th.min_sources)
+            trees.append(tree)
+            findings = run_checks(combined_text, atom.text, checks) if checks else []
+            veto_codes.extend(f.code.value for f in findings)
+            findings_out.extend({"atom": atom.text, "code": f.code.value, "check": f.check, "detail": f.detail}
+                                for f in findings)
+            atom_records.append({"text": atom.text, "rules": list(atom.rules), **tree.as_dict(),
+                                 "scores": {i: {"entailment": round(rows[i].entailment, 4),
+                                                "contradiction": round(rows[i].contradiction, 4)} for i in rows}})
+
+        status = max((t.status for t in trees), key=lambda s: _RANK[s])
+        codes = [r.value for t in trees for r in t.reasons]
+        entailment = min(t.max_entailment or 0.0 for t in trees)
+        contradiction = max(t.max_contradiction or 0.0 for t in trees)
+        sources = min(t.independent_sources for t in trees)
+        supporting_ids = sorted({i for t in trees for i in t.supporting_ids})
+        # confidence and freshness are computed over the supporting items, or over all cited ones when none supports
+        supporting = [items[i] for i in supporting_ids] or list(work.items)
+        if veto_codes:
+            status = Sufficiency.REJECTED
+            codes.extend(veto_codes)
+
+        # credibility, staleness, confidence
+        stale = [staleness(item, now, time_sensitive=time_sensitive) for item in supporting]
+        warnings = [s.warning for s in stale if s.warning]
+        if any(s.stale and items[s.evidence_id].volatility in stale_fails for s in stale):
+            codes.append(ReasonCode.STALE_EVIDENCE.value)
+            status = max(status, Sufficiency.LOW_CONFIDENCE, key=lambda s: _RANK[s])
+        if status is not Sufficiency.REJECTED and max(item.credibility for item in supporting) < th.min_credibility:
+            codes.append(ReasonCode.LOW_CREDIBILITY.value)
+            status = max(status, Sufficiency.LOW_CONFIDENCE, key=lambda s: _RANK[s])
+        verification_status = 1.0 if sources >= 2 else 0.5
+        freshness = {s.evidence_id: s.freshness for s in stale}
+        source_confs = {
+            item.id: source_confidence(item.credibility, _retrieval_quality(item), freshness[item.id], verification_status)
+            for item in supporting
+        }
+        validity = INVALID_REASONING if veto_codes else 1.0
+        sphere = sphere_factor(supporting)
+        confidence = claim_confidence(list(source_confs.values()), validity, entailment, sphere)
+        if (status is Sufficiency.VERIFIED and params.get("enforce_min_confidence", True)
+                and confidence < th.min_confidence):
+            codes.append(ReasonCode.LOW_CONFIDENCE.value)
+            status = Sufficiency.LOW_CONFIDENCE
+        work.decision = status
+        work.codes = list(dict.fromkeys(codes)) if status is not Sufficiency.VERIFIED else []
+        work.confidence = confidence
+        work.record = {
+            "decision": status.value,
+            "verdict": "PASS" if status is Sufficiency.VERIFIED else "FAIL",
+            "reason_codes": work.codes,
+            "entailment": round(entailment, 4),
+            "contradiction": round(contradiction, 4),
+            "sources": sources,
+            "evidence_ids": [i.id for i in work.items],
+            "supporting_ids": supporting_ids,
+            "confidence": confidence,
+            "confidence_factors": {"source_confidences": source_confs, "reasoning_validity": validity,
+                                   "verification_score": round(entailment, 4), "sphere_factor": sphere},
+            "checks": findings_out,
+            "atoms": atom_records,
+            "overruled_contradictions": overruled,
+            "staleness": [s.as_dict() for s in stale],
+            "warnings": warnings,
+        }
+
+    def _sentences(self, envelope, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
+        """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
+        text = envelope.assistant_text
+        anchors, _ = anchor_claims(text, envelope.meta.claim_map)
+        by_key = {w.key: w for w in works}
+        rows = []
+        for index, sentence in enumerate(split_sentences(text)):
+            if not strip_markers(sentence.text):
+                continue
+            inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
+            row: dict[str, Any] = {"index": index, "start": sentence.start, "end": sentence.end, "text": sentence.text,
+                                   "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside}
+            if strict and inside:
+                extra = self._beyond_claims(text, sentence.start, sentence.end, inside)
+                items = list({i.id: i for a in inside for i in by_key[a.claim_id].items}.values())
+                if extra and items and not any(i.redacted for i in items):
+                    whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items,
+                                      atoms=split_atomic(sentence.text))
+                    works.append(whole)
+                    row["whole_key"] = whole.key
+                    row["beyond_claims"] = extra
+            rows.append(row)
+        return rows
+
+    @staticmethod
+    def _beyond_claims(text: str, start: int, end: int, inside) -> list[str]:
+        """Content words of the sentence outside every claim anchored in it."""
+        mask = list(text[start:end])
+        for anchor in inside:
+            for pos in range(max(anchor.start, start), min(anchor.end, end)):
+                mask[pos - start] = " "
+        rest = strip_markers("".join(mask))
+        claimed = set()
+        for anchor in inside:
+            claimed.update(content_stems(text[anchor.start:anchor.end]))
+        return [s for s in dict.fromkeys(content_stems(rest)) if s not in claimed]
+
+
+def _retrieval_quality(item: EvidenceItem) -> float:
+    """EBOM retrieval quality: the similarity score of a retrieved item; caller-given evidence was chosen for the
+    question, so 1.0."""
+    if item.retrieval_score is None:
+        return 1.0
+    return min(1.0, max(0.0, float(item.retrieval_score)))
+
+
+@hookimpl
+def controlplane_gates():
+    return [ClaimCategoriesGate(), NliEntailmentGate(), EvidenceConflictsGate()]

@@ -1,0 +1,67 @@
+"""Smart Notes R1-R6 atomic claim splitting: each rule splits what it should and leaves one fact whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane.gates.atomic_claims import atomic_texts, split_atomic
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "rule"),
+    [
+        ("We host on Fly.io. DB is Turso (SQLite).", ["We host on Fly.io.", "DB is Turso (SQLite)."], "R1"),
+        ("The rate limit is 100; bursts are capped at 20.", ["The rate limit is 100.", "Bursts are capped at 20."], "R4"),
+        ("$F = ma$ gives force. $p = mv$ gives momentum.", ["$F = ma$ gives force.", "$p = mv$ gives momentum."], "R1"),
+        ("1) Build the image 2) push it to the registry", ["Build the image.", "Push it to the registry."], "R5"),
+        ("First, the client sends a token, then the server validates it.",
+         ["The client sends a token.", "The server validates it."], "R5"),
+        ("A mutex is defined as a lock that admits one holder, so two writers cannot interleave.",
+         ["A mutex is defined as a lock that admits one holder.", "Two writers cannot interleave."], "R6"),
+        ("We host on Fly.io and the database is Turso.", ["We host on Fly.io.", "The database is Turso."], "R3"),
+        ("Treatment X reduced pain and improved sleep in adults over 65.",
+         ["Treatment X reduced pain.", "Treatment X improved sleep in adults over 65."], "R3"),
+        ("The drug is safe but it causes nausea.", ["The drug is safe.", "The drug causes nausea."], "R3"),
+        ("Revenue grew 12% and margin rose 3 points.", ["Revenue grew 12%.", "Margin rose 3 points."], "R3"),
+        ("Our stack uses Python, Go, and Rust.",
+         ["Our stack uses Python.", "Our stack uses Go.", "Our stack uses Rust."], "R3-list"),
+        ("The API allows 100 requests per minute and 5,000 per day.",
+         ["The API allows 100 requests per minute.", "The API allows 5,000 per day."], "R3-numbers"),
+        ("Turso, which is a SQLite host, stores our data.", ["Turso stores our data.", "Turso is a SQLite host."],
+         "R3-relative"),
+        ("The server validates tokens, which expire after 15 minutes.",
+         ["The server validates tokens.", "Tokens expire after 15 minutes."], "R3-relative"),
+    ],
+)
+def test_rules_split_compound_claims(text, expected, rule):
+    parts = split_atomic(text)
+    assert [p.text for p in parts] == expected
+    assert all(rule in p.rules for p in parts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We host on Fly.io.",
+        "Choose between salt and pepper.",
+        "Both Alice and Bob signed the contract.",
+        "Rock and roll is a genre.",
+        "Water boils at 100 degrees at sea level.",
+        "Research and development spending rose.",
+    ],
+)
+def test_atomic_claims_stay_whole(text):
+    assert atomic_texts(text) == [text]
+
+
+def test_inline_markers_are_stripped_before_splitting():
+    assert atomic_texts("We host on Fly.io [E1] and the database is Turso [E2].") == [
+        "We host on Fly.io.", "The database is Turso."]
+    assert atomic_texts("[E1]") == []
+
+
+def test_splitting_is_deterministic_and_bounded():
+    text = ", ".join(f"item{i}" for i in range(40)) + " and more are supported; " * 10
+    first = split_atomic(text)
+    assert first == split_atomic(text)
+    assert 1 <= len(first) <= 25

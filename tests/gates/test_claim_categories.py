@@ -1,0 +1,65 @@
+"""EBOM claim categories: a deterministic classifier (uncertain -> FACTUAL) that catches a factual claim labelled
+SUBJECTIVE or TRIVIAL to escape citation."""
+
+from __future__ import annotations
+
+import pytest
+from decision_helpers import envelope, gate_input
+
+from controlplane.contracts import ClaimStatus
+from controlplane.gates.claim_categories import ClaimCategoriesGate, classify
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("Qwen 2.5 14B has 14 billion parameters.", ClaimStatus.FACTUAL),
+        ("Paris is the capital of France.", ClaimStatus.FACTUAL),
+        ("Our API allows 100 requests per minute [E2].", ClaimStatus.FACTUAL),
+        ("I think this code is elegant.", ClaimStatus.SUBJECTIVE),
+        ("This design is cleaner.", ClaimStatus.SUBJECTIVE),
+        ("Most developers prefer typed APIs.", ClaimStatus.CONSENSUS),
+        ("Industry standard practice is to rotate keys yearly.", ClaimStatus.CONSENSUS),
+        ("Therefore the cache must be invalidated on write.", ClaimStatus.REASONING),
+        ("Here is a summary of the options.", ClaimStatus.TRIVIAL),
+        ("Hope this helps!", ClaimStatus.TRIVIAL),
+        ("Do you want the long version?", ClaimStatus.TRIVIAL),
+        ("Blue sky thinking matters", ClaimStatus.FACTUAL),  # uncertain -> FACTUAL
+    ],
+)
+def test_classifier(text, category):
+    assert classify(text).category is category
+
+
+def test_uncertain_defaults_to_factual_with_low_confidence():
+    found = classify("Blue sky thinking matters")
+    assert found.confidence < 0.7 and "uncertain_default_factual" in found.signals
+
+
+def test_opinion_wrapped_facts_are_still_factual():
+    assert classify("I think the limit is 100 requests per minute.").category is ClaimStatus.FACTUAL
+
+
+MISLABELLED = envelope([("Our API allows 100 requests per minute.", [], "SUBJECTIVE"),
+                        ("This design is cleaner.", [], "SUBJECTIVE"),
+                        ("Here is a summary.", [], "TRIVIAL")])
+
+
+def test_mislabelled_factual_claim_fails_at_medium_rigor():
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "What is the API rate limit of our endpoint?",
+                                                       [], MISLABELLED))
+    assert result.failed and result.details["claims"] == {"c1": ["CLAIM_CATEGORY_MISMATCH"]}
+    assert result.details["categories"]["c1"]["classified"] == "FACTUAL"
+
+
+def test_mislabelled_factual_claim_is_a_warning_at_low_rigor():
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "How many requests per minute?", [],
+                                                       MISLABELLED))
+    assert result.passed and result.details["warnings"] == ["c1 is labelled SUBJECTIVE but reads as FACTUAL"]
+
+
+def test_cited_claims_are_not_escaping_citation():
+    env = envelope([("Our API allows 100 requests per minute [E1].", ["E1"], "SUBJECTIVE")])
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "What is the API rate limit of our endpoint?",
+                                                       [{"id": "E1", "text": "100 requests per minute."}], env))
+    assert result.passed

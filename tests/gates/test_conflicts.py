@@ -1,0 +1,146 @@
+"""Contradictions between evidence items, handled per domain conflict_policy (EBOM), with the credibility
+difference rule (> 0.3 favours the higher) and the outdated-source rule (an outdated source yields to a current one)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from decision_helpers import NOW, codes, envelope, gate_input
+from nli_backends import ClaimCheckNliBackend, TableNliBackend
+
+from controlplane.evidence_pack import build_pack
+from controlplane.gates.evidence_conflicts import EvidenceConflictsGate, deterministic_conflict, resolve_pair
+from controlplane.gates.nli_entailment import NliEntailmentGate
+
+NOW_DT = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+A = "The public API allows 100 requests per minute per key."
+B = "The public API allows 500 requests per minute per key."
+
+# one question per conflict policy of the default bundle
+QUESTIONS = {
+    "present_both": "How many requests per minute are allowed?",  # no domain: default_conflict_policy
+    "present_with_analysis": "What is the API rate limit of our endpoint?",  # coding (medium)
+    "refuse": "What rate limit does our security token endpoint enforce?",  # security_code (high)
+}
+
+
+def items(**extra_b):
+    return [{"id": "E1", "text": A, "trust_tier": "authoritative"},
+            {"id": "E2", "text": B, "trust_tier": "authoritative", **extra_b}]
+
+
+def run_conflicts(question, env, evidence=None, backend=None, **params):
+    return EvidenceConflictsGate().evaluate(gate_input("evidence_conflicts", question, evidence or items(), env,
+                                                       backend, params=params))
+
+
+ONE_SIDED = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"])])
+BOTH = envelope([("One source says the public API allows 100 requests per minute per key [E1].", ["E1"]),
+                 ("Another says the public API allows 500 requests per minute per key [E2].", ["E2"])])
+ANALYSED = envelope(
+    [("The public API allows 100 requests per minute per key [E1].", ["E1"]),
+     ("The public API allows 500 requests per minute per key [E2].", ["E2"])],
+    text="Sources conflict on this. The public API allows 100 requests per minute per key [E1]. "
+         "The public API allows 500 requests per minute per key [E2].")
+
+
+def test_deterministic_conflict_needs_the_same_subject():
+    assert deterministic_conflict(B, "The public API allows 100 requests per minute per key.")[0] == "numbers"
+    assert deterministic_conflict("The office plants are watered on Fridays at 5.", "The API allows 100 requests.") is None
+    assert deterministic_conflict("Backups are not encrypted at rest.", "Backups are encrypted at rest.")[0] == "negation"
+
+
+@pytest.mark.parametrize("backend", [None, ClaimCheckNliBackend()], ids=["deterministic", "nli"])
+def test_present_both_fails_one_sided_answer_and_passes_when_both_sides_are_cited(backend):
+    one_sided = run_conflicts(QUESTIONS["present_both"], ONE_SIDED, backend=backend)
+    assert one_sided.failed and one_sided.details["claims"] == {"c1": ["EVIDENCE_CONFLICT"]}
+    assert one_sided.details["conflict_policy"] == "present_both"
+    assert one_sided.details["conflicts"][0]["outcome"] == "other_side_not_presented"
+    assert "present both with attribution" in one_sided.details["user_notes"][0]
+    both = run_conflicts(QUESTIONS["present_both"], BOTH, backend=backend)
+    assert both.passed, both.details
+    assert {c["outcome"] for c in both.details["conflicts"]} == {"presented_both"}
+
+
+def test_present_with_analysis_needs_both_sides_and_an_analysis():
+    assert run_conflicts(QUESTIONS["present_with_analysis"], ONE_SIDED).failed
+    not_analysed = run_conflicts(QUESTIONS["present_with_analysis"],
+                                 envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"]),
+                                           ("The public API allows 500 requests per minute per key [E2].", ["E2"])]))
+    assert not_analysed.failed and not_analysed.details["conflicts"][0]["outcome"] == "conflict_not_analysed"
+    analysed = run_conflicts(QUESTIONS["present_with_analysis"], ANALYSED)
+    assert analysed.details["conflict_policy"] == "present_with_analysis"
+    assert analysed.passed, analysed.details
+
+
+def test_refuse_policy_fails_even_when_both_sides_are_presented():
+    result = run_conflicts(QUESTIONS["refuse"], ANALYSED)
+    assert result.details["conflict_policy"] == "refuse"
+    assert codes(result) == ["EVIDENCE_CONFLICT"] and set(result.details["claims"]) == {"c1", "c2"}
+    assert "Cannot provide a verified answer. Sources contradict" in result.details["user_notes"][0]
+
+
+def test_credibility_difference_above_point_three_favours_the_higher():
+    evidence = [{"id": "E1", "text": A, "trust_tier": "authoritative"},  # 0.95
+                {"id": "E2", "text": B, "trust_tier": "low"}]  # 0.35
+    ok = run_conflicts(QUESTIONS["refuse"], ONE_SIDED, evidence)
+    assert ok.passed and ok.details["conflicts"][0]["resolution"]["kind"] == "favor_higher_credibility"
+    assert "Favoring higher-credibility source" in ok.details["disclosures"][0]
+    relies_on_loser = envelope([("The public API allows 500 requests per minute per key [E2].", ["E2"])])
+    bad = run_conflicts(QUESTIONS["present_both"], relies_on_loser, evidence)
+    assert bad.failed and bad.details["conflicts"][0]["outcome"].startswith("claim_relies_on_overruled_source")
+
+
+def test_credibility_difference_of_point_three_or_less_is_unresolved():
+    a = build_pack([{"id": "E1", "text": A, "credibility": 0.9}, {"id": "E2", "text": B, "credibility": 0.6}]).evidence
+    assert resolve_pair(a[0], a[1], NOW_DT).kind == "unresolved"
+    b = build_pack([{"id": "E1", "text": A, "credibility": 0.91}, {"id": "E2", "text": B, "credibility": 0.6}]).evidence
+    assert resolve_pair(b[0], b[1], NOW_DT).winner == "E1"
+
+
+def test_outdated_source_yields_to_a_current_one():
+    evidence = [{"id": "E1", "text": A, "trust_tier": "authoritative", "provenance": {"published_at": "2026-05-01"}},
+                {"id": "E2", "text": B, "trust_tier": "authoritative", "provenance": {"published_at": "2023-01-10"}}]
+    result = run_conflicts(QUESTIONS["refuse"], ONE_SIDED, evidence)
+    assert result.passed
+    resolution = result.details["conflicts"][0]["resolution"]
+    assert resolution["kind"] == "use_current" and resolution["winner"] == "E1"
+    assert "Using current information" in resolution["explanation"]
+    stale = [{"id": "E1", "text": A, "volatility": "HIGH", "provenance": {"retrieved_at": "2026-06-01T08:00:00Z"}},
+             {"id": "E2", "text": B, "volatility": "HIGH", "provenance": {"retrieved_at": "2026-06-01T11:30:00Z"}}]
+    pack = build_pack(stale).evidence
+    assert resolve_pair(pack[0], pack[1], NOW_DT).winner == "E2"  # E1 is 4 h old, past HIGH volatility's 1 h
+
+
+def test_both_recent_is_a_standard_contradiction():
+    evidence = [{"id": "E1", "text": A, "provenance": {"published_at": "2026-05-20"}},
+                {"id": "E2", "text": B, "provenance": {"published_at": "2026-05-25"}}]
+    pack = build_pack(evidence).evidence
+    assert resolve_pair(pack[0], pack[1], NOW_DT).kind == "unresolved"
+
+
+def test_nli_contradiction_between_items_is_detected_without_shared_numbers():
+    claim = "Backups are encrypted at rest [E1]."
+    evidence = [{"id": "E1", "text": "Backups are encrypted at rest with AES-256."},
+                {"id": "E2", "text": "Backups are stored unencrypted on the storage volume."}]
+    backend = TableNliBackend({evidence[0]["text"]: (0.95, 0.01), evidence[1]["text"]: (0.02, 0.9)})
+    result = run_conflicts(QUESTIONS["present_both"], envelope([(claim, ["E1"])]), evidence, backend)
+    assert result.failed and result.details["conflicts"][0]["signal"] == "nli"
+
+
+def test_cited_contradiction_overruled_by_credibility_does_not_fail_the_claim():
+    evidence = [{"id": "E1", "text": A, "trust_tier": "authoritative", "provenance": {"document_id": "d1"}},
+                {"id": "E2", "text": B, "trust_tier": "low", "provenance": {"document_id": "d2"}}]
+    env = envelope([("The public API allows 100 requests per minute per key [E1][E2].", ["E1", "E2"])])
+    backend = TableNliBackend({A: (0.95, 0.01), B: (0.02, 0.95)})
+    result = NliEntailmentGate().evaluate(gate_input("nli_entailment", QUESTIONS["present_both"], evidence, env, backend,
+                                                     params={"checks": []}))
+    record = result.details["claim_records"]["c1"]
+    assert record["overruled_contradictions"][0]["overruled"] == "E2"
+    assert result.passed, record
+    same = [dict(e, trust_tier="authoritative") for e in evidence]
+    result = NliEntailmentGate().evaluate(gate_input("nli_entailment", QUESTIONS["present_both"], same, env, backend,
+                                                     params={"checks": []}))
+    assert result.failed and result.details["claims"]["c1"] == ["CONFLICTING_VERDICTS"]
+

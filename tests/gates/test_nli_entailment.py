@@ -1,0 +1,296 @@
+"""nli_entailment: per-claim NLI over atomic claims with deterministic vetoes, per-sentence PASS/FAIL, fail-closed
+cases, and end to end through ControlPlane.run with the scripted model (an unsupported number is suppressed or
+refused, with why and what evidence would fix it).
+
+Backends: ClaimCheckNliBackend / TableNliBackend (tests/gates/nli_backends.py, real NliBackend implementations); the
+shipped verifier when its weights exist (controlplane/nli/verifier/config.json), else that test is skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from decision_helpers import POLICY, codes, envelope, gate_input
+from nli_backends import ClaimCheckNliBackend, SimilarityOnlyBackend, TableNliBackend
+
+from controlplane.contracts import TraceStatus
+from controlplane.gates.interfaces import GateServices, NliScore
+from controlplane.gates.nli_entailment import NliEntailmentGate
+from controlplane.gates.registry import GateRegistry
+from controlplane.pipeline import ControlPlane
+from controlplane.services import LazyNliBackend, build_services
+
+ARCH_Q = "How is our hosting architecture set up?"
+HIGH_Q = "LLC liability law?"
+E_HOST = {"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"}
+E_RATE = {"id": "E2", "text": "The public API allows 100 requests per minute per key.", "trust_tier": "authoritative"}
+
+
+def run_gate(question, evidence, env, backend=None, **params):
+    return NliEntailmentGate().evaluate(gate_input("nli_entailment", question, evidence, env, backend, params=params))
+
+
+class RecordingBackend(ClaimCheckNliBackend):
+    def __init__(self):
+        super().__init__()
+        self.seen: list[tuple[str, str]] = []
+
+    def score(self, pairs):
+        self.seen.extend(pairs)
+        return super().score(pairs)
+
+
+class BrokenBackend(ClaimCheckNliBackend):
+    name = "broken"
+
+    def score(self, pairs):
+        raise RuntimeError("CUDA out of memory")
+
+
+class ShortBackend(ClaimCheckNliBackend):
+    def score(self, pairs):
+        return super().score(pairs)[:-1]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# registration and policy
+def test_registry_loads_the_decision_gates_and_the_bundle_orders_them():
+    gates = GateRegistry(load_entry_points=False).gates()
+    assert {"nli_entailment", "claim_categories", "evidence_conflicts"} <= set(gates)
+    assert gates["nli_entailment"].cost_class.value == "expensive"
+    order = [g.gate_id for g in POLICY.gates]
+    assert order.index("claim_anchors") < order.index("nli_entailment") < order.index("budget_enforcer")
+    spec = next(g for g in POLICY.gates if g.gate_id == "nli_entailment")
+    assert spec.when.domain_flags_none == ["writing"] and spec.params["backend"] == "shipped"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pass / veto
+def test_supported_claims_pass_with_records_and_sentences():
+    env = envelope([("We host on Fly.io [E1].", ["E1"]), ("The public API allows 100 requests per minute per key [E2].",
+                                                         ["E2"])])
+    result = run_gate(ARCH_Q, [E_HOST, E_RATE], env, ClaimCheckNliBackend())
+    assert result.passed, result.details
+    record = result.details["claim_records"]["c2"]
+    assert record["decision"] == "VERIFIED" and record["sources"] == 1 and record["checks"] == []
+    assert [s["verdict"] for s in result.details["sentences"]] == ["PASS", "PASS"]
+    assert result.details["confidence"]["response_confidence"] == min(result.details["confidence"]["claims"].values())
+
+
+@pytest.mark.parametrize(
+    ("claim", "code"),
+    [
+        ("The public API allows 500 requests per minute per key [E2].", "NUMBER_MISMATCH"),
+        ("The public API does not allow 100 requests per minute per key [E2].", "NEGATION_MISMATCH"),
+        ("The public API allows 100 requests per minute per key for all users [E2].", "QUALIFIER_DRIFT"),
+    ],
+)
+def test_deterministic_checks_veto_even_a_confident_nli_entailment(claim, code):
+    backend = TableNliBackend({E_RATE["text"]: (0.99, 0.0)})  # the NLI says "entailed"; the checks overrule it
+    result = run_gate(ARCH_Q, [E_RATE], envelope([(claim, ["E2"])]), backend)
+    assert result.failed and code in result.details["claims"]["c1"], result.details["claim_records"]["c1"]["checks"]
+    record = result.details["claim_records"]["c1"]
+    assert record["decision"] == "REJECTED" and record["confidence_factors"]["reasoning_validity"] == 0.1
+
+
+def test_strength_inflation_is_vetoed():
+    evidence = [{"id": "E1", "text": "Coffee intake is associated with lower mortality in adults.",
+                 "trust_tier": "authoritative"}]
+    env = envelope([("Coffee intake causes lower mortality in adults [E1].", ["E1"])])
+    result = run_gate(ARCH_Q, evidence, env, TableNliBackend({evidence[0]["text"]: (0.9, 0.0)}))
+    assert "STRENGTH_INFLATION" in result.details["claims"]["c1"]
+
+
+def test_each_atomic_claim_must_be_entailed():
+    env = envelope([("We host on Fly.io and the database is Postgres [E1].", ["E1"])])
+    result = run_gate(ARCH_Q, [E_HOST], env, ClaimCheckNliBackend())
+    atoms = result.details["claim_records"]["c1"]["atoms"]
+    assert [a["text"] for a in atoms] == ["We host on Fly.io.", "The database is Postgres."]
+    assert [a["status"] for a in atoms] == ["VERIFIED", "REJECTED"]
+    assert result.failed and result.details["claims"]["c1"][0] == "LOW_ENTAILMENT"
+
+
+def test_inline_markers_are_not_sent_to_the_backend():
+    backend = RecordingBackend()
+    run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io [E1].", ["E1"])]), backend)
+    assert backend.seen and all("[E1]" not in hypothesis for _, hypothesis in backend.seen)
+
+
+def test_facts_combined_from_two_items_can_entail_together():
+    a, b = "We host on Fly.io.", "Our database is Turso."
+    evidence = [{"id": "E1", "text": a, "trust_tier": "authoritative"}, {"id": "E2", "text": b, "trust_tier": "authoritative"}]
+    backend = TableNliBackend({a: (0.4, 0.0), b: (0.4, 0.0), f"{a}\n{b}": (0.9, 0.0)})
+    backend.table[f"{a}\n{b}"] = (0.9, 0.0)
+
+    class Joined(TableNliBackend):
+        def score(self, pairs):
+            return [NliScore(0.92, 0.0, 0.08) if "\n" in p else NliScore(0.4, 0.0, 0.6) for p, _ in pairs]
+
+    env = envelope([("Our app runs on Fly.io with a Turso database [E1][E2].", ["E1", "E2"])])
+    result = run_gate(ARCH_Q, evidence, env, Joined({}), checks=[])
+    record = result.details["claim_records"]["c1"]
+    assert record["decision"] == "VERIFIED" and record["supporting_ids"] == ["E1", "E2"]
+
+
+def test_backend_calibrated_threshold_raises_the_bar():
+    class Calibrated(TableNliBackend):
+        def metadata(self):
+            return {"name": "cal", "threshold": 0.9}
+
+    env = envelope([("We host on Fly.io [E1].", ["E1"])])
+    result = run_gate(ARCH_Q, [E_HOST], env, Calibrated({E_HOST["text"]: (0.85, 0.0)}))
+    assert result.details["thresholds"]["min_entailment"] == 0.9
+    assert result.failed and result.details["claims"]["c1"] == ["LOW_ENTAILMENT"]
+    result = run_gate(ARCH_Q, [E_HOST], env, Calibrated({E_HOST["text"]: (0.85, 0.0)}), use_backend_threshold=False)
+    assert result.passed
+
+
+def test_high_stakes_counts_independent_sources_not_ids():
+    text = "An LLC protects its members from personal liability for company debts."
+    same_doc = [{"id": "E1", "text": text, "trust_tier": "authoritative", "provenance": {"document_id": "statute-1"}},
+                {"id": "E2", "text": text + " (restated)", "trust_tier": "authoritative",
+                 "provenance": {"document_id": "statute-1"}}]
+    env = envelope([("An LLC protects its members from personal liability for company debts [E1][E2].", ["E1", "E2"])])
+    backend = TableNliBackend({text: (0.97, 0.0), text + " (restated)": (0.97, 0.0)})
+    result = run_gate(HIGH_Q, same_doc, env, backend, checks=[])
+    assert result.details["claims"]["c1"] == ["INSUFFICIENT_SOURCES"]
+    two_docs = [same_doc[0], {**same_doc[1], "provenance": {"document_id": "case-2"}}]
+    assert run_gate(HIGH_Q, two_docs, env, backend, checks=[]).passed
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# honest and exempt claims, fail closed
+def test_unknown_claims_pass_and_exempt_statuses_follow_the_policy():
+    env = envelope([("Whether we use a CDN is UNKNOWN from the evidence.", [], "UNKNOWN"),
+                    ("This design is cleaner.", [], "SUBJECTIVE")])
+    result = run_gate(ARCH_Q, [E_HOST], env, None)  # nothing needs the verifier: no backend needed
+    assert result.passed
+    assert result.details["claim_records"]["c1"]["decision"] == "UNKNOWN"
+    assert result.details["claim_records"]["c2"]["decision"] == "EXEMPT"
+    high = run_gate(HIGH_Q, [E_HOST], envelope([("This statute is clear.", [], "SUBJECTIVE")]), ClaimCheckNliBackend())
+    assert high.failed and high.details["claims"]["c1"] == ["NO_EVIDENCE"]  # high stakes exempts nothing
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [None, BrokenBackend(), ShortBackend(), LazyNliBackend("transformers:/nonexistent/model")],
+    ids=["no-backend", "raises", "wrong-length", "cannot-load"],
+)
+def test_fail_closed_when_the_verifier_is_unavailable(backend):
+    env = envelope([("We host on Fly.io [E1].", ["E1"])])
+    result = run_gate(ARCH_Q, [E_HOST], env, backend)
+    assert result.failed and codes(result) == ["VERIFIER_UNAVAILABLE"]
+    assert result.details["claims"] == {"c1": ["VERIFIER_UNAVAILABLE"]} and result.details["verifier_unavailable"]
+
+
+def test_similarity_alone_never_passes_in_high_stakes():
+    text = "An LLC protects its members from personal liability."
+    evidence = [{"id": "E1", "text": text, "trust_tier": "authoritative", "provenance": {"document_id": "a"}},
+                {"id": "E2", "text": text + " Always.", "trust_tier": "authoritative", "provenance": {"document_id": "b"}}]
+    env = envelope([("An LLC protects its members from personal liability [E1][E2].", ["E1", "E2"])])
+    backend = SimilarityOnlyBackend({text: (0.99, 0.0), text + " Always.": (0.99, 0.0)})
+    result = run_gate(HIGH_Q, evidence, env, backend, checks=[])
+    assert codes(result) == ["VERIFIER_UNAVAILABLE"] and "similarity alone" in result.details["verifier_unavailable"]
+    assert run_gate(ARCH_Q, evidence[:1], envelope([("An LLC protects its members from personal liability [E1].",
+                                                     ["E1"])]), backend, checks=[]).passed
+
+
+def test_redacted_evidence_cannot_verify():
+    redacted = {**E_HOST, "text": "sha256:abc… We host on", "redacted": True}
+    result = run_gate(ARCH_Q, [redacted], envelope([("We host on Fly.io [E1].", ["E1"])]), ClaimCheckNliBackend())
+    assert codes(result) == ["EVIDENCE_TEXT_REDACTED"]
+
+
+def test_no_envelope_is_a_precondition_failure():
+    inp = gate_input("nli_entailment", ARCH_Q, [E_HOST], envelope([("x", [])]), ClaimCheckNliBackend())
+    from dataclasses import replace
+
+    assert codes(NliEntailmentGate().evaluate(replace(inp, envelope=None))) == ["PRECONDITION_FAILED"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# sentences (grounded-generation contract)
+def test_strict_mode_sentence_without_claim_fails():
+    env = envelope([("We host on Fly.io [E1].", ["E1"])], text="We host on Fly.io [E1]. It is the cheapest host.")
+    result = run_gate(ARCH_Q, [E_HOST], env, ClaimCheckNliBackend())
+    assert [s["verdict"] for s in result.details["sentences"]] == ["PASS", "FAIL"]
+    assert "SENTENCE_UNCOVERED" in codes(result) and result.details["uncovered_sentences"] == ["It is the cheapest host."]
+    low = run_gate("hello, where is our app?", [E_HOST], env, ClaimCheckNliBackend())  # low rigor: not strict
+    assert low.passed
+
+
+def test_sentence_that_says_more_than_its_claims_is_verified_whole():
+    env = envelope([("We host on Fly.io", ["E1"])], text="We host on Fly.io, which costs $5 a month [E1].")
+    result = run_gate(ARCH_Q, [E_HOST], env, ClaimCheckNliBackend())
+    sentence = result.details["sentences"][0]
+    assert sentence["verdict"] == "FAIL" and "cost" in sentence["beyond_claims"]
+    assert result.details["claims"]["c1"]  # the sentence fails as a unit, through its claim
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# end to end through ControlPlane.run
+DRIFT = envelope([("We host on Fly.io [E1].", ["E1"]),
+                  ("The public API allows 500 requests per minute per key [E2].", ["E2"])])
+
+
+def test_number_drift_is_suppressed_with_why_and_what_evidence_is_needed(write_script, store, shipped_policy):
+    plane = ControlPlane(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store,
+                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+    result = plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
+    assert result.status is TraceStatus.DEGRADED and not result.verified
+    assert len(result.attempts) == 3  # regenerated twice with a targeted delta, then degraded
+    assert "c2" in result.attempts[1].regen_delta.claim_ids
+    nli = next(g for g in result.attempts[0].gate_results if g.gate_id == "nli_entailment")
+    assert "NUMBER_MISMATCH" in nli.details["claims"]["c2"]
+    text = result.assistant_text
+    assert text.startswith("We host on Fly.io [E1].")
+    assert "500 requests" not in text.split("[Not verified")[0]
+    assert "its numbers or units differ from the evidence" in text
+    assert 'provide evidence that states: "The public API allows 500 requests per minute per key [E2]."' in text
+    assert [c.verdict for c in result.claims] == ["PASS", "FAIL"]
+
+
+def test_high_stakes_number_drift_is_refused_with_explanation(write_script, store, shipped_policy):
+    legal = [{"id": "E1", "text": "The filing fee for an LLC is 50 dollars.", "trust_tier": "authoritative"}]
+    bad = envelope([("The filing fee for an LLC is 500 dollars [E1].", ["E1"])])
+    plane = ControlPlane(model=write_script([bad] * 3), policy=shipped_policy, store=store,
+                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+    result = plane.run("What is the LLC filing fee under state law?", evidence=legal)
+    assert result.status is TraceStatus.REFUSED
+    assert "The filing fee for an LLC is 500 dollars [E1]." in result.assistant_text
+    assert "numbers or units differ" in result.assistant_text and "To state it I need" in result.assistant_text
+
+
+def test_run_without_a_loadable_verifier_never_passes(write_script, store, shipped_policy):
+    good = envelope([("We host on Fly.io [E1].", ["E1"])])
+    services = build_services("none", policy=shipped_policy.bundle)
+    plane = ControlPlane(model=write_script([good]), policy=shipped_policy, store=store, services=services)
+    result = plane.run(ARCH_Q, evidence=[E_HOST])
+    assert result.status is not TraceStatus.PASS and not result.verified
+    assert "the entailment verifier was not available" in result.assistant_text
+
+
+def test_supported_answer_passes_end_to_end(write_script, store, shipped_policy):
+    good = envelope([("We host on Fly.io [E1].", ["E1"]),
+                     ("The public API allows 100 requests per minute per key [E2].", ["E2"])])
+    plane = ControlPlane(model=write_script([good]), policy=shipped_policy, store=store,
+                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+    result = plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
+    assert result.status is TraceStatus.PASS and result.verified, [
+        (g.gate_id, g.reason_codes) for g in result.attempts[0].gate_results if g.failed]
+
+
+VERIFIER = Path(__file__).resolve().parents[2] / "controlplane" / "nli" / "verifier" / "config.json"
+
+
+@pytest.mark.models
+@pytest.mark.skipif(not VERIFIER.is_file(), reason="shipped verifier weights not present in this checkout")
+def test_shipped_verifier_separates_supported_from_drifted_claims():
+    services = build_services("shipped")
+    good = run_gate(ARCH_Q, [E_RATE], envelope([("The public API allows 100 requests per minute per key [E2].",
+                                                 ["E2"])]), services.nli_backend, checks=[])
+    bad = run_gate(ARCH_Q, [E_RATE], envelope([("The public API does not limit requests [E2].", ["E2"])]),
+                   services.nli_backend, checks=[])
+    assert good.details["claim_records"]["c1"]["entailment"] > bad.details["claim_records"]["c1"]["entailment"]
+    assert bad.failed
