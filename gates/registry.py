@@ -117,7 +117,10 @@ class GateRegistry:
         return self._pm
 
     def register_plugin(self, plugin: ModuleType | object, name: str | None = None) -> None:
-        self._pm.register(plugin, name=name)
+        try:
+            self._pm.register(plugin, name=name)
+        except ValueError as exc:  # pluggy refuses a second plugin of the same name
+            raise GateRegistryError(f"{exc}; gate ids and plugin names must be unique") from None
         self._gates = None
 
     def register_gate(self, gate: Gate) -> None:
