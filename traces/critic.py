@@ -7,8 +7,8 @@ Python API mirrored by ``controlplane critic run``::
 Rules (no model, deterministic):
 
 * UNCITED_CLAIM: a FACTUAL claim without evidence ids in an answer that was shown (pass / regen_pass / degraded);
-* MISSED_GATE: that happened because evidence_binding was skipped by the policy (its ``when`` did not hold) -> a
-  suggested patch ``{"when": {"always": true}}`` for evidence_binding;
+* MISSED_GATE: a gate the policy skipped (its ``when`` did not hold) that FAILS when the trace is replayed with that
+  gate forced on (deterministic replay, no model) -> a suggested patch ``{"when": {"always": true}}`` for it;
 * IGNORED_EVIDENCE: evidence the answer neither used nor cited while it labelled claims UNKNOWN;
 * UNSUPPORTED_CLAIM: a cited claim that shares almost no content words with the evidence it cites (only when the
   evidence text is available, i.e. not redacted).
@@ -37,6 +37,8 @@ from controlplane.contracts.schemas import generate_schema
 from .store import TraceStore
 
 SHOWN = ("pass", "regen_pass", "degraded")
+UNAVAILABLE = frozenset({"CRITIC_UNAVAILABLE", "VERIFIER_UNAVAILABLE", "RETRIEVER_UNAVAILABLE", "EVIDENCE_TEXT_REDACTED",
+                         "PRECONDITION_FAILED", "GATE_NOT_FOUND", "GATE_ERROR"})
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an the is are was were be been of to in on at for and or but with by from as it its this that "
                   "these those we our you your they their he she his her not no yes do does did has have had can "
@@ -90,10 +92,7 @@ class RuleCritic:
         pack = bundle.retrieved_evidence_pack or bundle.evidence_pack
         items = {i.id: i for i in (pack.evidence if pack else [])}
         out: list[CriticFinding] = []
-        binding = gates.get("evidence_binding")
-        binding_skipped = binding is None or binding.result.value == "skip"
         tid = bundle.trace_id
-        flags = bundle.mode_decision.domainFlags if bundle.mode_decision else []
         for claim in envelope.meta.claim_map:
             if claim.status is ClaimStatus.FACTUAL and not claim.evidence_ids:
                 out.append(CriticFinding(
@@ -101,19 +100,6 @@ class RuleCritic:
                     claim_id=claim.claim_id,
                     explanation=f"FACTUAL claim {claim.text[:120]!r} has no evidence ids and was shown to the user.",
                 ))
-                if binding_skipped:
-                    out.append(CriticFinding(
-                        finding_id=_fid("R-MISS", tid, claim.claim_id), severity="high", type="MISSED_GATE",
-                        claim_id=claim.claim_id,
-                        explanation="evidence_binding was skipped by the policy ("
-                        + (",".join(c.value for c in binding.reason_codes) if binding else "not in the bundle")
-                        + f") for domains {flags or ['(none)']}, so an uncited FACTUAL claim passed.",
-                        suggested_gate_delta={
-                            "gate_id": "evidence_binding",
-                            "new_rule": "Run evidence_binding on every request: a FACTUAL claim always needs evidence.",
-                            "patch": {"when": {"always": True}},
-                        },
-                    ))
             elif claim.evidence_ids:
                 texts = [items[i].text for i in claim.evidence_ids if i in items and not items[i].redacted]
                 if len(texts) == len([i for i in claim.evidence_ids if i in items]) and texts:
@@ -136,6 +122,51 @@ class RuleCritic:
                 evidence_ids=ignored,
                 explanation=f"the answer labelled claims UNKNOWN while evidence {', '.join(ignored)} was neither used "
                 "nor cited; check whether it answers them.",
+            ))
+        out.extend(self.missed_gates(bundle, gates))
+        return out
+
+    def missed_gates(self, bundle: TraceBundle, gates: dict[str, Any]) -> list[CriticFinding]:
+        """Gates the policy skipped on the answer that was shown, which fail when replayed forced on."""
+        from controlplane.policy_bundles.loader import PolicyBundleError, parse_bundle
+
+        from .replay import ReplayOptions, replay_trace
+
+        content = bundle.policy.content
+        if not content:
+            return []
+        out = []
+        last = bundle.attempts[-1].attempt
+        for gate_id, result in gates.items():
+            if result.result.value != "skip" or "SKIPPED_BY_POLICY" not in [c.value for c in result.reason_codes]:
+                continue
+            forced = json.loads(json.dumps(content))
+            for spec in forced["gates"]:
+                if spec["gate_id"] == gate_id:
+                    spec["when"] = {"always": True}
+            try:
+                policy = parse_bundle(forced, source=f"critic:force:{gate_id}")
+            except PolicyBundleError:
+                continue
+            trace = replay_trace(bundle, policy, ReplayOptions(gate=gate_id))
+            step = next((s for s in trace.steps if s.attempt == last and s.gate_id == gate_id), None)
+            if step is None or step.replayed is None or step.replayed["result"] != "fail":
+                continue
+            codes = step.replayed["reason_codes"]
+            if set(codes) & UNAVAILABLE:
+                continue  # it could not have judged (no critic, no verifier, redacted text): not a miss
+            claims = sorted((step.details.get("claims") or {}))
+            when = json.dumps(result.details.get("when", "")) if isinstance(result.details, dict) else ""
+            out.append(CriticFinding(
+                finding_id=_fid("R-MISS", bundle.trace_id, gate_id), severity="high", type="MISSED_GATE",
+                claim_id=claims[0] if len(claims) == 1 else None,
+                explanation=f"{gate_id} was skipped by the policy (when: {when}) but fails with "
+                f"{', '.join(codes)} when replayed on the answer the user saw.",
+                suggested_gate_delta={
+                    "gate_id": gate_id,
+                    "new_rule": f"Run {gate_id} on every request: replayed, it catches {', '.join(codes)} here.",
+                    "patch": {"when": {"always": True}},
+                },
             ))
         return out
 
