@@ -19,6 +19,7 @@ from typing import Any
 
 from controlplane.contracts import (
     AttemptRecord,
+    ClaimStatus,
     EvidenceItem,
     EvidencePack,
     FinishReason,
@@ -428,8 +429,9 @@ class ControlPlane:
     def _finish(self, recorder: EventRecorder, trace_id: str, decision: ModeDecision, pack: EvidencePack,
                 records: list[AttemptRecord], pre_results: list[GateResult], outcome: DegradeResult,
                 claims: list[ClaimVerdict], model_meta: dict[str, Any]) -> RunResult:
+        # An UNKNOWN claim passes the gates (it is the honest label) but is, by definition, not verified.
         verified = outcome.status in (TraceStatus.PASS, TraceStatus.REGEN_PASS) and all(
-            c.verdict == "PASS" for c in claims
+            c.verdict == "PASS" and c.status != ClaimStatus.UNKNOWN.value for c in claims
         )
         if outcome.status is TraceStatus.REFUSED and not any(e.phase is Phase.DEGRADE for e in recorder.events):
             recorder.emit(Phase.DEGRADE, outcome.record)
