@@ -106,10 +106,16 @@ class GateHarness:
         self.policy = _load_policy(policy)
         self.registry = GateRegistry(load_entry_points=load_entry_points)
 
-    def register(self, gate: Any) -> Any:
-        """Register a gate object so it can be run by id (returns the gate)."""
-        self.registry.register_gate(gate)
-        return gate
+    def register(self, gate_or_plugin: Any) -> Any:
+        """Register a gate object, or a plugin module with a ``controlplane_gates`` hookimpl (what an entry point
+        does), so its gates can be run by id. Returns what it was given."""
+        from controlplane.gates.interfaces import Gate
+
+        if isinstance(gate_or_plugin, Gate):
+            self.registry.register_gate(gate_or_plugin)
+        else:
+            self.registry.register_plugin(gate_or_plugin)
+        return gate_or_plugin
 
     # -- inputs -------------------------------------------------------------------------------------------------
     @staticmethod
