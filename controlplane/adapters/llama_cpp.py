@@ -260,6 +260,8 @@ class _Loaded:
     llama: Any
     load_seconds: float
     chat_template: str | None
+    # Tokens of the system-prompt prefix whose KV entries are in the context, evaluated as their own batch.
+    prefix: tuple[int, ...] = ()
 
 
 _LOCK = threading.Lock()
@@ -333,7 +335,7 @@ def remember_sha256(path: Path, digest: str) -> None:
 PLAIN_ANSWER_CUE = "ANSWER: "
 
 
-def plain_prompt(messages: Sequence[ChatMessage]) -> str:
+def plain_prompt(messages: Sequence[ChatMessage], cue: bool = True) -> str:
     """Prompt for a model without a chat template (a base model): instructions, turns, then an answer cue.
 
     A base model continues text, so the prompt ends where the JSON answer starts.
@@ -345,17 +347,19 @@ def plain_prompt(messages: Sequence[ChatMessage]) -> str:
         elif message.role == "user":
             parts.append(message.content.strip())
         else:
-            parts.append(f"PREVIOUS ANSWER:\n{message.content.strip()}")
-    return "\n\n".join(parts) + "\n\n" + PLAIN_ANSWER_CUE
+            parts.append(PLAIN_ANSWER_CUE + message.content.strip())
+    return "\n\n".join(parts) + "\n\n" + (PLAIN_ANSWER_CUE if cue else "")
 
 
-def _template_prompt(loaded: _Loaded, messages: Sequence[ChatMessage]) -> str:
+def _template_prompt(loaded: _Loaded, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     llama = loaded.llama
     eos = llama._model.token_get_text(llama.token_eos()) if llama.token_eos() >= 0 else ""
     bos = llama._model.token_get_text(llama.token_bos()) if llama.token_bos() >= 0 else ""
-    formatter = Jinja2ChatFormatter(template=loaded.chat_template or "", eos_token=eos, bos_token=bos)
+    formatter = Jinja2ChatFormatter(
+        template=loaded.chat_template or "", eos_token=eos, bos_token=bos, add_generation_prompt=add_generation_prompt
+    )
     try:
         return formatter(messages=[{"role": m.role, "content": m.content} for m in messages]).prompt
     except Exception as exc:
@@ -445,12 +449,13 @@ class LlamaCppModel:
         seed = params.seed if params.seed is not None else self.seed
         try:
             if params.temperature <= 0:
-                out, reason = _greedy(llama, tokens, max_tokens, grammar, params.stop_sequences)
+                out, reason = _greedy(llama, tokens, max_tokens, grammar, params.stop_sequences,
+                                      loaded=loaded, prefix_len=self._prefix_len(loaded, messages, tokens))
                 text = llama.detokenize(out).decode("utf-8", errors="replace")
                 text = _cut_at_stop(text, params.stop_sequences)
                 out_tokens = len(out)
             else:
-                text, out_tokens, reason = _sampled(llama, tokens, max_tokens, grammar, params, seed)
+                text, out_tokens, reason = _sampled(loaded, tokens, max_tokens, grammar, params, seed)
         except ModelError:
             raise
         except Exception as exc:
@@ -484,6 +489,20 @@ class LlamaCppModel:
         if self._format_name(loaded) == "template":
             return _template_prompt(loaded, messages)
         return plain_prompt(messages)
+
+    def _prefix_len(self, loaded: _Loaded, messages: Sequence[ChatMessage], tokens: list[int]) -> int:
+        """Token count of everything before the last message (system prompt, worked examples, history), if that is
+        an exact token prefix of the prompt; else 0. For single-turn requests it is the same for every request."""
+        if len(messages) < 2:
+            return 0
+        if self._format_name(loaded) == "template":
+            text = _template_prompt(loaded, messages[:-1], add_generation_prompt=False)
+        else:
+            text = plain_prompt(messages[:-1], cue=False)
+        head = self._tokenize(loaded.llama, text)
+        # Drop the last token: a tokenizer may merge it with what follows in the full prompt.
+        head = head[:-1]
+        return len(head) if head and tokens[: len(head)] == head else 0
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenize(self._loaded().llama, text))
@@ -538,15 +557,41 @@ def _cut_at_stop(text: str, stops: Sequence[str]) -> str:
     return text[: min(cuts)] if cuts else text
 
 
-def _greedy(
-    llama: Any, prompt: list[int], max_tokens: int, gbnf: str | None, stops: Sequence[str]
-) -> tuple[list[int], str]:
-    """Greedy decoding with the grammar checked on the chosen token first (llama.cpp's own common sampler does this).
+TOP_K_CHECK = 64
 
-    Applying a grammar to the whole vocabulary costs a full pass over 49k-262k tokens per step; the greedy token is
-    usually already allowed, and when it is, it is also the argmax of the grammar-masked logits, so checking that one
-    token first gives the same output as masking everything. Only a rejected token triggers the full pass.
+
+def _allowed(lib: Any, sampler: Any, array: Any, tokens: list[int], logits: Any) -> int | None:
+    """The first of ``tokens`` (in order) that the grammar allows in its current state, or None."""
+    import numpy as np
+
+    n = len(tokens)
+    array.candidates_data.id[:n] = tokens
+    array.candidates_data.logit[:n] = logits[tokens]
+    array.candidates_data.p[:n] = 0.0
+    array.candidates.size = n
+    array.candidates.sorted = False
+    lib.llama_sampler_apply(sampler, ctypes.byref(array.candidates))
+    ok = np.isfinite(array.candidates_data.logit[:n])
+    if not ok.any():
+        return None
+    return int(array.candidates_data.id[int(np.argmax(ok))])
+
+
+def _greedy(
+    llama: Any, prompt: list[int], max_tokens: int, gbnf: str | None, stops: Sequence[str],
+    stats: dict[str, int] | None = None, loaded: _Loaded | None = None, prefix_len: int = 0,
+) -> tuple[list[int], str]:
+    """Greedy decoding under a grammar, exactly equal to "mask the whole vocabulary, then argmax", but cheaper.
+
+    llama-cpp-python applies the grammar to the whole vocabulary at every step (262k tokens for Gemma 3: measured
+    0.8 tokens/s here). The argmax token is usually allowed, and then it IS the argmax of the masked logits; if not,
+    the best allowed token among the top 64 is (every other token has a lower logit); only when none of those is
+    allowed does a full pass run (llama.cpp's common sampler uses the same first check).
     Returns the generated tokens (EOS excluded) and "stop" or "length".
+
+    The prompt is always evaluated in the same two pieces, the system-prompt prefix (``prefix_len`` tokens) and the
+    rest, so the KV entries of a prefix left by an earlier call with the same prefix are bit-for-bit what evaluating
+    it now would give; reusing them saves ~60% of prompt time and cannot change the output.
     """
     import numpy as np
     from llama_cpp import llama_cpp as lib
@@ -560,30 +605,46 @@ def _greedy(
         if not sampler:
             raise UnsupportedSchema("llama.cpp rejected the grammar generated from the JSON schema; refusing to generate")
     one = LlamaTokenDataArray(n_vocab=1)
+    topk = LlamaTokenDataArray(n_vocab=TOP_K_CHECK)
     full: LlamaTokenDataArray | None = None
     out: list[int] = []
+    stats = stats if stats is not None else {}
+    stats.update(topk=0, full=0)
     try:
-        llama.reset()  # stateless: nothing of the previous call stays in the KV cache
-        llama.eval(prompt)
+        prefix = tuple(prompt[:prefix_len]) if 0 < prefix_len < len(prompt) else ()
+        if prefix and loaded is not None and loaded.prefix == prefix and llama.n_tokens >= len(prefix):
+            llama.n_tokens = len(prefix)  # keep the prefix's KV entries; eval() drops everything after them
+        else:
+            if loaded is not None:
+                loaded.prefix = ()
+            llama.reset()  # stateless: nothing of the previous call stays in the KV cache
+            if prefix:
+                llama.eval(list(prefix))
+                if loaded is not None:
+                    loaded.prefix = prefix
+        llama.eval(prompt[len(prefix):])
         while len(out) < max_tokens:
             logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(n_vocab,))
             token = int(np.argmax(logits))
-            if sampler is not None:
-                one.candidates_data.id[0] = token
-                one.candidates_data.logit[0] = logits[token]
-                one.candidates_data.p[0] = 0.0
-                one.candidates.size = 1
-                one.candidates.sorted = False
-                lib.llama_sampler_apply(sampler, ctypes.byref(one.candidates))
-                if not np.isfinite(one.candidates_data.logit[0]):
+            if sampler is not None and _allowed(lib, sampler, one, [token], logits) is None:
+                # Next: the best of the top-k tokens that the grammar allows. Every token outside the top k has a
+                # lower logit than every token inside, so if any of them is allowed it is the masked argmax.
+                top = np.argpartition(-logits, TOP_K_CHECK)[:TOP_K_CHECK]
+                top = top[np.argsort(-logits[top], kind="stable")]
+                picked = _allowed(lib, sampler, topk, top.tolist(), logits)
+                if picked is None:
                     if full is None:
                         full = LlamaTokenDataArray(n_vocab=n_vocab)
                     full.copy_logits(logits)
                     lib.llama_sampler_apply(sampler, ctypes.byref(full.candidates))
                     allowed = full.candidates_data.logit
-                    token = int(full.candidates_data.id[int(np.argmax(allowed))])
                     if not np.isfinite(allowed.max()):
                         raise ModelError("the grammar allows no token at this point; the schema admits no value")
+                    picked = int(full.candidates_data.id[int(np.argmax(allowed))])
+                    stats["full"] += 1
+                else:
+                    stats["topk"] += 1
+                token = picked
             if lib.llama_vocab_is_eog(vocab, token):
                 return out, "stop"
             if sampler is not None:
@@ -599,11 +660,13 @@ def _greedy(
 
 
 def _sampled(
-    llama: Any, prompt: list[int], max_tokens: int, gbnf: str | None, params: GenerationParams, seed: int
+    loaded: _Loaded, prompt: list[int], max_tokens: int, gbnf: str | None, params: GenerationParams, seed: int
 ) -> tuple[str, int, str]:
     """Temperature > 0: llama-cpp-python's own sampler chain (grammar over the full vocabulary; slower)."""
     from llama_cpp.llama_grammar import LlamaGrammar
 
+    loaded.prefix = ()
+    llama = loaded.llama
     llama.reset()
     llama.set_seed(seed)
     result = llama.create_completion(
