@@ -30,9 +30,12 @@ def _fmt(verdict) -> str:
 @click.option("--gate", "gate_id", default=None, help="Step through one gate: run only it, print its inputs.")
 @click.option("--trace", "trace_filter", multiple=True, help="Replay only these trace ids from the file.")
 @click.option("--strict", is_flag=True, help="With --policy: exit 1 when the candidate changes any verdict.")
+@click.option("--nli-backend", "nli_backend", default=None,
+              help="NLI backend for nli_entailment (shipped, transformers:PATH, none). Default: as recorded -- none "
+                   "when the trace ran without one, else the policy's backend.")
 @json_option
 def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | None, trace_filter: tuple[str, ...],
-                   strict: bool, as_json: bool) -> None:
+                   strict: bool, nli_backend: str | None, as_json: bool) -> None:
     """Replay a trace bundle gate by gate under its recorded policy, or under a candidate (--policy)."""
     from controlplane.policy_bundles.lifecycle import load_checked
     from controlplane.policy_bundles.loader import PolicyBundleError
@@ -50,7 +53,12 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
         missing = wanted - {b.trace_id for b in bundles}
         if missing:
             raise InputError(f"trace(s) {', '.join(sorted(missing))} are not in {bundle_file}")
-    report = replay_bundles(bundles, policy, ReplayOptions(gate=gate_id))
+    backend = None
+    if nli_backend:
+        from controlplane.services import resolve_nli_backend
+
+        backend = resolve_nli_backend(nli_backend, policy.bundle if policy else None)
+    report = replay_bundles(bundles, policy, ReplayOptions(gate=gate_id, nli_backend=backend))
     determinism = policy is None or all(t.recorded_policy_hash == policy.hash for t in report.traces)
     changed = bool(report.differences) or bool(report.errors)
     code = 1 if (changed and (determinism or strict)) else 0
