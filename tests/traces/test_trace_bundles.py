@@ -35,6 +35,9 @@ def test_export_import_export_is_byte_for_byte_identical(flows, tmp_path: Path, 
     export_bundles(other, second, trace_ids=list(ids.values()), redaction=gov_policy.bundle.redaction)
 
     assert first.read_bytes() == second.read_bytes()
+    before, after = replay_bundles(read_bundles(first)), replay_bundles(read_bundles(second))
+    assert json.dumps(before.as_json(), sort_keys=True) == json.dumps(after.as_json(), sort_keys=True)
+    assert all(t.reproduced for t in after.traces)
     for trace_id in ids.values():
         assert other.require(trace_id)["imported_from"] == str(first)
         assert other.load_bundle(trace_id).outcome.status == store.load_bundle(trace_id).outcome.status
