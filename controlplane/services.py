@@ -6,11 +6,13 @@ failure is a ConfigurationError naming the option; with no name the policy bundl
 is used, else the shipped verifier, loaded lazily on the first claim to verify. If that default cannot load, the
 backend reports itself unavailable and nli_entailment fails closed with VERIFIER_UNAVAILABLE -- it never passes.
 ``none`` (or ``off``) configures no backend at all (same fail-closed result when a claim needs verifying).
+The backend is wrapped in an LRU score cache (the decision gates and regen attempts repeat pairs).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,6 +64,48 @@ class LazyNliBackend:
         return {"name": self.name, "loaded": False, "error": self._error}
 
 
+class CachedNliBackend:
+    """An LRU cache of (premise, hypothesis) -> NliScore in front of a backend. nli_entailment and
+    evidence_conflicts score many of the same pairs, and a regen attempt repeats most of the previous one; the
+    backends are deterministic, so a cached score is the score."""
+
+    def __init__(self, backend: NliBackend, maxsize: int = 8192) -> None:
+        self.backend = backend
+        self.name = getattr(backend, "name", "nli")
+        self.maxsize = maxsize
+        self._cache: OrderedDict[tuple[str, str], NliScore] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[NliScore]:
+        keys = [(p, h) for p, h in pairs]
+        with self._lock:
+            known = {k: self._cache[k] for k in keys if k in self._cache}
+            for k in known:
+                self._cache.move_to_end(k)
+        todo = list(dict.fromkeys(k for k in keys if k not in known))
+        fresh = list(self.backend.score(todo)) if todo else []
+        if len(fresh) != len(todo):
+            raise ValueError(f"NLI backend {self.name!r} returned {len(fresh)} scores for {len(todo)} pairs")
+        with self._lock:
+            self.hits += len(keys) - len(todo)
+            self.misses += len(todo)
+            for key, value in zip(todo, fresh):
+                self._cache[key] = value
+                while len(self._cache) > self.maxsize:
+                    self._cache.popitem(last=False)
+        found = {**known, **dict(zip(todo, fresh))}
+        return [found[k] for k in keys]
+
+    def metadata(self) -> dict[str, Any]:
+        return {**(self.backend.metadata() or {}), "cache": {"hits": self.hits, "misses": self.misses,
+                                                             "maxsize": self.maxsize}}
+
+    def __getattr__(self, item: str) -> Any:  # method, threshold ... of the wrapped backend
+        return getattr(self.backend, item)
+
+
 def policy_backend_name(policy: PolicyBundle | None) -> str | None:
     if policy is None:
         return None
@@ -94,8 +138,9 @@ def resolve_nli_backend(name: str | None, policy: PolicyBundle | None = None, **
 def build_services(nli_backend: str | None = None, retriever: Retriever | None = None, critic: Critic | None = None,
                    policy: PolicyBundle | None = None, **nli_options: Any) -> GateServices:
     """GateServices for ControlPlane(services=...): NLI backend by name, plus an optional retriever and critic."""
-    return GateServices(retriever=retriever, nli_backend=resolve_nli_backend(nli_backend, policy, **nli_options),
+    backend = resolve_nli_backend(nli_backend, policy, **nli_options)
+    return GateServices(retriever=retriever, nli_backend=CachedNliBackend(backend) if backend is not None else None,
                         critic=critic)
 
 
-__all__ = ["LazyNliBackend", "NliBackendUnavailable", "build_services", "resolve_nli_backend"]
+__all__ = ["CachedNliBackend", "LazyNliBackend", "NliBackendUnavailable", "build_services", "resolve_nli_backend"]

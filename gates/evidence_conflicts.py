@@ -4,7 +4,9 @@ grounded-generation §9).
 Detection is claim-centred: an item of the pack that the claim does *not* rely on conflicts with the claim's
 supporting evidence when it contradicts the claim -- NLI P(contradiction) of (item, atomic claim) above
 ``contradiction_threshold`` (EBOM: 0.7) -- or, deterministically, states a different number or the opposite polarity
-in a sentence about the same subject (content-word overlap >= ``same_subject_overlap``). Without an NLI backend only
+in a sentence about the same subject (the sentence holds >= ``same_subject_overlap``, default 0.85, of the claim's
+content words: "allows 500 requests per minute per key" against "allows 100 requests per minute per key" conflicts,
+"allows bursts of 20 requests per second" does not). Without an NLI backend only
 the deterministic signals run (nli_entailment fails closed on its own).
 
 Resolution, in order (pure function :func:`resolve_pair`, also used by nli_entailment for cited contradictions):
@@ -46,7 +48,7 @@ from .sufficiency import riskiest_domain
 CREDIBILITY_GAP = 0.3
 CONTRADICTION_THRESHOLD = 0.7
 OUTDATED_GAP_DAYS = 30
-SAME_SUBJECT_OVERLAP = 0.7
+SAME_SUBJECT_OVERLAP = 0.85
 CANDIDATE_OVERLAP = 0.3
 _ANALYSIS = re.compile(r"\b(conflict\w*|disagree\w*|differ\w*|contradict\w*|whereas|however|on the other hand|"
                        r"more recent|newer|older|outdated|higher[- ]credibility|while)\b", re.IGNORECASE)

@@ -48,6 +48,8 @@ ANALYSED = envelope(
 def test_deterministic_conflict_needs_the_same_subject():
     assert deterministic_conflict(B, "The public API allows 100 requests per minute per key.")[0] == "numbers"
     assert deterministic_conflict("The office plants are watered on Fridays at 5.", "The API allows 100 requests.") is None
+    burst = "The public API allows bursts of 20 requests per second."
+    assert deterministic_conflict(burst, "The public API allows 100 requests per minute per key.") is None
     assert deterministic_conflict("Backups are not encrypted at rest.", "Backups are encrypted at rest.")[0] == "negation"
 
 

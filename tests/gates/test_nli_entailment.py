@@ -294,3 +294,14 @@ def test_shipped_verifier_separates_supported_from_drifted_claims():
                    services.nli_backend, checks=[])
     assert good.details["claim_records"]["c1"]["entailment"] > bad.details["claim_records"]["c1"]["entailment"]
     assert bad.failed
+
+
+def test_build_services_caches_scores_across_the_decision_gates(write_script, store, shipped_policy):
+    from controlplane.services import CachedNliBackend
+
+    inner = ClaimCheckNliBackend()
+    services = GateServices(nli_backend=CachedNliBackend(inner))
+    plane = ControlPlane(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store, services=services)
+    plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
+    cache = services.nli_backend.metadata()["cache"]
+    assert cache["hits"] > cache["misses"] == inner.pairs_scored  # attempts 2 and 3 repeat attempt 1's pairs
