@@ -1,8 +1,8 @@
 """Contradictions between evidence items a claim relies on, handled per domain (EBOM "Contradiction Resolution";
 grounded-generation §9).
 
-Detection is claim-centred: an item of the pack that the claim does *not* rely on conflicts with the claim's
-supporting evidence when it contradicts the claim -- NLI P(contradiction) of (item, atomic claim) above
+Detection is claim-centred: an item of the pack that the claim does *not* rely on, about the same entity (it
+mentions every name the claim uses), conflicts with the claim's supporting evidence when it contradicts the claim -- NLI P(contradiction) of (item, atomic claim) above
 ``contradiction_threshold`` (EBOM: 0.7) -- or, deterministically, states a different number or the opposite polarity
 in a sentence about the same subject (the sentence holds >= ``same_subject_overlap``, default 0.85, of the claim's
 content words: "allows 500 requests per minute per key" against "allows 100 requests per minute per key" conflicts,
@@ -124,10 +124,28 @@ class Conflict:
                 "signal": self.signal, "score": self.score, "detail": self.detail}
 
 
+_NAME = re.compile(r"[A-Z][A-Za-z0-9.'-]*")
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised tokens after the first word: the names that tell one subject from another ("Service A")."""
+    return set(_NAME.findall(text.split(" ", 1)[1])) if " " in text.strip() else set()
+
+
+def _mentions_names(item_text: str, claim_text: str) -> bool:
+    words = set(re.findall(r"[A-Za-z0-9.'-]+", item_text))
+    return all(name in words or name.rstrip(".") in words for name in _names(claim_text))
+
+
 def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[str, str] | None:
-    """(signal, detail) when item_text talks about the claim's subject and states another number or polarity."""
+    """(signal, detail) when item_text talks about the claim's subject and states another number or polarity.
+
+    Same subject: the item sentence holds ``overlap`` of the claim's content words and every name the claim uses
+    (so "Service Beta handles 110" does not conflict with "Service Alpha handles 100")."""
     sentence, share = best_sentence(item_text, claim_text)
     if not sentence or share < overlap:
+        return None
+    if not _mentions_names(sentence, claim_text):
         return None
     if quantities(sentence) and quantities(claim_text):
         found = check_numbers(sentence, claim_text)
@@ -152,7 +170,9 @@ def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[Eviden
     """Conflicts of one claim, and the ids of its supporting items (cited items that entail it; all cited items
     when there is no backend)."""
     usable = [item for item in cited if not item.redacted]
-    candidates = [o for o in others if not o.redacted and any(_overlap(o.text, a) >= CANDIDATE_OVERLAP for a in atoms)]
+    # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
+    candidates = [o for o in others if not o.redacted and any(
+        _overlap(o.text, a) >= CANDIDATE_OVERLAP and _mentions_names(o.text, a) for a in atoms)]
     supporters: list[EvidenceItem] = list(usable)
     nli_against: dict[str, float] = {}
     if backend is not None and atoms and (usable or candidates):

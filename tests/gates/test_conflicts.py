@@ -50,6 +50,10 @@ def test_deterministic_conflict_needs_the_same_subject():
     assert deterministic_conflict("The office plants are watered on Fridays at 5.", "The API allows 100 requests.") is None
     burst = "The public API allows bursts of 20 requests per second."
     assert deterministic_conflict(burst, "The public API allows 100 requests per minute per key.") is None
+    other_subject = "Service Beta handles 110 requests per minute."
+    assert deterministic_conflict(other_subject, "Service Alpha handles 100 requests per minute.") is None
+    assert deterministic_conflict("Service B handles 110 requests per minute.", "Service A handles 100 requests per minute.") is None
+    assert deterministic_conflict("Service A handles 110 requests per minute.", "Service A handles 100 requests per minute.")
     assert deterministic_conflict("Backups are not encrypted at rest.", "Backups are encrypted at rest.")[0] == "negation"
 
 
@@ -146,3 +150,12 @@ def test_cited_contradiction_overruled_by_credibility_does_not_fail_the_claim():
                                                      params={"checks": []}))
     assert result.failed and result.details["claims"]["c1"] == ["CONFLICTING_VERDICTS"]
 
+
+
+def test_an_item_about_another_entity_is_not_a_conflict_even_if_the_nli_says_contradiction():
+    evidence = [{"id": "E1", "text": "Service Alpha handles 100 requests per minute."},
+                {"id": "E2", "text": "Service Beta handles 900 requests per minute."}]
+    backend = TableNliBackend({evidence[0]["text"]: (0.95, 0.01), evidence[1]["text"]: (0.01, 0.95)})
+    env = envelope([("Service Alpha handles 100 requests per minute [E1].", ["E1"])])
+    result = run_conflicts(QUESTIONS["refuse"], env, evidence, backend)
+    assert result.passed and result.details["conflicts"] == []
