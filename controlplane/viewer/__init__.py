@@ -51,11 +51,11 @@ tr:last-child td{border-bottom:0}
 font-size:16px;line-height:1.8}
 mark.claim{border-radius:3px;padding:1px 0;cursor:pointer;border-bottom:2px solid}
 mark.claim a{color:inherit;text-decoration:none}
-mark.claim.verdict-pass{background:var(--pass-bg);border-color:var(--pass)}
-mark.claim.verdict-fail{background:var(--fail-bg);border-color:var(--fail)}
+mark.verdict-pass{background:var(--pass-bg);border-color:var(--pass)}
+mark.verdict-fail{background:var(--fail-bg);border-color:var(--fail)}
 mark.claim.active,article.evidence.active{outline:2px solid var(--accent);outline-offset:1px}
 .legend{font-size:13px;color:var(--muted);margin:6px 0}
-.legend mark{padding:0 4px}
+.legend mark{padding:0 4px;border-radius:3px;border-bottom:2px solid}
 .evidence-list{display:grid;gap:8px}
 article.evidence{background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px 12px}
 article.evidence header{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
@@ -230,8 +230,8 @@ def render_trace(bundle: TraceBundle) -> tuple[str, str]:
 
     out.append("<h2>Answer</h2>")
     if checked:
-        out.append("<div class=\"legend\">claims: <mark class=\"claim verdict-pass\">passed</mark> "
-                   "<mark class=\"claim verdict-fail\">failed</mark> &middot; click a claim to see its evidence</div>")
+        out.append("<div class=\"legend\">claims: <mark class=\"key verdict-pass\">passed</mark> "
+                   "<mark class=\"key verdict-fail\">failed</mark> &middot; click a claim to see its evidence</div>")
         out.append(f"<div class=\"answer\" id=\"checked-text\">{highlight(checked, claims)}</div>")
         if delivered != checked:
             out.append("<h3>Delivered to the user (after degrade)</h3>"
