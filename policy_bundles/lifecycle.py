@@ -210,6 +210,10 @@ class PolicyLifecycle:
             "ORDER BY created_at DESC, trace_id DESC LIMIT 1").fetchone()
         return (row[0], row[1]) if row else (None, None)
 
+    def complete_trace_count(self) -> int:
+        return self.store.db.execute(
+            "SELECT COUNT(*) FROM traces WHERE status NOT IN ('in_progress', 'error')").fetchone()[0]
+
     def review_problem(self, version: PolicyVersion) -> str | None:
         """Why ``version`` may not be promoted on its review, or None when a fresh review exists."""
         review = self.latest_review(version.hash)
@@ -222,6 +226,11 @@ class PolicyLifecycle:
             if covered is None or (newest_at, newest_id) > (covered, review["newest_trace_id"] or ""):
                 return (f"the review of {version.hash[:19]} (#{review['id']}) covered traces up to {covered}, but trace "
                         f"{newest_id} ({newest_at}) was stored after it; {fix}")
+        stored_then = json.loads(review["summary"] or "{}").get("store_trace_count")
+        stored_now = self.complete_trace_count()
+        if stored_then is not None and stored_now > stored_then:
+            return (f"{stored_now - stored_then} trace(s) were stored (or imported) after the review of "
+                    f"{version.hash[:19]} (#{review['id']}); {fix}")
         current = self.promoted(version.name)
         baseline = current.hash if current else _shipped_hash(version.name)
         if baseline and review["baseline_hash"] != baseline:

@@ -163,6 +163,7 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
         from .loader import load_bundle
 
         baseline = load_bundle()
+    store_trace_count = life.complete_trace_count()
     rows = store.list_traces(limit=limit, complete_only=True)
     bundles, errors = [], []
     for row in rows:
@@ -208,6 +209,7 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
         raise PolicyBundleError(f"cannot write the review report {base}.md/.json: {exc} (pass -o with a writable path)") from None
     review_id = life.record_review(
         candidate, baseline.hash, reviewer, len(bundles), newest[0], newest[1], str(md_path), str(json_path),
-        {**data["summary"], "report_sha256": hashlib.sha256(json_text.encode("utf-8")).hexdigest()},
+        {**data["summary"], "store_trace_count": store_trace_count,
+         "report_sha256": hashlib.sha256(json_text.encode("utf-8")).hexdigest()},
     )
     return ReviewReport(data, markdown, md_path, json_path, review_id)

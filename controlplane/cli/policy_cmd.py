@@ -244,6 +244,9 @@ def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: s
     b, c = s["baseline"], s["candidate"]
     click.echo(f"  regen rate {b['regen_rate']:.1%} -> {c['regen_rate']:.1%}; refusal rate {b['refusal_rate']:.1%} -> "
                f"{c['refusal_rate']:.1%}")
+    if not s["traces"]:
+        click.echo("  warning: the store holds no complete traces, so this review shows nothing; record traffic first "
+                   "if you can")
     click.echo(f"report: {report.md_path} and {report.json_path}")
 
 

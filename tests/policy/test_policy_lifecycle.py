@@ -198,3 +198,16 @@ def test_signatures_valid_tampered_and_required(store, tmp_path: Path, base_file
     monkeypatch.setenv("CONTROLPLANE_POLICY_PUBLIC_KEY", str(other) + ".pub")
     with pytest.raises(SignatureError, match="does not verify"):
         current_policy(store)
+
+
+def test_traces_imported_after_the_review_make_it_stale_even_if_older(flows, tmp_path: Path, tight_file: Path):
+    from controlplane.traces.bundles import export_bundles, import_bundles
+
+    store, ids = flows
+    db = str(store.path)
+    assert cli("policy", "review", str(tight_file), "--db", db, "-o", str(tmp_path / "r")).exit_code == 0
+    old = tmp_path / "old.jsonl"
+    export_bundles(store, old, trace_ids=[ids["pass"]])
+    import_bundles(store, old, on_conflict="rekey")  # same created_at as before: not "newer", but not reviewed
+    stale = cli("policy", "promote", str(tight_file), "--db", db, "--why", "tighter")
+    assert stale.exit_code == 2 and "1 trace(s) were stored (or imported) after the review" in stale.output
