@@ -22,8 +22,10 @@ LIFETIMES: dict[Volatility, timedelta | None] = {
 }
 TIME_SENSITIVE_LIFETIME = timedelta(hours=1)
 STALE_FRESHNESS = 0.5  # temporal_freshness factor of a stale item in EBOM's source confidence
-_TIME_SENSITIVE = re.compile(r"\b(today|now|right now|current(?:ly)?|latest|as of \d{4}|this (?:week|month|year))\b",
-                             re.IGNORECASE)
+# EBOM real-time keywords ("today", "now", "current", "latest", "right now", "as of 2026"); a bare "now" is too
+# common in ordinary prose ("citations are now optional"), so only "right now" / "as of now" / "now?" count.
+_TIME_SENSITIVE = re.compile(r"\b(today|right now|as of now|now\?|current(?:ly)?|latest|as of \d{4}|"
+                             r"this (?:week|month|year))(?=\W|$)", re.IGNORECASE)
 
 
 def parse_time(value: str | None) -> datetime | None:

@@ -380,7 +380,8 @@ class NliEntailmentGate(BaseGate):
                 continue
             inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
             row: dict[str, Any] = {"index": index, "start": sentence.start, "end": sentence.end, "text": sentence.text,
-                                   "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside}
+                                   "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside,
+                                   "unchecked": not strict and not inside}  # outside strict mode: passes unchecked
             if strict and inside:
                 extra = self._beyond_claims(text, sentence.start, sentence.end, inside)
                 items = list({i.id: i for a in inside for i in by_key[a.claim_id].items}.values())

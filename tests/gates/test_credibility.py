@@ -94,6 +94,7 @@ def test_undated_items_are_not_stale_and_time_sensitive_questions_shorten_the_li
     assert staleness(fresh_day, NOW).stale is False
     assert staleness(fresh_day, NOW, time_sensitive=True).stale is True
     assert is_time_sensitive("What's the latest Python version?") and not is_time_sensitive("What is Python?")
+    assert is_time_sensitive("What is the price right now?") and not is_time_sensitive("Citations are now optional.")
 
 
 def _stale_gate(volatility: str, stale_fails: list[str]):
