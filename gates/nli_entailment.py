@@ -130,21 +130,10 @@ class NliEntailmentGate(BaseGate):
                                                              inp.policy.domains[domain].risk_level is RigorLevel.HIGH)
         exempt = {ClaimStatus.UNKNOWN, *inp.policy.citations.exempt_statuses.get(level, [])}
         backend = inp.services.nli_backend
-        min_entailment = th.min_entailment
-        calibrated = backend_threshold(backend)
-        if params.get("use_backend_threshold", True) and calibrated is not None:
-            min_entailment = max(min_entailment, calibrated)
         checks = [c for c in params.get("checks", list(CHECKS)) if c in CHECKS]
         stale_fails = {Volatility(v) for v in params.get("stale_fails", [])}
         now = gate_now(params)
         time_sensitive = is_time_sensitive(inp.user_message)
-        setting = {
-            "domain": domain, "rigor": level.value, "min_entailment": min_entailment,
-            "policy_min_entailment": th.min_entailment, "max_contradiction": th.max_contradiction,
-            "min_sources": th.min_sources, "min_credibility": th.min_credibility, "min_confidence": th.min_confidence,
-            "backend": getattr(backend, "name", None), "backend_threshold": calibrated, "checks": checks,
-            "nli_required": high_stakes, "time_sensitive_question": time_sensitive,
-        }
 
         works: list[ClaimWork] = []
         for claim in envelope.meta.claim_map:
@@ -190,6 +179,18 @@ class NliEntailmentGate(BaseGate):
                         raise ValueError(f"returned {len(scores)} scores for {len(pairs)} pairs")
                 except Exception as exc:
                     unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
+        # the backend's calibrated decision threshold is read after scoring: a lazily loaded backend knows it only then
+        min_entailment = th.min_entailment
+        calibrated = backend_threshold(backend)
+        if params.get("use_backend_threshold", True) and calibrated is not None:
+            min_entailment = max(min_entailment, calibrated)
+        setting = {
+            "domain": domain, "rigor": level.value, "min_entailment": min_entailment,
+            "policy_min_entailment": th.min_entailment, "max_contradiction": th.max_contradiction,
+            "min_sources": th.min_sources, "min_credibility": th.min_credibility, "min_confidence": th.min_confidence,
+            "backend": getattr(backend, "name", None), "backend_threshold": calibrated, "checks": checks,
+            "nli_required": high_stakes, "time_sensitive_question": time_sensitive,
+        }
         for work in to_score:
             if unavailable:
                 self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})

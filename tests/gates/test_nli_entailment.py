@@ -305,3 +305,19 @@ def test_build_services_caches_scores_across_the_decision_gates(write_script, st
     plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
     cache = services.nli_backend.metadata()["cache"]
     assert cache["hits"] > cache["misses"] == inner.pairs_scored  # attempts 2 and 3 repeat attempt 1's pairs
+
+
+def test_a_lazily_loaded_backends_threshold_applies_from_the_first_request():
+    class Calibrated(TableNliBackend):
+        def metadata(self):
+            return {"name": "cal", "threshold": 0.9}
+
+    class LazyTable(LazyNliBackend):
+        def _load(self):
+            self._backend = self._backend or Calibrated({E_HOST["text"]: (0.85, 0.0)})
+            return self._backend
+
+    backend = LazyTable("table")
+    assert "threshold" not in backend.metadata()  # not loaded yet
+    result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io [E1].", ["E1"])]), backend)
+    assert result.details["thresholds"]["backend_threshold"] == 0.9 and result.failed
