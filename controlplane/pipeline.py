@@ -89,7 +89,8 @@ class AttemptEvaluation:
 
     @property
     def passed(self) -> bool:
-        return not any(result.failed for result in self.results)
+        # Fail closed: output that did not parse never passes, even if the policy skipped every gate that says so.
+        return self.parsed.envelope is not None and not any(result.failed for result in self.results)
 
 
 @dataclass
