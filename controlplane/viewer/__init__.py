@@ -46,6 +46,7 @@ border-color:#f4c2bd}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line);border-radius:6px}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #eee;vertical-align:top;font-size:14px}
 th{background:#f5f5f5;font-weight:600}
+td.when{white-space:nowrap}
 tr:last-child td{border-bottom:0}
 .answer{background:#fff;border:1px solid var(--line);border-radius:6px;padding:12px 14px;white-space:pre-wrap;
 font-size:16px;line-height:1.8}
@@ -179,7 +180,7 @@ def render_list(rows: Sequence[Mapping[str, Any]], status: str | None = None, st
         out.append(
             f"<tr class=\"trace-row\" data-trace-id=\"{e(row['trace_id'])}\" data-status=\"{e(row.get('status'))}\">"
             f"<td><a class=\"mono\" href=\"{e(_trace_href(row['trace_id']))}\">{e(row['trace_id'])}</a></td>"
-            f"<td class=\"mono\">{e(str(row.get('created_at') or '')[:19].replace('T', ' '))}</td>"
+            f"<td class=\"mono when\">{e(str(row.get('created_at') or '')[:19].replace('T', ' '))}</td>"
             f"<td>{_badge(str(row.get('status')))}</td>"
             f"<td>{_badge('verified', 'yes') if row.get('verified') else _badge('unverified', 'no')}</td>"
             f"<td>{e(row.get('mode_label') or '-')}{(' <span class=src>(' + e(flags) + ')</span>') if flags else ''}</td>"
@@ -397,7 +398,7 @@ def summarize(phase: str, payload: Mapping[str, Any]) -> str:
             ids = [str(i.get("id")) for i in payload.get("retrieved") or []]
             return e(f"retrieved {len(ids)}: {', '.join(ids)}")
         if phase == "model_call":
-            text = (f"attempt {payload.get('attempt')} · {payload.get('model_id')} · finish {payload.get('finish_reason')}"
+            text = (f"{payload.get('model_id')} · finish {payload.get('finish_reason')}"
                     f" · {payload.get('tokens_out')} tokens · {payload.get('latency_ms')} ms")
             if payload.get("error"):
                 text += f" · error {payload.get('error')}"
