@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from decision_helpers import NOW, codes, envelope, gate_input
+from decision_helpers import codes, envelope, gate_input
 from nli_backends import ClaimCheckNliBackend, TableNliBackend
 
 from controlplane.evidence_pack import build_pack

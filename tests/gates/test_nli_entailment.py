@@ -120,10 +120,9 @@ def test_inline_markers_are_not_sent_to_the_backend():
 def test_facts_combined_from_two_items_can_entail_together():
     a, b = "We host on Fly.io.", "Our database is Turso."
     evidence = [{"id": "E1", "text": a, "trust_tier": "authoritative"}, {"id": "E2", "text": b, "trust_tier": "authoritative"}]
-    backend = TableNliBackend({a: (0.4, 0.0), b: (0.4, 0.0), f"{a}\n{b}": (0.9, 0.0)})
-    backend.table[f"{a}\n{b}"] = (0.9, 0.0)
-
     class Joined(TableNliBackend):
+        """Each fact alone is neutral; the two joined (the gate's combined premise) entail the claim."""
+
         def score(self, pairs):
             return [NliScore(0.92, 0.0, 0.08) if "\n" in p else NliScore(0.4, 0.0, 0.6) for p, _ in pairs]
 
