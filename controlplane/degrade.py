@@ -51,7 +51,8 @@ WHY = {
     "LOW_CONFIDENCE": "its confidence (weakest source x reasoning x entailment) is below what this domain requires",
     "VERIFIER_UNAVAILABLE": "the entailment verifier was not available, so it could not be checked",
     "EVIDENCE_TEXT_REDACTED": "its evidence text was redacted, so it could not be checked",
-    "CLAIM_CATEGORY_MISMATCH": "it is labelled opinion or common knowledge but states a fact that needs evidence",
+    "CLAIM_CATEGORY_MISMATCH": "its label (opinion, common knowledge or unknown) does not match its wording: it "
+                               "states a fact that needs evidence",
 }
 
 

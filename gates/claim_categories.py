@@ -2,8 +2,10 @@
 
 A deterministic classifier puts a claim in TRIVIAL, FACTUAL, SUBJECTIVE, CONSENSUS or REASONING with a confidence;
 below EBOM's 0.7 it says FACTUAL ("if uncertain: default to FACTUAL_CLAIM, require citation"). The gate uses it to
-catch a model that labels a factual claim SUBJECTIVE or TRIVIAL to escape citation: such a claim fails with
-CLAIM_CATEGORY_MISMATCH at or above ``fail_at_rigor`` (default medium) and is a warning below.
+catch a model that labels a factual claim SUBJECTIVE or TRIVIAL to escape citation, or labels a confident factual
+sentence UNKNOWN (an UNKNOWN claim must say that it does not know: "The evidence does not say ..."), since the label
+is only in meta and the user would read the sentence as fact. Such a claim fails with CLAIM_CATEGORY_MISMATCH at or
+above ``fail_at_rigor`` (default medium) and is a warning below.
 
 TRIVIAL here means "asserts nothing checkable" (greetings, meta remarks, questions, offers to help). Whether a fact
 is common knowledge cannot be decided deterministically, so "Paris is the capital of France" classifies FACTUAL;
@@ -89,6 +91,19 @@ def classify(text: str) -> Category:
     return Category(ClaimStatus.FACTUAL, 0.5, (*signals, "uncertain_default_factual"))
 
 
+_UNKNOWN_WORDING = re.compile(
+    r"\b(unknown|not known|(?:do|does|did)(?: not|n't) (?:know|say|state|mention|specify|show|cover|answer)|"
+    r"no (?:evidence|information|data|source)|not (?:stated|specified|mentioned|provided|given|available|covered|"
+    r"clear|sure|certain)|cannot (?:tell|say|determine|confirm|verify|answer)|can't (?:tell|say|determine|confirm)|"
+    r"unclear|uncertain|unable to|insufficient|not enough|whether|may or may not|unverified|no answer)\b", re.I)
+
+
+def worded_as_unknown(text: str) -> bool:
+    """The claim says it does not know ("The evidence does not say who founded it"), or asks."""
+    plain = strip_markers(text).strip()
+    return bool(_UNKNOWN_WORDING.search(plain)) or plain.endswith("?")
+
+
 NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
 ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL})
 
@@ -113,7 +128,12 @@ class ClaimCategoriesGate(BaseGate):
             found = classify(claim.text)
             records[claim.claim_id] = {"labelled": claim.status.value, "classified": found.category.value,
                                        "confidence": found.confidence, "signals": list(found.signals)}
-            if claim.status in ESCAPE_LABELS and not claim.evidence_ids and found.category in NEEDS_CITATION:
+            laundered = (claim.status is ClaimStatus.UNKNOWN and found.category in NEEDS_CITATION
+                         and found.confidence >= CONFIDENCE_THRESHOLD and not worded_as_unknown(claim.text))
+            if laundered:
+                records[claim.claim_id]["unknown_not_worded_as_unknown"] = True
+            if laundered or (claim.status in ESCAPE_LABELS and not claim.evidence_ids
+                             and found.category in NEEDS_CITATION):
                 if level.rank >= fail_at.rank:
                     per_claim[claim.claim_id] = [ReasonCode.CLAIM_CATEGORY_MISMATCH.value]
                 else:

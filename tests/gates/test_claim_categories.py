@@ -63,3 +63,34 @@ def test_cited_claims_are_not_escaping_citation():
     result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "What is the API rate limit of our endpoint?",
                                                        [{"id": "E1", "text": "100 requests per minute."}], env))
     assert result.passed
+
+
+LAUNDERED = "The maximum dose of ibuprofen is 4000 mg per day."
+
+
+def test_an_unknown_label_on_a_confident_factual_sentence_fails():
+    env = envelope([(LAUNDERED, [], "UNKNOWN"),
+                    ("The evidence does not say what the maximum dose is.", [], "UNKNOWN"),
+                    ("Whether a higher dose is safe is unknown from the evidence.", [], "UNKNOWN")])
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "What is the maximum ibuprofen dose?", [],
+                                                       env))
+    assert result.details["claims"] == {"c1": ["CLAIM_CATEGORY_MISMATCH"]}
+    assert result.details["categories"]["c1"]["unknown_not_worded_as_unknown"] is True
+
+
+def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, store, shipped_policy):
+    from controlplane.contracts import TraceStatus
+    from controlplane.gates.interfaces import GateServices
+    from controlplane.pipeline import ControlPlane
+    from nli_backends import ClaimCheckNliBackend
+
+    dose = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day."
+    evidence = [{"id": "E1", "text": dose, "trust_tier": "authoritative", "source": "https://label.example/ibuprofen"},
+                {"id": "E2", "text": dose, "trust_tier": "authoritative", "source": "https://pharma.example/nsaids"}]
+    env = envelope([(dose[:-1] + " [E1][E2].", ["E1", "E2"]), (LAUNDERED, [], "UNKNOWN")])
+    plane = ControlPlane(model=write_script([env] * 3), policy=shipped_policy, store=store,
+                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+    result = plane.run("What is the maximum dose of this medication?", evidence=evidence)
+    assert result.status in (TraceStatus.REFUSED, TraceStatus.DEGRADED)
+    assert LAUNDERED not in result.assistant_text.split("\n")[0]
+    assert "does not match its wording" in result.assistant_text
