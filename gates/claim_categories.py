@@ -92,7 +92,9 @@ def classify(text: str) -> Category:
 
 
 _UNKNOWN_WORDING = re.compile(
-    r"\b(unknown|not known|(?:do|does|did)(?: not|n't) (?:know|say|state|mention|specify|show|cover|answer)|"
+    r"\b(unknown|not known|(?:do|does|did)(?: not|n't) (?:know|say|state|mention|specify|show|cover|answer|have|"
+    r"contain|include|provide|give|tell)|(?:could|can)(?: not|n't|not) (?:find|tell|say|determine|confirm)|nothing|"
+    r"not in the (?:evidence|documents?|sources?|context)|"
     r"no (?:evidence|information|data|source)|not (?:stated|specified|mentioned|provided|given|available|covered|"
     r"clear|sure|certain)|cannot (?:tell|say|determine|confirm|verify|answer)|can't (?:tell|say|determine|confirm)|"
     r"unclear|uncertain|unable to|insufficient|not enough|whether|may or may not|unverified|no answer)\b", re.I)

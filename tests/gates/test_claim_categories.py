@@ -71,7 +71,10 @@ LAUNDERED = "The maximum dose of ibuprofen is 4000 mg per day."
 def test_an_unknown_label_on_a_confident_factual_sentence_fails():
     env = envelope([(LAUNDERED, [], "UNKNOWN"),
                     ("The evidence does not say what the maximum dose is.", [], "UNKNOWN"),
-                    ("Whether a higher dose is safe is unknown from the evidence.", [], "UNKNOWN")])
+                    ("Whether a higher dose is safe is unknown from the evidence.", [], "UNKNOWN"),
+                    ("I don't have evidence about the maximum dose.", [], "UNKNOWN"),
+                    ("I could not find the maximum dose in the documents.", [], "UNKNOWN"),
+                    ("The maximum dose is not in the evidence provided.", [], "UNKNOWN")])
     result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "What is the maximum ibuprofen dose?", [],
                                                        env))
     assert result.details["claims"] == {"c1": ["CLAIM_CATEGORY_MISMATCH"]}
