@@ -338,7 +338,9 @@ class NliEntailmentGate(BaseGate):
         verification_status = 1.0 if sources >= 2 else 0.5
         freshness = {s.evidence_id: s.freshness for s in stale}
         source_confs = {
-            item.id: source_confidence(item.credibility, _retrieval_quality(item), freshness[item.id], verification_status)
+            item.id: source_confidence(item.credibility, _retrieval_quality(item, th.min_similarity,
+                                                                            params.get("retrieval_quality", "relative")),
+                                       freshness[item.id], verification_status)
             for item in supporting
         }
         validity = INVALID_REASONING if veto_codes else 1.0
@@ -409,12 +411,17 @@ class NliEntailmentGate(BaseGate):
         return [s for s in dict.fromkeys(content_stems(rest)) if s not in claimed]
 
 
-def _retrieval_quality(item: EvidenceItem) -> float:
-    """EBOM retrieval quality: the similarity score of a retrieved item; caller-given evidence was chosen for the
-    question, so 1.0."""
+def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "relative") -> float:
+    """EBOM retrieval quality (semantic similarity to the query). Caller-given evidence was chosen for the question:
+    1.0. A retrieved item: its cosine score, by default relative to the domain's min_similarity floor (at or above
+    the floor counts as fully relevant; raw MiniLM cosines of relevant passages sit around 0.4-0.7, and the claim's
+    entailment by the passage is checked separately); ``retrieval_quality: raw`` uses the cosine as is."""
     if item.retrieval_score is None:
         return 1.0
-    return min(1.0, max(0.0, float(item.retrieval_score)))
+    score = min(1.0, max(0.0, float(item.retrieval_score)))
+    if mode == "raw" or min_similarity <= 0:
+        return score
+    return round(min(1.0, score / min_similarity), 4)
 
 
 @hookimpl

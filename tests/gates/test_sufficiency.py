@@ -176,3 +176,14 @@ def test_confidence_below_the_domain_minimum_fails_low_confidence():
 def test_evidence_item_defaults_are_what_the_confidence_assumes():
     item = EvidenceItem(id="E1", text="x", hash="sha256:" + "0" * 64)
     assert item.sphere.value == "INSIDE" and item.retrieval_score is None
+
+
+def test_retrieval_quality_of_retrieved_items_is_relative_to_the_similarity_floor():
+    from controlplane.gates.nli_entailment import _retrieval_quality
+
+    pack = build_pack([{"id": "E1", "text": "x"}])
+    caller = pack.evidence[0]
+    retrieved = caller.model_copy(update={"retrieval_score": 0.35})
+    assert _retrieval_quality(caller, 0.7) == 1.0
+    assert _retrieval_quality(retrieved, 0.7) == 0.5 and _retrieval_quality(retrieved, 0.7, "raw") == 0.35
+    assert _retrieval_quality(caller.model_copy(update={"retrieval_score": 0.9}), 0.7) == 1.0
