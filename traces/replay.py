@@ -41,6 +41,7 @@ from controlplane.contracts import (
     TraceStatus,
 )
 from controlplane.degrade import DegradeResult, degrade, refuse
+from controlplane.errors import ConfigurationError
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
@@ -512,7 +513,7 @@ def replay_trace(bundle: TraceBundle, policy: LoadedPolicy | None = None, option
     options = options or ReplayOptions()
     try:
         return _Replayer(bundle, policy, options, registry or options.registry_factory()).run()
-    except ReplayError as exc:
+    except (ReplayError, ConfigurationError) as exc:  # e.g. the recorded policy names a gate not installed here
         return TraceReplay(trace_id=bundle.trace_id, policy_hash=policy.hash if policy else "",
                            recorded_policy_hash=bundle.policy.hash,
                            recorded_status=bundle.outcome.status.value if bundle.outcome else None,

@@ -205,3 +205,18 @@ def test_redacted_bundle_replays_and_says_which_gate_could_not_run(critic_trace,
     assert replayed["semantic_critic_sync"] == {"result": "fail", "reason_codes": ["EVIDENCE_TEXT_REDACTED"]}
     out = CliRunner().invoke(main, ["replay", str(redacted_path)])
     assert out.exit_code == 0 and "could not run (evidence text redacted)" in out.output
+
+
+def test_a_recorded_policy_naming_a_gate_not_installed_is_a_per_trace_error(flows, tmp_path: Path):
+    store, ids = flows
+    bundle = store.load_bundle(ids["pass"])
+    content = json.loads(json.dumps(bundle.policy.content))
+    content["gates"].append({"gate_id": "not_installed_gate", "when": {"always": True}})
+    from controlplane.policy_bundles.loader import parse_bundle
+
+    loaded = parse_bundle(content, source="t")
+    foreign = bundle.model_copy(update={"policy": bundle.policy.model_copy(update={"content": content,
+                                                                                     "hash": loaded.hash})})
+    report = replay_bundles([foreign, store.load_bundle(ids["refused"])])
+    assert "not_installed_gate" in report.traces[0].error and not report.traces[0].reproduced
+    assert report.traces[1].reproduced  # the other trace still replays
