@@ -105,8 +105,11 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
             if step.details:
                 click.echo(f"     details: {json.dumps(step.details, sort_keys=True)[:600]}")
     total = len(report.differences)
+    if report.errors:
+        click.echo(f"{len(report.errors)} trace(s) could not be replayed (see ERROR lines)")
     if determinism:
         click.echo("all recorded verdicts reproduced" if not changed else
+                   "replay incomplete" if not total else
                    f"{total} difference(s) from the recorded verdicts in "
                    f"{sum(1 for t in report.traces if not t.reproduced)} trace(s)")
     else:
