@@ -33,11 +33,13 @@ def _verdict_key(verdict: dict[str, Any] | None) -> str:
     return "not_run" if verdict is None else verdict["result"]
 
 
-def _verdict_map(replay: TraceReplay) -> dict[tuple[str, str], dict[str, Any]]:
+def _verdict_map(replay: TraceReplay) -> dict[tuple[str, str, int], dict[str, Any]]:
     out = {}
     for stage, entries in replay.verdicts.items():
+        seen: Counter = Counter()
         for entry in entries:
-            out[(stage, entry["gate_id"])] = entry["replayed"]
+            out[(stage, entry["gate_id"], seen[entry["gate_id"]])] = entry["replayed"]
+            seen[entry["gate_id"]] += 1
     return out
 
 
@@ -79,7 +81,7 @@ def compare(baseline_runs: list[TraceReplay], candidate_runs: list[TraceReplay])
             vb, va = b.get(key), a.get(key)
             if vb == va:
                 continue
-            stage, gate_id = key
+            stage, gate_id, _ = key
             transition = f"{_verdict_key(vb)}->{_verdict_key(va)}"
             if transition.split("->")[0] == transition.split("->")[1]:
                 transition += " (reason codes)"

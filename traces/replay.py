@@ -464,8 +464,8 @@ class _Replayer:
     def _compare(self, where: str, recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> None:
         key = where.split(" ")[-1] if where.startswith("attempt") else "pre"
         self.out.verdicts.setdefault(key, []).extend(
-            {"gate_id": p.get("gate_id"), "recorded": verdict_of(next((r for r in recorded if r.get("gate_id") == p.get("gate_id")), None)),
-             "replayed": verdict_of(p)} for p in replayed
+            {"gate_id": p.get("gate_id"), "recorded": verdict_of(_nth(recorded, p.get("gate_id"), _occurrence(replayed, i))),
+             "replayed": verdict_of(p)} for i, p in enumerate(replayed)
         )
         if self.options.gate:
             recorded = [r for r in recorded if r.get("gate_id") == self.options.gate]
@@ -499,6 +499,17 @@ class _Replayer:
             "when": planned.spec.when.model_dump(mode="json", exclude_none=True),
             "planned": {"runs": planned.runs, "why": planned.why},
         }
+
+
+def _occurrence(items: list[dict[str, Any]], index: int) -> int:
+    """How many earlier entries share items[index]'s gate id (a gate may run twice, e.g. retrieval_required)."""
+    gate_id = items[index].get("gate_id")
+    return sum(1 for item in items[:index] if item.get("gate_id") == gate_id)
+
+
+def _nth(items: list[dict[str, Any]], gate_id: str | None, n: int) -> dict[str, Any] | None:
+    matches = [item for item in items if item.get("gate_id") == gate_id]
+    return matches[n] if n < len(matches) else None
 
 
 def _decision_summary(decision: ModeDecision) -> dict[str, Any]:

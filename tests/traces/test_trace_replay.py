@@ -220,3 +220,39 @@ def test_a_recorded_policy_naming_a_gate_not_installed_is_a_per_trace_error(flow
     report = replay_bundles([foreign, store.load_bundle(ids["refused"])])
     assert "not_installed_gate" in report.traces[0].error and not report.traces[0].reproduced
     assert report.traces[1].reproduced  # the other trace still replays
+
+
+class StaticRetriever:
+    """A document store with two fixed passages (implements the Retriever protocol; no model, no index)."""
+
+    name = "static"
+
+    def retrieve(self, query: str, k: int):
+        from controlplane.contracts import EvidenceItem
+        from controlplane.traces.redaction import content_hash
+
+        texts = ["ADR-011: the server owns the client/server boundary; clients never call the model directly.",
+                 "ADR-011 was accepted in March. Questions go to arch-team@example.org."]
+        return [EvidenceItem(id=f"R{i}", type="RETRIEVAL_SNIPPET", text=t, hash=content_hash(t), retrieval_score=0.9 - i / 10)
+                for i, t in enumerate(texts[:k])]
+
+
+def test_a_retrieval_flow_replays_from_the_recorded_retrieval(tmp_path: Path, gov_policy):
+    store = TraceStore(tmp_path / "r.db")
+    answer = envelope([("The server owns the client/server boundary [E1].", ["E1"])])
+    result = run(store, gov_policy, tmp_path, "retrieval", [answer],
+                 "What does ADR-011 say about client/server boundary?", services=GateServices(retriever=StaticRetriever()))
+    assert [g.result.value for g in result.pre_generation] == ["pass"]  # after the retrieval it asked for
+    bundle = store.load_bundle(result.trace_id)
+    assert bundle.retrieved_evidence_pack is not None and result.status.value == "pass"
+    for redaction in (None, gov_policy.bundle.redaction):
+        path = tmp_path / f"r-{redaction is None}.jsonl"
+        export_bundles(store, path, trace_ids=[result.trace_id], redaction=redaction)
+        assert ("arch-team@example.org" in path.read_text()) is (redaction is None)
+        trace = replay_bundles(read_bundles(path)).traces[0]
+        assert trace.reproduced, [d.line() for d in trace.differences]
+        assert [(v["recorded"], v["replayed"]) for v in trace.verdicts["pre"]] == [
+            ({"result": "fail", "reason_codes": ["RETRIEVAL_REQUIRED", "RETRIEVAL_PERFORMED"]},) * 2,
+            ({"result": "pass", "reason_codes": []},) * 2,
+        ]
+        assert read_bundles(path)[0].retrieved_evidence_pack.ids() == ["E1", "E2"]
