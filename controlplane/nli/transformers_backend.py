@@ -16,11 +16,12 @@ from typing import Any
 
 from controlplane.errors import ConfigurationError
 from controlplane.gates.interfaces import NliScore
-from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, split_sentences
+from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, split_sentences, top_windows_by_overlap
 from controlplane.nli.labels import label_index_map
 
 DEFAULT_MAX_LENGTH = 256
 DEFAULT_BATCH_SIZE = 32
+DEFAULT_MAX_WINDOWS = 4  # per (evidence, claim): windows beyond this are pre-ranked by word overlap with the claim
 
 
 def default_threads() -> int:
@@ -44,7 +45,8 @@ class TransformersNliBackend:
 
     def __init__(self, model_dir: str | os.PathLike[str], *, name: str | None = None, max_length: int = DEFAULT_MAX_LENGTH,
                  batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None, temperature: float = 1.0,
-                 setting: str = "--backend transformers:PATH", extra_metadata: dict[str, Any] | None = None) -> None:
+                 setting: str = "--backend transformers:PATH", extra_metadata: dict[str, Any] | None = None,
+                 max_windows: int | None = DEFAULT_MAX_WINDOWS) -> None:
         path = Path(model_dir)
         self.setting = setting
         if not path.is_dir():
@@ -78,6 +80,7 @@ class TransformersNliBackend:
                               getattr(model.config, "max_position_embeddings", max_length))
         self.batch_size = batch_size
         self.temperature = float(temperature)
+        self.max_windows = max_windows if max_windows and max_windows > 0 else None
         self._extra = dict(extra_metadata or {})
 
     # ---- chunking -------------------------------------------------------------------------------------------
@@ -113,7 +116,10 @@ class TransformersNliBackend:
             else:
                 sentences = split_sentences(premise)
                 lengths = [len(x) for x in tok(sentences, add_special_tokens=False)["input_ids"]] if sentences else []
-                for window in pack_windows(sentences, lengths, budget, self._slice):
+                windows = pack_windows(sentences, lengths, budget, self._slice)
+                if self.max_windows and len(windows) > self.max_windows:
+                    windows = top_windows_by_overlap(windows, hypothesis, self.max_windows)
+                for window in windows:
                     flat.append((window, hypothesis))
             spans.append(ChunkedPair(start, len(flat)))
         return flat, spans
@@ -172,5 +178,6 @@ class TransformersNliBackend:
             "threads": self.threads,
             "temperature": self.temperature,
             "chunking": "best chunk: sentence windows fitting max_length with the whole claim; max P(entailed)",
+            "max_windows": self.max_windows,
             **self._extra,
         }
