@@ -31,7 +31,7 @@ _PUBLIC = {
     "create_app": "controlplane.server",
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = list(_PUBLIC)
 
 if TYPE_CHECKING:  # pragma: no cover
     from controlplane.api import ClaimResult, ControlPlane, GateVerdict, Response, Usage  # noqa: F401

@@ -382,10 +382,10 @@ class ControlPlane:
     Parameters (the CLI flag each mirrors in brackets):
 
     * ``model`` [--model]: a spec string (``scripted:FILE``, ``gguf:PATH``, ``default``, ``openai:URL#MODEL`` or a
-      plugin prefix from ``controlplane_model_adapters``) or any IntelligenceModule object. Default: $CONTROLPLANE_MODEL,
-      else ``default``.
-    * ``policy`` [--policy]: a bundle file path, a LoadedPolicy, a PolicyBundle or a dict. Default: $CONTROLPLANE_POLICY,
-      else the shipped bundle.
+      plugin prefix from ``controlplane_model_adapters``) or any IntelligenceModule object. Default:
+      $CONTROLPLANE_MODEL, else ``default``.
+    * ``policy`` [--policy]: a bundle file path, a LoadedPolicy, a PolicyBundle or a dict. Default:
+      $CONTROLPLANE_POLICY, else the shipped bundle.
     * ``db`` [--db]: trace store path or TraceStore; ``None`` is the default store (``$CONTROLPLANE_HOME/traces.db``);
       ``False`` stores nothing (trace ids are still returned).
     * ``retriever``: a Retriever object, or a spec: ``chroma:COLLECTION`` or a ``controlplane_retrievers`` plugin name
@@ -560,7 +560,8 @@ class ControlPlane:
                 session.turns = turns[-self._sessions.max_turns:]
         return response_from_run(result, session_id)
 
-    async def arespond(self, messages: str | Sequence[Mapping[str, Any]], evidence: Any = None, **options: Any) -> Response:
+    async def arespond(self, messages: str | Sequence[Mapping[str, Any]], evidence: Any = None,
+                       **options: Any) -> Response:
         """``respond`` in the plane's thread pool: awaiting it never blocks the event loop."""
         loop = asyncio.get_running_loop()
         call = functools.partial(self.respond, messages, evidence, **options)
@@ -578,8 +579,8 @@ class ControlPlane:
 
         raw = envelope if isinstance(envelope, str) else json.dumps(envelope, ensure_ascii=False)
         pipeline = self._pipeline_now()
-        checker = Pipeline(model=None, policy=self.policy, selector_model=None, registry=self.registry,  # type: ignore[arg-type]
-                           services=pipeline.services)
+        checker = Pipeline(model=None, policy=self.policy, selector_model=None,  # type: ignore[arg-type]
+                           registry=self.registry, services=pipeline.services)
         checker.selector_model = None
         return checker.verify(raw, evidence=evidence, message=message, facts=facts)
 
@@ -600,7 +601,8 @@ class ControlPlane:
         """The stored TraceBundle of one request (CLI ``trace show``)."""
         return self._require_store().load_bundle(trace_id)
 
-    def traces(self, since: str | None = None, status: str | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
+    def traces(self, since: str | None = None, status: str | None = None,
+               limit: int | None = 50) -> list[dict[str, Any]]:
         """Stored traces, newest first (CLI ``trace list``)."""
         return self._require_store().list_traces(since=since, status=status, limit=limit)
 
@@ -739,7 +741,8 @@ class ControlPlane:
             return None
         if not isinstance(spec, str):
             if not isinstance(spec, Retriever):
-                raise ConfigurationError(f"retriever must be a spec string or a Retriever (name, retrieve), not {spec!r}")
+                raise ConfigurationError(
+                    f"retriever must be a spec string or a Retriever (name, retrieve), not {spec!r}")
             return spec
         kind, _, argument = spec.partition(":")
         if kind == "chroma":

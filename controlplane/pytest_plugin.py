@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from controlplane.api import ControlPlane
     from controlplane.adapters.scripted import ScriptedModel
+    from controlplane.api import ControlPlane
     from controlplane.contracts import GateResult
     from controlplane.traces.store import TraceStore
 

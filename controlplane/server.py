@@ -23,6 +23,7 @@ parses and writes.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -32,7 +33,7 @@ from urllib.parse import quote
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from controlplane.errors import ConfigurationError, InputError
@@ -67,7 +68,8 @@ class ApiError(Exception):
 
 def error_response(status: int, message: str, param: str | None = None, code: str | None = None,
                    type_: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": type_, "param": param, "code": code}}, status_code=status)
+    return JSONResponse({"error": {"message": message, "type": type_, "param": param, "code": code}},
+                        status_code=status)
 
 
 def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, model_name: str | None = None,
@@ -109,7 +111,8 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
                 collection=call["collection"], keep_context=False,
             )
         except ConfigurationError as exc:
-            raise ApiError(500, f"server configuration: {exc}", code="configuration_error", type_="server_error") from None
+            raise ApiError(500, f"server configuration: {exc}", code="configuration_error",
+                           type_="server_error") from None
         except InputError as exc:
             raise ApiError(400, str(exc), param=_param_for(str(exc), call), code="invalid_value") from None
         completion_id = f"chatcmpl-{reply.trace_id}"
@@ -261,11 +264,13 @@ def parse_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     for index, message in enumerate(messages):
         where = f"messages[{index}]"
         if not isinstance(message, dict):
-            raise ApiError(400, f"{where} must be an object with 'role' and 'content'", param=where, code="invalid_type")
+            raise ApiError(400, f"{where} must be an object with 'role' and 'content'", param=where,
+                           code="invalid_type")
         role = ROLE_ALIASES.get(message.get("role"), message.get("role"))
         if role not in ("system", "user", "assistant"):
-            raise ApiError(400, f"{where}.role must be system, developer, user or assistant, not {message.get('role')!r}"
-                           " (tool and function messages are not supported)", param=f"{where}.role", code="invalid_value")
+            raise ApiError(400, f"{where}.role must be system, developer, user or assistant, not "
+                           f"{message.get('role')!r} (tool and function messages are not supported)",
+                           param=f"{where}.role", code="invalid_value")
         if message.get("tool_calls"):
             raise ApiError(400, f"{where}.tool_calls: tool calls are not supported", param=f"{where}.tool_calls",
                            code="unsupported_parameter")
@@ -427,7 +432,7 @@ def release_units(reply: PlaneResponse) -> list[str]:
     else:
         sentences = split_sentences(text)
         bounds = [0, *(s.end for s in sentences[:-1]), len(text)]
-    units = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    units = [text[a:b] for a, b in itertools.pairwise(bounds)]
     return [u for u in units if u]
 
 

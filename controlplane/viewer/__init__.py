@@ -117,8 +117,8 @@ def html_response(page: str | tuple[str, str], status: int = 200) -> HTMLRespons
     html, nonce = page if isinstance(page, tuple) else (page, "")
     return HTMLResponse(
         html, status_code=status,
-        headers={"content-security-policy": csp(nonce or secrets.token_urlsafe(16)), "x-content-type-options": "nosniff",
-                 "referrer-policy": "no-referrer", "cache-control": "no-store"},
+        headers={"content-security-policy": csp(nonce or secrets.token_urlsafe(16)),
+                 "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "cache-control": "no-store"},
     )
 
 
@@ -172,7 +172,8 @@ def render_list(rows: Sequence[Mapping[str, Any]], status: str | None = None, st
                "<th>mode</th><th>attempts</th><th>failing gates</th><th>question</th></tr></thead><tbody>")
     for row in rows:
         failing = row.get("failing_gates") or []
-        failing_html = " ".join(f"<span class=\"gate fail\">{e(g)}</span>" for g in failing) or "<span class=\"empty\">none</span>"
+        failing_html = (" ".join(f"<span class=\"gate fail\">{e(g)}</span>" for g in failing)
+                        or "<span class=\"empty\">none</span>")
         question = str(row.get("user_message") or "")
         if len(question) > 120:
             question = question[:117] + "..."
@@ -183,7 +184,8 @@ def render_list(rows: Sequence[Mapping[str, Any]], status: str | None = None, st
             f"<td class=\"mono when\">{e(str(row.get('created_at') or '')[:19].replace('T', ' '))}</td>"
             f"<td>{_badge(str(row.get('status')))}</td>"
             f"<td>{_badge('verified', 'yes') if row.get('verified') else _badge('unverified', 'no')}</td>"
-            f"<td>{e(row.get('mode_label') or '-')}{(' <span class=src>(' + e(flags) + ')</span>') if flags else ''}</td>"
+            f"<td>{e(row.get('mode_label') or '-')}"
+            f"{(' <span class=src>(' + e(flags) + ')</span>') if flags else ''}</td>"
             f"<td>{e(row.get('attempt_count') if row.get('attempt_count') is not None else '-')}</td>"
             f"<td class=\"failing\">{failing_html}</td>"
             f"<td>{e(question)}</td></tr>"
@@ -211,10 +213,12 @@ def render_trace(bundle: TraceBundle) -> tuple[str, str]:
         f"<h1>Trace <code id=\"trace-id\">{e(tid)}</code></h1>",
         "<div class=\"meta\">",
         f"<span>status {_badge(status)}</span>",
-        f"<span>{_badge('verified', 'verified') if outcome and outcome.verified else _badge('unverified', 'not verified')}</span>",
+        "<span>" + (_badge("verified", "verified") if outcome and outcome.verified
+                    else _badge("unverified", "not verified")) + "</span>",
         f"<span>attempts <b>{len(bundle.attempts)}</b></span>",
         f"<span>mode <b>{e(decision.modeLabel if decision else '-')}</b></span>",
-        f"<span>domains <b>{e(', '.join(decision.domainFlags) if decision and decision.domainFlags else '-')}</b></span>",
+        f"<span>domains <b>{e(', '.join(decision.domainFlags) if decision and decision.domainFlags else '-')}"
+        "</b></span>",
         f"<span>rigor <b>{e(decision.rigorConfig.level.value if decision else '-')}</b></span>",
         f"<span>created <b class=\"mono\">{e(bundle.created_at[:19].replace('T', ' '))}</b></span>",
         f"<span>policy <b>{e(bundle.policy.name)}@{e(bundle.policy.version)}</b> "
@@ -267,7 +271,8 @@ def render_trace(bundle: TraceBundle) -> tuple[str, str]:
         passed = all(not g.failed for g in record.gate_results)
         out.append(f"<div class=\"attempt\" data-attempt=\"{record.attempt}\"><b>attempt {record.attempt}</b> "
                    f"{_badge('pass' if passed else 'fail', 'all gates passed' if passed else 'gates failed')} "
-                   f"<span class=\"src\">finish {e(record.finish_reason.value)} &middot; {record.tokens_out} tokens out "
+                   f"<span class=\"src\">finish {e(record.finish_reason.value)} &middot; "
+                   f"{record.tokens_out} tokens out "
                    f"&middot; {record.latency_ms:.1f} ms</span>")
         if record.regen_delta is not None:
             delta = record.regen_delta
@@ -290,9 +295,11 @@ def render_trace(bundle: TraceBundle) -> tuple[str, str]:
         gate = f" <code>{e(event.gate_id)}</code>" if event.gate_id else ""
         out.append(
             f"<li class=\"{classes}\" data-seq=\"{event.seq}\" data-phase=\"{e(event.phase.value)}\">"
-            f"<span class=\"seq\">#{event.seq}</span> <span class=\"phase\">{e(event.phase.value)}</span>{gate}{attempt}"
+            f"<span class=\"seq\">#{event.seq}</span> "
+            f"<span class=\"phase\">{e(event.phase.value)}</span>{gate}{attempt}"
             f" <span class=\"summary-line\">{summarize(event.phase.value, payload)}</span>"
-            f"<details><summary>payload</summary><pre>{e(json.dumps(payload, indent=2, ensure_ascii=False, default=str))}"
+            "<details><summary>payload</summary>"
+            f"<pre>{e(json.dumps(payload, indent=2, ensure_ascii=False, default=str))}"
             "</pre></details></li>"
         )
     out.append("</ol>")
@@ -367,7 +374,8 @@ def _gate_chip(payload: Mapping[str, Any]) -> str:
     codes = ", ".join(str(c) for c in payload.get("reason_codes") or [])
     latency = (payload.get("measured") or {}).get("latency_ms")
     ms = f" {latency:.2f} ms" if isinstance(latency, (int, float)) else ""
-    return (f"<span class=\"gate {e(result)}\" data-gate-id=\"{e(payload.get('gate_id'))}\" data-result=\"{e(result)}\" "
+    return (f"<span class=\"gate {e(result)}\" data-gate-id=\"{e(payload.get('gate_id'))}\" "
+            f"data-result=\"{e(result)}\" "
             f"title=\"{e(result)}{e(ms)}\">{e(payload.get('gate_id'))}"
             f"{(' <span class=codes>' + e(codes) + '</span>') if codes else ''}</span>")
 
@@ -385,8 +393,10 @@ def summarize(phase: str, payload: Mapping[str, Any]) -> str:
         if phase == "gate_intent_risk":
             final = payload.get("final") or {}
             selector = (payload.get("selector") or {}).get("called")
-            return e(f"router decision: mode {final.get('modeLabel')} · domains {', '.join(final.get('domainFlags') or []) or '-'}"
-                     f" · rigor {(final.get('rigorConfig') or {}).get('level')} · confidence {final.get('confidence')}"
+            flags = ", ".join(final.get("domainFlags") or []) or "-"
+            return e(f"router decision: mode {final.get('modeLabel')} · domains {flags}"
+                     f" · rigor {(final.get('rigorConfig') or {}).get('level')}"
+                     f" · confidence {final.get('confidence')}"
                      + (" · selector consulted" if selector else "")
                      + (f" · reasons {', '.join(final.get('reasons') or [])}" if final.get("reasons") else ""))
         if phase == "gate_lattice":
@@ -414,7 +424,8 @@ def summarize(phase: str, payload: Mapping[str, Any]) -> str:
             removed = payload.get("removed_sentences") or []
             return e(f"degrade: {payload.get('mode')}"
                      + (f" · removed {len(removed)} sentence(s)" if removed else "")
-                     + (f" · failing {', '.join(payload.get('failing_gates') or [])}" if payload.get("failing_gates") else ""))
+                     + (f" · failing {', '.join(payload.get('failing_gates') or [])}"
+                        if payload.get("failing_gates") else ""))
         if phase == "final":
             return _badge(str(payload.get("status"))) + e(
                 f" verified {payload.get('verified')} · {payload.get('attempts')} attempt(s)")

@@ -20,7 +20,7 @@ ANSWER = GateHarness.envelope("We host on Fly.io [E1].", claims=[("We host on Fl
 
 def sample(name: str) -> str:
     doc = (REPO / "docs" / "embedding.md").read_text()
-    match = re.search(rf"<!-- test: {name} -->\n```python\n(.*?)\n```", doc, flags=re.S)
+    match = re.search(rf"<!-- test: {name} -->\n```python\n(.*?)\n```", doc, flags=re.DOTALL)
     assert match, f"docs/embedding.md has no sample marked {name}"
     return match.group(1)
 

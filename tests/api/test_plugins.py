@@ -7,10 +7,10 @@ import json
 import textwrap
 
 import pytest
-
-from controlplane import BaseGate, ConfigurationError, ControlPlane, InputError, ReasonCode
 from controlplane.contracts import CostClass
 from controlplane.policy_bundles.loader import parse_bundle
+
+from controlplane import BaseGate, ConfigurationError, ControlPlane, InputError, ReasonCode
 from controlplane.pytest_plugin import GateHarness
 
 EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite)."}]
@@ -200,7 +200,8 @@ def test_named_collections_and_unknown_ones(installed_plugin, scripted_model, co
     # caller evidence and no collection: no retrieval, the caller's evidence is the pack
     plain = ControlPlane(model=scripted_model([answer()]), policy=core_policy, db=False,
                          retriever=f"keyword:{installed_plugin}")
-    assert plain.respond(QUESTION, evidence=[{"text": "We host on Fly.io."}, {"text": "x"}]).evidence_ids == ("E1", "E2")
+    given = [{"text": "We host on Fly.io."}, {"text": "x"}]
+    assert plain.respond(QUESTION, evidence=given).evidence_ids == ("E1", "E2")
     with pytest.raises(ConfigurationError, match="unknown retriever"):
         ControlPlane(model=scripted_model([answer()]), policy=core_policy, db=False, retriever="nosuch:thing")
 

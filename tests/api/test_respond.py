@@ -107,7 +107,8 @@ def test_prose_from_the_model_is_refused_not_crashed(control_plane, core_policy)
         (QUESTION, [{"text": "x", "colour": "red"}], "evidence[0]: unknown field"),
     ],
 )
-def test_bad_input_raises_input_error_naming_the_field(control_plane, core_policy, trace_store, messages, evidence, fragment):
+def test_bad_input_raises_input_error_naming_the_field(control_plane, core_policy, trace_store, messages, evidence,
+                                                       fragment):
     plane = control_plane([good_answer()], policy=core_policy)
     with pytest.raises(InputError) as caught:
         plane.respond(messages, evidence=evidence)

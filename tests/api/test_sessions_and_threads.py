@@ -109,7 +109,8 @@ def test_one_plane_shared_by_many_threads(control_plane, core_policy, trace_stor
     def chat(session_id: str) -> list[str]:
         ids = []
         for turn in range(3):
-            reply = plane.respond(f"{session_id} architecture question {turn}", evidence=EVIDENCE, session_id=session_id)
+            question = f"{session_id} architecture question {turn}"
+            reply = plane.respond(question, evidence=EVIDENCE, session_id=session_id)
             assert reply.status == "pass", reply.as_json()
             ids.append(reply.trace_id)
         return ids

@@ -5,7 +5,6 @@ deterministic gates only; tests that need the NLI gate pass a real backend."""
 from __future__ import annotations
 
 import pytest
-
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 
 MODEL_GATES = {"nli_entailment", "semantic_critic_sync"}

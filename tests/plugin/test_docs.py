@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def python_blocks(markdown: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)\n```", markdown, flags=re.S)
+    return re.findall(r"```python\n(.*?)\n```", markdown, flags=re.DOTALL)
 
 
 def test_every_python_block_of_the_gate_docs_is_in_the_tests():

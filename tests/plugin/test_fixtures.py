@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from controlplane.traces.store import TraceStore
 
 from controlplane import BaseGate, CostClass
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.pytest_plugin import GateCheck
-from controlplane.traces.store import TraceStore
 
 EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite)."}]
 QUESTION = "What is our hosting architecture?"
@@ -129,16 +130,21 @@ def test_fixture_from_the_entry_point(gate_harness):
 '''
 
 
-def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+def run_pytest(tmp_path: Path, *args: str, autoload: bool = True) -> subprocess.CompletedProcess:
     (tmp_path / "test_outside.py").write_text(textwrap.dedent(PLUGIN_TEST))
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not this repo's config: no conftest, no addopts
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_DISABLE_PLUGIN_AUTOLOAD"}
+    if not autoload:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, str(tmp_path)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_the_plugin_is_loaded_by_its_pytest11_entry_point(tmp_path):
-    result = run_pytest(tmp_path)
+    result = run_pytest(tmp_path)  # a project with no conftest: the fixture can only come from the entry point
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
-    disabled = run_pytest(tmp_path, "-p", "no:controlplane")
-    assert disabled.returncode != 0 and "fixture 'gate_harness' not found" in disabled.stdout
+    without = run_pytest(tmp_path, autoload=False)
+    assert without.returncode != 0 and "fixture 'gate_harness' not found" in without.stdout
+    by_name = run_pytest(tmp_path, "-p", "controlplane", autoload=False)  # the entry point's name
+    assert by_name.returncode == 0, by_name.stdout + by_name.stderr

@@ -55,7 +55,7 @@ def test_serve_answers_openai_clients_and_serves_the_viewer(tmp_path: Path, core
         assert page.status_code == 200 and trace_id in page.text
     finally:
         process.terminate()
-        out, err = process.communicate(timeout=20)
+        _, err = process.communicate(timeout=20)
     assert "serving" in err
 
 

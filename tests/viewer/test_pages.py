@@ -58,7 +58,7 @@ def http(traces):
 
 
 def test_the_list_shows_status_and_failing_gates(http):
-    client, plane, replies = http
+    client, _, replies = http
     response = client.get("/traces")
     assert response.status_code == 200
     page = Page(response.text)
@@ -99,7 +99,7 @@ def test_one_trace_is_a_timeline_by_seq_with_gates_coloured(http):
 
 
 def test_claim_spans_are_highlighted_by_verdict_and_linked_to_evidence(http):
-    client, plane, replies = http
+    client, _, replies = http
     for name in ("pass", "degraded"):
         reply = replies[name]
         page = Page(client.get(f"/traces/{reply.trace_id}").text)
@@ -122,7 +122,7 @@ def test_claim_spans_are_highlighted_by_verdict_and_linked_to_evidence(http):
 
 
 def test_untrusted_text_is_escaped_and_scripts_need_the_nonce(http):
-    client, plane, replies = http
+    client, _, replies = http
     reply = replies["hostile"]
     assert XSS in reply.checked_text
     response = client.get(f"/traces/{reply.trace_id}")
