@@ -22,6 +22,20 @@ _MARKERS_ONLY = re.compile(r"^(\s*\[[^\[\]\n]{1,80}\])+")
 _SPACE = re.compile(r"\s+")
 
 
+_WORD_BEFORE = re.compile(r"([\w.]+)\.*[\"')\]]*$")
+_WORD_WINDOW = 64
+
+
+def _word_before(text: str, end: int) -> re.Match[str] | None:
+    """The word ending at ``end`` (what precedes a full stop). Searches a short window, not the whole prefix (which
+    made sentence splitting quadratic in the text length); falls back to the prefix when the word fills the window."""
+    start = max(0, end - _WORD_WINDOW)
+    match = _WORD_BEFORE.search(text, start, end)
+    if match is not None and match.start() == start and start > 0:
+        match = _WORD_BEFORE.search(text, 0, end)
+    return match
+
+
 @dataclass(frozen=True)
 class Sentence:
     start: int
@@ -35,7 +49,7 @@ def split_sentences(text: str) -> list[Sentence]:
     for match in _BOUNDARY.finditer(text):
         end = match.end()
         if match.group().startswith((".",)) and not match.group().startswith("\n"):
-            word = re.search(r"([\w.]+)\.*[\"')\]]*$", text[: match.start() + 1])
+            word = _word_before(text, match.start() + 1)
             token = (word.group(1) if word else "").rstrip(".").lower()
             if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
                 continue

@@ -254,3 +254,49 @@ def test_anchors_stay_inside_the_text(text, needle, start, length):
     for anchor in anchors.values():
         assert 0 <= anchor.start <= anchor.end <= len(text)
     assert set(anchors) | set(problems) == {"c1", "c2"}
+
+
+@st.composite
+def mutated_envelopes(draw):
+    """Envelope-shaped dicts with one field swapped for an arbitrary JSON value (wrong types, extra keys, ...)."""
+    env = draw(envelopes())
+    target = draw(st.sampled_from(["assistant_text", "meta", "modeLabel", "claim_map", "claim", "claim_field",
+                                   "span", "extra", "none"]))
+    value = draw(st.one_of(json_values, st.integers(-3, 10**20), st.floats(allow_nan=False, allow_infinity=False)))
+    meta = env["meta"]
+    claims = meta["claim_map"]
+    if target in ("assistant_text", "meta"):
+        env[target] = value
+    elif target in ("modeLabel", "claim_map"):
+        meta[target] = value
+    elif target == "claim" and claims:
+        claims[0] = value
+    elif target == "claim_field" and claims:
+        claims[0][draw(st.sampled_from(["claim_id", "text", "evidence_ids", "status", "span", "surprise"]))] = value
+    elif target == "span" and claims:
+        claims[0]["span"] = {"start_char": value, "end_char": draw(st.one_of(st.integers(-1, 50), json_values))}
+    elif target == "extra":
+        meta[draw(st.sampled_from(["extra", "citations", "used_evidence_ids", "checkpointSuggested"]))] = value
+    return env
+
+
+@FUZZ
+@given(env=mutated_envelopes())
+def test_fast_path_never_accepts_what_the_schema_rejects(env):
+    """parse_envelope's fast path (pydantic strict JSON) must accept a subset of what the JSON Schema accepts."""
+    from pydantic import ValidationError
+
+    from controlplane.contracts import OutputEnvelope
+    from controlplane.contracts.schemas import validate_instance
+    from controlplane.gates.envelope_parsing import parse_envelope
+
+    raw = json.dumps(env)
+    try:
+        OutputEnvelope.model_validate_json(raw, strict=True)
+        strict_ok = True
+    except ValidationError:
+        strict_ok = False
+    if strict_ok:
+        assert validate_instance("OutputEnvelope", env) == []
+    if parse_envelope(raw).envelope is not None:  # whatever path accepted it, the schema accepts it too
+        assert validate_instance("OutputEnvelope", env) == []
