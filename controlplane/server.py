@@ -45,13 +45,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 ROLE_ALIASES = {"developer": "system"}  # newer OpenAI clients send system prompts as "developer"
-IGNORED_FIELDS = {
-    # Sampling and formatting knobs the policy bundle owns; accepted so existing apps keep working.
-    "model", "temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty", "frequency_penalty",
-    "seed", "stop", "user", "logit_bias", "metadata", "store", "service_tier", "parallel_tool_calls", "tool_choice",
-    "reasoning_effort", "stream_options", "n", "tools", "functions", "function_call", "response_format", "logprobs",
-    "top_logprobs", "modalities", "prediction", "audio", "verbosity", "prompt_cache_key", "safety_identifier",
-}
 
 
 class ApiError(Exception):

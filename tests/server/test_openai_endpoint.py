@@ -299,3 +299,19 @@ def test_sse_wire_format(serve):
     assert events[-1] == "data: [DONE]"
     payloads = [json.loads(block[6:]) for block in events[:-1]]
     assert "".join(p["choices"][0]["delta"].get("content", "") for p in payloads) == GOOD["assistant_text"]
+
+
+def test_a_broken_deployment_is_a_500_error_object_without_a_traceback(serve):
+    class BrokenIndex:
+        name = "broken"
+
+        def retrieve(self, query, k):
+            raise RuntimeError("index file is corrupt at /secret/path")
+
+    url, _ = serve([GOOD], collections={"broken": BrokenIndex()})
+    response = httpx.post(f"{url}/v1/chat/completions", json={
+        "model": "m", "messages": [{"role": "user", "content": QUESTION}], "controlplane": {"collection": "broken"}})
+    assert response.status_code == 500
+    error = response.json()["error"]
+    assert (error["type"], error["code"]) == ("server_error", "configuration_error")
+    assert "Traceback" not in response.text and "retriever 'broken' failed" in error["message"]
