@@ -226,7 +226,11 @@ class PolicyLifecycle:
             if covered is None or (newest_at, newest_id) > (covered, review["newest_trace_id"] or ""):
                 return (f"the review of {version.hash[:19]} (#{review['id']}) covered traces up to {covered}, but trace "
                         f"{newest_id} ({newest_at}) was stored after it; {fix}")
-        stored_then = json.loads(review["summary"] or "{}").get("store_trace_count")
+        summary = json.loads(review["summary"] or "{}")
+        if summary.get("replay_errors"):
+            return (f"the review of {version.hash[:19]} (#{review['id']}) could not replay {summary['replay_errors']} "
+                    f"trace(s) (see {review['report_md']}); fix that and review again")
+        stored_then = summary.get("store_trace_count")
         stored_now = self.complete_trace_count()
         if stored_then is not None and stored_now > stored_then:
             return (f"{stored_now - stored_then} trace(s) were stored (or imported) after the review of "

@@ -165,6 +165,12 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
         from .loader import load_bundle
 
         baseline = load_bundle()
+    from controlplane.gates.registry import GateRegistry
+
+    missing = GateRegistry().missing_gates(candidate.bundle)
+    if missing:
+        raise PolicyBundleError(f"candidate {candidate.hash[:19]} names gate(s) {', '.join(missing)} that no installed "
+                                "plugin registers; install the plugin or remove them before a review")
     store_trace_count = life.complete_trace_count()
     rows = store.list_traces(limit=limit, complete_only=True)
     bundles, errors = [], []
@@ -211,7 +217,7 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
         raise PolicyBundleError(f"cannot write the review report {base}.md/.json: {exc} (pass -o with a writable path)") from None
     review_id = life.record_review(
         candidate, baseline.hash, reviewer, len(bundles), newest[0], newest[1], str(md_path), str(json_path),
-        {**data["summary"], "store_trace_count": store_trace_count,
+        {**data["summary"], "store_trace_count": store_trace_count, "replay_errors": len(errors),
          "report_sha256": hashlib.sha256(json_text.encode("utf-8")).hexdigest()},
     )
     return ReviewReport(data, markdown, md_path, json_path, review_id)

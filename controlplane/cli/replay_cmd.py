@@ -61,7 +61,7 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
     report = replay_bundles(bundles, policy, ReplayOptions(gate=gate_id, nli_backend=backend))
     determinism = policy is None or all(t.recorded_policy_hash == policy.hash for t in report.traces)
     changed = bool(report.differences) or bool(report.errors)
-    code = 1 if (changed and (determinism or strict)) else 0
+    code = 1 if (report.errors or (changed and (determinism or strict))) else 0
     if as_json:
         data = report.as_json()
         data["mode"] = "determinism" if determinism else "candidate"

@@ -211,3 +211,26 @@ def test_traces_imported_after_the_review_make_it_stale_even_if_older(flows, tmp
     import_bundles(store, old, on_conflict="rekey")  # same created_at as before: not "newer", but not reviewed
     stale = cli("policy", "promote", str(tight_file), "--db", db, "--why", "tighter")
     assert stale.exit_code == 2 and "1 trace(s) were stored (or imported) after the review" in stale.output
+
+
+def test_a_candidate_naming_an_uninstalled_gate_cannot_be_reviewed_or_promoted(flows, tmp_path: Path):
+    store, _ = flows
+    data = governance_policy(max_claims=3).bundle.model_dump(mode="json")
+    data["gates"].append({"gate_id": "gate_nobody_installed", "when": {"always": True}})
+    path = tmp_path / "ghost.json"
+    path.write_text(json.dumps(data))
+    review = cli("policy", "review", str(path), "--db", str(store.path), "-o", str(tmp_path / "r"))
+    assert review.exit_code == 2 and "gate_nobody_installed" in review.output
+    promote = cli("policy", "promote", str(path), "--db", str(store.path), "--why", "x")
+    assert promote.exit_code == 2 and "no review" in promote.output
+
+
+def test_a_review_that_could_not_replay_every_trace_does_not_allow_promotion(flows, tmp_path: Path, tight_file: Path):
+    store, _ = flows
+    with store.transaction() as db:  # someone edited a stored policy snapshot: its content no longer matches its hash
+        db.execute("UPDATE policy_snapshots SET content = replace(content, ?, ?)", ['"max_claims": 64', '"max_claims": 65'])
+    review = cli("policy", "review", str(tight_file), "--db", str(store.path), "-o", str(tmp_path / "r"), "--json")
+    assert review.exit_code == 0
+    assert json.loads((tmp_path / "r.json").read_text())["errors"][0]["error"].endswith("the bundle was edited")
+    promote = cli("policy", "promote", str(tight_file), "--db", str(store.path), "--why", "x")
+    assert promote.exit_code == 2 and "could not replay 10 trace(s)" in promote.output
