@@ -70,8 +70,12 @@ class PolicyVersion:
 
 
 class PolicyLifecycle:
+    TABLES = ("policy_versions", "policy_transitions", "policy_reviews")
+
     def __init__(self, store: TraceStore):
         self.store = store
+        if set(self.TABLES) <= set(store.db.table_names()):
+            return  # read path (current_policy per request) takes no write lock
         with store.transaction() as db:
             db["policy_versions"].create(
                 {"hash": str, "name": str, "version": str, "state": str, "source": str, "signature": str,
