@@ -265,7 +265,11 @@ class VectorStore:
         for document in documents:
             chunks = chunk_document(document, max_words=max_words, overlap_words=overlap_words)
             planned.append((document, chunks))
-            progress(f"chunked {document.name}: {len(chunks)} chunk(s)")
+            if chunks:
+                progress(f"chunked {document.name}: {len(chunks)} chunk(s)")
+            else:
+                hint = " (a scanned PDF? extract its text with OCR first)" if document.kind == "pdf" else ""
+                progress(f"warning: no text in {document.name}{hint}; nothing indexed from it")
         all_chunks = [c for _, chunks in planned for c in chunks]
         progress(f"embedding {len(all_chunks)} chunk(s) with {model_id()}")
 

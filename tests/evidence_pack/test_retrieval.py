@@ -240,11 +240,14 @@ def test_reading_a_missing_index_does_not_create_one(tmp_path):
 def test_cli_add_list_query_remove(tmp_path):
     runner = CliRunner()
     db = str(tmp_path / "db")
-    files = [str(CORPUS / "api-rate-limits.md"), str(CORPUS / "on-call-policy.md")]
+    empty = tmp_path / "empty.md"
+    empty.write_text("\n\n")
+    files = [str(CORPUS / "api-rate-limits.md"), str(CORPUS / "on-call-policy.md"), str(empty)]
     added = runner.invoke(cli_main, ["index", "add", *files, "--collection", "ops", "--db", db])
     assert added.exit_code == 0, added.output
-    assert "added 2 document(s)" in added.stdout
+    assert "added 3 document(s)" in added.stdout
     assert "[index] embedding" in added.stderr  # progress on stderr, results on stdout
+    assert "[index] warning: no text in empty.md" in added.stderr
 
     listed = runner.invoke(cli_main, ["index", "list", "--db", db, "--json"])
     assert listed.exit_code == 0, listed.output
