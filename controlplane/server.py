@@ -91,6 +91,13 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
             data = json.loads(bytes(body))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ApiError(400, f"the request body is not valid JSON ({exc})", code="invalid_json") from None
+        except RecursionError:
+            raise ApiError(400, "the request body nests too deeply", code="invalid_json") from None
+        try:  # "\ud800" is valid JSON but not text: nothing downstream could hash, store or answer it
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ApiError(400, "the request body holds an unpaired surrogate (\\ud800-\\udfff escape); send valid "
+                           "Unicode text", code="invalid_json") from None
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object with 'messages'", code="invalid_json")
         return data

@@ -315,3 +315,15 @@ def test_a_broken_deployment_is_a_500_error_object_without_a_traceback(serve):
     error = response.json()["error"]
     assert (error["type"], error["code"]) == ("server_error", "configuration_error")
     assert "Traceback" not in response.text and "retriever 'broken' failed" in error["message"]
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"model": "m", "messages": [{"role": "user", "content": "q"}], "evidence": [{"text": "\\ud800"}]}',
+    b'{"model": "m", "messages": [{"role": "user", "content": "\\udfff"}]}',
+    b'{"model": "m", "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+])
+def test_hostile_json_is_a_400_not_a_crash(serve, raw):
+    url, _ = serve([GOOD], app_options={"max_body_bytes": 1_000_000})
+    response = httpx.post(f"{url}/v1/chat/completions", content=raw)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "invalid_json"
