@@ -34,6 +34,14 @@ def _term_regex(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){escaped}(?![\w])")
 
 
+@lru_cache(maxsize=256)
+def _lexicon_regex(lexicon: tuple[str, ...]) -> re.Pattern[str] | None:
+    """All of a lexicon's terms in one pattern: matches iff some _term_regex(term) matches."""
+    if not lexicon:
+        return None
+    return re.compile("|".join(f"(?:{_term_regex(term).pattern})" for term in lexicon))
+
+
 @dataclass(frozen=True)
 class RouterSignals:
     explicit_mode: str | None
@@ -86,9 +94,13 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
     hits: dict[str, tuple[str, ...]] = {}
     obfuscated = False
     for domain, domain_policy in policy.domains.items():
-        matched = tuple(term for term in domain_policy.lexicon if _term_regex(term).search(text))
+        lexicon = tuple(domain_policy.lexicon)
+        anywhere = _lexicon_regex(lexicon)  # one search per domain; per-term searches only when it hits
+        if anywhere is None or not any(anywhere.search(v) for v in variants):
+            continue
+        matched = tuple(term for term in lexicon if _term_regex(term).search(text))
         hidden = tuple(
-            term for term in domain_policy.lexicon
+            term for term in lexicon
             if term not in matched and any(_term_regex(term).search(v) for v in variants[1:])
         )
         obfuscated = obfuscated or bool(hidden)
