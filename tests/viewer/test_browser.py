@@ -66,6 +66,7 @@ def save_screenshot(driver, name: str) -> Path:
     """A full-page screenshot under artifacts/viewer/ (gitignored); the path is printed."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
+    driver.execute_script("window.scrollTo(0, 0)")
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(1280, min(int(height) + 40, 8000))
     assert driver.save_screenshot(str(path))
@@ -102,7 +103,6 @@ def test_the_viewer_renders_a_real_trace_with_claims_highlighted(browser, served
     marks[0].click()
     evidence = browser.find_element(By.ID, "ev-E1")
     assert "active" in evidence.get_attribute("class").split()
-    browser.execute_script("window.scrollTo(0, 0)")
     shot = save_screenshot(browser, "trace-degraded.png")
     assert shot.stat().st_size > 10_000
 
