@@ -81,7 +81,7 @@ def compare(baseline_runs: list[TraceReplay], candidate_runs: list[TraceReplay])
             vb, va = b.get(key), a.get(key)
             if vb == va:
                 continue
-            stage, gate_id, _ = key
+            _, gate_id, _ = key
             transition = f"{_verdict_key(vb)}->{_verdict_key(va)}"
             if transition.split("->")[0] == transition.split("->")[1]:
                 transition += " (reason codes)"
@@ -112,8 +112,8 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         f"- candidate: `{data['candidate']['hash']}`",
         f"- baseline (current): {data['baseline']['name']} {data['baseline']['version']} `{data['baseline']['hash']}`",
-        f"- traces replayed: {s['traces']} (newest: {data['coverage']['newest_trace_id']} at "
-        f"{data['coverage']['newest_trace_created_at']}); traces whose verdicts change: {s['changed_traces']}",
+        (f"- traces replayed: {s['traces']} (newest: {data['coverage']['newest_trace_id']} at "
+         f"{data['coverage']['newest_trace_created_at']}); traces whose verdicts change: {s['changed_traces']}"),
         f"- reviewer: {data['reviewer']}; replay errors: {len(data['errors'])}",
         "",
         "## Rates",
@@ -182,11 +182,8 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
     bundles.sort(key=lambda b: (b.created_at, b.trace_id))
     runner = runner or LocalReplayRunner()
     options = ReplayOptions()
-    try:
-        before = list(runner.run(bundles, baseline, options))
-        after = list(runner.run(bundles, candidate, options))
-    except PolicyBundleError:
-        raise
+    before = list(runner.run(bundles, baseline, options))
+    after = list(runner.run(bundles, candidate, options))
     for run in (*before, *after):
         if run.error:
             errors.append({"trace_id": run.trace_id, "error": run.error})

@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from controlplane.contracts import RedactionPolicy, TraceBundle
 from controlplane.contracts.schemas import validate_instance
+from pydantic import ValidationError
 
 from .redaction import RedactionError, Redactor
 from .store import TraceStore, TraceStoreError

@@ -29,10 +29,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
 from controlplane.contracts import ClaimStatus, CriticFinding, OutputEnvelope, TraceBundle
 from controlplane.contracts.schemas import generate_schema
+from pydantic import ValidationError
 
 from .store import TraceStore
 
@@ -40,9 +39,7 @@ SHOWN = ("pass", "regen_pass", "degraded")
 UNAVAILABLE = frozenset({"CRITIC_UNAVAILABLE", "VERIFIER_UNAVAILABLE", "RETRIEVER_UNAVAILABLE", "EVIDENCE_TEXT_REDACTED",
                          "PRECONDITION_FAILED", "GATE_NOT_FOUND", "GATE_ERROR"})
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a an the is are was were be been of to in on at for and or but with by from as it its this that "
-                  "these those we our you your they their he she his her not no yes do does did has have had can "
-                  "could would should may might will shall than then so such".split())
+_STOP = frozenset(["a", "an", "the", "is", "are", "was", "were", "be", "been", "of", "to", "in", "on", "at", "for", "and", "or", "but", "with", "by", "from", "as", "it", "its", "this", "that", "these", "those", "we", "our", "you", "your", "they", "their", "he", "she", "his", "her", "not", "no", "yes", "do", "does", "did", "has", "have", "had", "can", "could", "would", "should", "may", "might", "will", "shall", "than", "then", "so", "such"])
 
 
 class CriticError(RuntimeError):
@@ -155,7 +152,7 @@ class RuleCritic:
             codes = step.replayed["reason_codes"]
             if set(codes) & UNAVAILABLE:
                 continue  # it could not have judged (no critic, no verifier, redacted text): not a miss
-            claims = sorted((step.details.get("claims") or {}))
+            claims = sorted(step.details.get("claims") or {})
             when = json.dumps(result.details.get("when", "")) if isinstance(result.details, dict) else ""
             out.append(CriticFinding(
                 finding_id=_fid("R-MISS", bundle.trace_id, gate_id), severity="high", type="MISSED_GATE",

@@ -40,13 +40,14 @@ from controlplane.contracts import (
     TraceBundle,
     TraceStatus,
 )
-from controlplane.degrade import DegradeResult, degrade, refuse
-from controlplane.errors import ConfigurationError
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
-from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
-from controlplane.pipeline import ControlPlane, EventRecorder, _pre_generation_reason
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
+
+from controlplane.degrade import DegradeResult, degrade
+from controlplane.errors import ConfigurationError
+from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
+from controlplane.pipeline import ControlPlane, EventRecorder
 from controlplane.regen import build_delta, is_regenerable
 from controlplane.router import normalize_text
 from controlplane.verdicts import claim_verdicts
@@ -372,12 +373,7 @@ class _Replayer:
                                                verdict_of(rec), verdict_of(rep), (rep or {}).get("details", {})))
         self._compare("pre", recorded, replayed)
         if any(r.failed for r in results):
-            failing = [r for r in results if r.failed]
-            if self.options.gate:
-                return TraceStatus.REFUSED.value, 0
-            codes = [c for r in failing for c in r.reason_codes]
-            refuse(decision, [], codes, new_pack, 1, why_override=_pre_generation_reason(failing))
-            return TraceStatus.REFUSED.value, 0
+            return TraceStatus.REFUSED.value, 0  # the pipeline refuses before generation (controlplane.degrade.refuse)
         if self.bundle.retrieved_evidence_pack is not None and new_pack.ids() != self.bundle.retrieved_evidence_pack.ids():
             self.diff("pre", "retrieval", self.bundle.retrieved_evidence_pack.ids(), new_pack.ids())
         return None, 0
@@ -586,6 +582,18 @@ def replay_bundles(bundles: Iterable[TraceBundle], policy: LoadedPolicy | None =
     return ReplayReport(traces, policy.hash if policy else None, time.perf_counter() - started)
 
 
-__all__ = ["Difference", "LocalReplayRunner", "RecordedCritic", "RecordedModel", "RecordedRetriever", "ReplayError",
-           "ReplayOptions", "ReplayReport", "ReplayRunner", "TraceReplay", "UNRESOLVED", "replay_bundles",
-           "replay_trace"]
+__all__ = [
+    "UNRESOLVED",
+    "Difference",
+    "LocalReplayRunner",
+    "RecordedCritic",
+    "RecordedModel",
+    "RecordedRetriever",
+    "ReplayError",
+    "ReplayOptions",
+    "ReplayReport",
+    "ReplayRunner",
+    "TraceReplay",
+    "replay_bundles",
+    "replay_trace",
+]

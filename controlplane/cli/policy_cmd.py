@@ -72,8 +72,8 @@ def policy_group() -> None:
 def validate(bundle_file: Path, require_signed: bool, public_key: Path | None, as_json: bool) -> None:
     """Schema-check a bundle file; print its name, version and content hash (and signature status)."""
     from controlplane.policy_bundles.lifecycle import load_checked
-    from controlplane.policy_bundles.signing import load_public_key, read_signature, verify
     from controlplane.policy_bundles.loader import load_bundle
+    from controlplane.policy_bundles.signing import load_public_key, read_signature, verify
 
     signing = _signing(require_signed, public_key)
     try:

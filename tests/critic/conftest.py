@@ -9,9 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "traces"))
 
-from flowkit import governance_policy, record_flows, write_policy  # noqa: E402
-
-from controlplane.traces.store import TraceStore  # noqa: E402
+from controlplane.traces.store import TraceStore
+from flowkit import governance_policy, record_flows, write_policy
 
 
 @pytest.fixture(scope="session")

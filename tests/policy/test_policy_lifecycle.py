@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from flowkit import ARCH_EVIDENCE, envelope, governance_policy, run, write_policy
-
-from controlplane.cli import main
 from controlplane.policy_bundles.diff import diff_bundles
 from controlplane.policy_bundles.lifecycle import LifecycleError, PolicyLifecycle, current_policy
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.policy_bundles.review import run_review
 from controlplane.policy_bundles.signing import SignatureError, SigningConfig
+from flowkit import ARCH_EVIDENCE, envelope, governance_policy, run, write_policy
+
+from controlplane.cli import main
 
 
 def cli(*args: str):
@@ -130,9 +130,8 @@ def test_exactly_one_promoted_per_name_and_rollback_restores_the_previous(store,
 
     states = {v.hash: v.state for v in life.list("default")}
     assert states == {first.hash: "retired", second.hash: "promoted"}
-    with pytest.raises(sqlite3.IntegrityError):
-        with store.transaction() as db:
-            db.execute("UPDATE policy_versions SET state = 'promoted' WHERE hash = ?", [first.hash])
+    with pytest.raises(sqlite3.IntegrityError), store.transaction() as db:
+        db.execute("UPDATE policy_versions SET state = 'promoted' WHERE hash = ?", [first.hash])
 
     back = cli("policy", "rollback", "default", "--db", str(store.path), "--why", "regen rate doubled", "--by", "cy")
     assert back.exit_code == 0, back.output
