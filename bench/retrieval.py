@@ -2,7 +2,9 @@
 
 Not a test: it measures, prints a table, and writes ``bench/results/retrieval.json`` and ``.md``.
 
-    .venv/bin/python -m bench.retrieval            # full run, 10,000 chunks (about 4-6 minutes on 2 cores)
+    .venv/bin/python -m bench.retrieval            # full run, 10,000 chunks
+    # a few minutes on 2 quiet cores (MEASURED.md: ~500 sentences/s); 20+ minutes when the cores are shared
+    # (the committed run saw load 8-10 and ~12 chunks/s)
     .venv/bin/python -m bench.retrieval --chunks 2000 --queries 50   # quick look
 
 What is measured (all offline, CPU, the same code paths as ``controlplane index``):

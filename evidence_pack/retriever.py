@@ -8,6 +8,10 @@ spheres), and the trust tier and credibility recorded when the documents were in
 (``R`` + 16 hex); the pack builder renumbers them E1, E2, ….
 
 Order is deterministic: score descending, then id.
+
+Scores are cosine similarities. With all-MiniLM-L6-v2 on the example corpus, the best hit for an on-topic question
+scores 0.47-0.71 and off-topic questions ("What is the capital of France?", "LLC tax implications?") stay at or below
+0.25, so a ``min_score`` (here, or the retrieval_required gate's parameter) of about 0.3 drops noise.
 """
 
 from __future__ import annotations

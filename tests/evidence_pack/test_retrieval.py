@@ -149,6 +149,22 @@ def test_retrieval_is_deterministic_and_survives_a_reopen(corpus_db):
     assert "30 days" in top.text
 
 
+def test_scores_separate_on_topic_from_off_topic_questions(corpus_db):
+    """The basis for a retrieval_required min_score around 0.3 with MiniLM (cosine similarity)."""
+    retriever = ChromaRetriever(corpus_db[0], "example", min_score=0.3)
+    on_topic = {
+        "How fast must a SEV1 page be acknowledged?": "on-call-policy.md@",
+        "What happens when a client exceeds the rate limit?": "api-rate-limits.md@",
+        "How much is on-call paid?": "on-call-policy.md@",
+    }
+    for question, document in on_topic.items():
+        items = retriever.retrieve(question, 3)
+        assert items and items[0].retrieval_score > 0.45, question
+        assert items[0].provenance.document_id.startswith(document), question
+    for question in ["What is the capital of France?", "Tighten this paragraph.", "LLC tax implications?"]:
+        assert retriever.retrieve(question, 3) == [], question
+
+
 def test_satisfies_the_gates_retriever_protocol(corpus_db):
     from controlplane.gates.interfaces import Retriever
 
