@@ -127,11 +127,12 @@ def run(n_chunks: int, n_queries: int, e2e_chunks: int, keep: Path | None) -> di
         },
         "parameters": {"chunks": n_chunks, "queries": n_queries, "e2e_chunks": e2e_chunks, "seed": SEED},
     }
-    say = lambda msg: print(f"[bench] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    def say(msg: str) -> None:
+        print(f"[bench] {msg}", file=sys.stderr, flush=True)
 
     # -- model load
     t_import, _ = timed(__import__, "sentence_transformers")
-    t_load, model = timed(embeddings.load_model)
+    t_load, _ = timed(embeddings.load_model)
     import chromadb
     import torch
 
@@ -156,10 +157,13 @@ def run(n_chunks: int, n_queries: int, e2e_chunks: int, keep: Path | None) -> di
     t_sent, _ = timed(embeddings.embed, sentences)
     long_texts = [" ".join(synthetic_chunk(rng, i) for i in range(4))[:1100] for _ in range(128)]
     t_long, _ = timed(embeddings.embed, long_texts)
+    def avg_words(items: list[str]) -> float:
+        return round(statistics.fmean(len(s.split()) for s in items), 1)
+
     report["embedding"] = {
-        "short_sentences": {"n": len(sentences), "avg_words": round(statistics.fmean(len(s.split()) for s in sentences), 1),
+        "short_sentences": {"n": len(sentences), "avg_words": avg_words(sentences),
                             "per_s": round(len(sentences) / t_sent, 1)},
-        "chunk_texts": {"n": len(long_texts), "avg_words": round(statistics.fmean(len(s.split()) for s in long_texts), 1),
+        "chunk_texts": {"n": len(long_texts), "avg_words": avg_words(long_texts),
                         "per_s": round(len(long_texts) / t_long, 1)},
         "batch_size": embeddings.DEFAULT_BATCH_SIZE,
     }
@@ -221,7 +225,9 @@ def run(n_chunks: int, n_queries: int, e2e_chunks: int, keep: Path | None) -> di
 
         # -- incremental: one 5-chunk document into the big collection (replace by source each time)
         extra = document_from_text("\n\n".join(texts[:5]), "incremental.txt", kind="text", source="/bench/incr.txt")
-        incr = latency_ms(lambda _: store.add_documents("bench", [extra], max_words=45, overlap_words=0), list(range(10)))
+        incr = latency_ms(
+            lambda _: store.add_documents("bench", [extra], max_words=45, overlap_words=0), list(range(10))
+        )
         report["add"]["incremental_one_document_5_chunks"] = incr
         say(f"incremental add of one document at {n_chunks} chunks: p50 {incr['p50_ms']} ms")
 
@@ -253,19 +259,21 @@ def run(n_chunks: int, n_queries: int, e2e_chunks: int, keep: Path | None) -> di
 
 def render_markdown(r: dict) -> str:
     e, a, q = r["embedding"], r["add"], r["query"]
+    incr = a["incremental_one_document_5_chunks"]
     rows = [
         ("model import + load", f"{r['model']['import_s']} s + {r['model']['load_s']} s"),
         (f"embedding, short sentences (~{e['short_sentences']['avg_words']} words, batch {e['batch_size']})",
          f"{e['short_sentences']['per_s']} sentences/s"),
         (f"embedding, chunk texts (~{e['chunk_texts']['avg_words']} words)", f"{e['chunk_texts']['per_s']} chunks/s"),
         (f"embed {a['chunks']} chunks (~{a['avg_words']} words)", f"{a['embed_s']} s ({a['embed_chunks_per_s']}/s)"),
-        (f"add {a['chunks']} chunks, precomputed vectors", f"{a['write_precomputed_s']} s ({a['write_chunks_per_s']}/s)"),
+        (f"add {a['chunks']} chunks, precomputed vectors",
+         f"{a['write_precomputed_s']} s ({a['write_chunks_per_s']}/s)"),
         (f"add {a['chunks']} chunks, with embedding", f"{a['with_embedding_s']} s"),
         (f"end-to-end add_documents, {a['end_to_end']['documents']} docs / {a['end_to_end']['chunks']} chunks",
          f"{a['end_to_end']['total_s']} s ({a['end_to_end']['chunks_per_s']} chunks/s, "
          f"{a['end_to_end']['embed_s']} s embedding)"),
         (f"incremental add, one 5-chunk document at {a['chunks']} chunks",
-         f"p50 {a['incremental_one_document_5_chunks']['p50_ms']} ms, p99 {a['incremental_one_document_5_chunks']['p99_ms']} ms"),
+         f"p50 {incr['p50_ms']} ms, p99 {incr['p99_ms']} ms"),
         ("index size on disk", f"{a['disk_mb']} MB"),
         (f"query k=5 at {q['collection_chunks']} chunks, vector only",
          f"p50 {q['vector_only']['p50_ms']} ms, p99 {q['vector_only']['p99_ms']} ms"),
@@ -285,7 +293,8 @@ def render_markdown(r: dict) -> str:
         "| --- | --- |",
         *[f"| {k} | {v} |" for k, v in rows],
         "",
-        f"Queries: {q['text']['n']} synthetic questions. Synthetic chunks are deterministic (seed {r['parameters']['seed']}). "
+        f"Queries: {q['text']['n']} synthetic questions. Synthetic chunks are deterministic "
+        f"(seed {r['parameters']['seed']}). "
         f"Load average (1 min) {m.get('loadavg_1min_start')} at the start, {m.get('loadavg_1min_end')} at the end, on "
         f"{m['cpus']} CPUs: above {m['cpus']} the machine was shared with other work and every figure is slower than "
         "on a quiet machine. Wall time of the run: " + f"{r.get('wall_s')} s.",
@@ -313,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "retrieval.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         (RESULTS / "retrieval.md").write_text(markdown, encoding="utf-8")
-        print(f"wrote {RESULTS / 'retrieval.json'} and {RESULTS / 'retrieval.md'} ({report['wall_s']} s)", file=sys.stderr)
+        print(f"wrote {RESULTS / 'retrieval.json'} and .md ({report['wall_s']} s)", file=sys.stderr)
     return 0
 
 

@@ -313,7 +313,7 @@ def _markdown_sections(text: str) -> list[_Section]:
 
 def _front_matter_end(text: str) -> int:
     """Offset just after a leading YAML front-matter block (``---`` ... ``---``), or 0. It is metadata, not prose."""
-    match = re.match(r"---[ \t]*\r?\n.*?\n---[ \t]*(?:\r?\n|$)", text, re.S)
+    match = re.match(r"---[ \t]*\r?\n.*?\n---[ \t]*(?:\r?\n|$)", text, re.DOTALL)
     return match.end() if match else 0
 
 

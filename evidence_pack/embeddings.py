@@ -116,7 +116,7 @@ def load_model(path: Path | None = None) -> Any:
         try:
             with _no_progress_bars():
                 model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        except Exception as exc:  # noqa: BLE001 - any load failure means the folder is not a usable model
+        except Exception as exc:
             raise ConfigurationError(
                 f"cannot load the embedding model from {path}: {type(exc).__name__}: {exc}"[:400]
                 + f"; set {MODEL_ENV} to a complete local sentence-transformers folder, or unset it to use the "
@@ -168,7 +168,7 @@ if EmbeddingFunction is not None:
             # Construction must stay free: chroma rebuilds the function from its config several times per create.
             self.batch_size = batch_size
 
-        def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chroma's parameter name
+        def __call__(self, input: Documents) -> Embeddings:
             import numpy as np
 
             return [np.asarray(v, dtype=np.float32) for v in embed(list(input), batch_size=self.batch_size)]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from controlplane.contracts import EvidenceItem, Provenance, Sphere, TrustTier, Volatility
@@ -30,7 +30,7 @@ DEFAULT_K = 5
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def hit_to_item(hit: Hit, retrieved_at: str) -> EvidenceItem:

@@ -22,11 +22,12 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from controlplane.contracts import TrustTier
+
 from controlplane.errors import ConfigurationError, InputError
 
 from .chunking import (
@@ -137,7 +138,7 @@ def check_collection_name(name: str) -> str:
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _quiet(_: str) -> None:
@@ -438,7 +439,7 @@ class VectorStore:
         return hits[:k]
 
 
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}.*$", re.M)
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}.*$", re.MULTILINE)
 _MARKUP = re.compile(r"[|#*`_>]+")
 _SPACES = re.compile(r"\s+")
 

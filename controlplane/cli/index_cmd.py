@@ -93,7 +93,9 @@ def list_command(db: str | None, as_json: bool) -> None:
 
 @index_group.command("remove")
 @click.option("--collection", "-c", required=True, help="Collection to remove from (or to remove).")
-@click.option("--document", "document_id", default=None, help="Document id (see `index list`); omit to drop the collection.")
+@click.option(
+    "--document", "document_id", default=None, help="Document id (see `index list`); omit to drop the collection."
+)
 @click.option("--db", default=None, help=DB_HELP)
 def remove_command(collection: str, document_id: str | None, db: str | None) -> None:
     """Remove one document's chunks, or a whole collection."""

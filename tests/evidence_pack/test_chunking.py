@@ -6,8 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
-from controlplane.errors import InputError
 from controlplane.evidence_pack.chunking import (
     PAGE_SEPARATOR,
     chunk_document,
@@ -16,6 +14,8 @@ from controlplane.evidence_pack.chunking import (
     iter_document_paths,
     read_document,
 )
+
+from controlplane.errors import InputError
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 
@@ -110,7 +110,10 @@ def test_run_on_text_without_sentence_ends_is_cut_at_words():
 
 
 def test_crlf_and_unicode_offsets_are_exact(tmp_path):
-    text = "# Café ☕ policy\r\n\r\nWe serve 3 kinds of coffee. Tea is free 🍵.\r\n\r\n## Hours\r\n\r\nOpen 08:00–17:00.\r\n"
+    text = (
+        "# Café ☕ policy\r\n\r\nWe serve 3 kinds of coffee. Tea is free 🍵.\r\n\r\n"
+        "## Hours\r\n\r\nOpen 08:00–17:00.\r\n"
+    )
     path = tmp_path / "cafe.md"
     path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))  # with a BOM
     doc = read_document(path)

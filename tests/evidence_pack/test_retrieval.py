@@ -70,7 +70,10 @@ def test_model_loads_from_the_installed_package_once():
     assert [len(v) for v in vectors] == [384, 384, 384]
     norms = [sum(x * x for x in v) ** 0.5 for v in vectors]
     assert all(abs(n - 1.0) < 1e-4 for n in norms)
-    dot = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
+
+    def dot(a, b):
+        return sum(x * y for x, y in zip(a, b))
+
     assert dot(vectors[0], vectors[1]) > dot(vectors[0], vectors[2]) + 0.2
 
 
@@ -98,7 +101,8 @@ def test_missing_or_broken_model_names_the_setting(tmp_path, monkeypatch):
     monkeypatch.setenv(embeddings.MODEL_ENV, str(broken))
     with pytest.raises(ConfigurationError, match="cannot load the embedding model.*CONTROLPLANE_EMBEDDING_MODEL"):
         embeddings.embed(["x"])
-    result = CliRunner().invoke(cli_main, ["index", "add", str(CORPUS / "on-call-policy.md"), "--db", str(tmp_path / "db")])
+    args = ["index", "add", str(CORPUS / "on-call-policy.md"), "--db", str(tmp_path / "db")]
+    result = CliRunner().invoke(cli_main, args)
     assert result.exit_code == 2
     assert "CONTROLPLANE_EMBEDDING_MODEL" in result.output
 
