@@ -34,14 +34,17 @@ def _is_loopback(host: str) -> bool:
 @click.option("--collection", default=None, help="Default collection: requests without evidence are answered from it.")
 @click.option("--index-db", "index_db", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Vector index directory (see `controlplane index`); requests may name any of its collections.")
+@click.option("--nli-backend", "nli_backend", default=None,
+              help="NLI backend for nli_entailment: shipped, transformers:PATH, a plugin name, or none "
+                   "(default: the policy's, else the shipped verifier; if it cannot load, claims fail closed).")
 @click.option("--max-body-bytes", default=1_000_000, show_default=True, type=click.IntRange(1024),
               help="Larger request bodies get 413.")
 @click.option("--workers", default=None, type=click.IntRange(1, 256), help="Pipeline threads (default: CPUs + 4).")
 @click.option("--allow-remote", is_flag=True,
               help="Allow a non-loopback --host. The server has no authentication: put it behind one.")
 def serve_command(host: str, port: int, model: str | None, db_path: Path | None, policy_path: Path | None,
-                  collection: str | None, index_db: Path | None, max_body_bytes: int, workers: int | None,
-                  allow_remote: bool) -> None:
+                  collection: str | None, index_db: Path | None, nli_backend: str | None, max_body_bytes: int,
+                  workers: int | None, allow_remote: bool) -> None:
     """Serve POST /v1/chat/completions (OpenAI-compatible), /v1/traces, /healthz and the viewer at /traces."""
     from controlplane.api import ControlPlane
 
@@ -50,7 +53,7 @@ def serve_command(host: str, port: int, model: str | None, db_path: Path | None,
                          "trace: add --allow-remote to serve it anyway (behind your own auth proxy)")
     plane = ControlPlane(
         model=model_spec(model), policy=policy_path, db=db_path, collection=collection, index_db=index_db,
-        max_workers=workers,
+        nli_backend=nli_backend, max_workers=workers,
     )
     where = f"http://{host}:{port}"
     click.echo(f"controlplane serving {plane.model_id} on {where}/v1 (viewer: {where}/traces; "

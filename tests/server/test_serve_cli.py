@@ -29,7 +29,7 @@ def test_serve_answers_openai_clients_and_serves_the_viewer(tmp_path: Path, core
     env = {**os.environ, "CONTROLPLANE_HOME": str(tmp_path / "home")}
     process = subprocess.Popen(
         [*CLI, "serve", "--port", str(port), "--model", f"scripted:{script}", "--db", str(tmp_path / "t.db"),
-         "--policy", str(policy)],
+         "--policy", str(policy), "--nli-backend", "none"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
     url = f"http://127.0.0.1:{port}"
