@@ -43,6 +43,7 @@ from controlplane.contracts import (
     GateResult,
     ReasonCode,
     RigorLevel,
+    Sphere,
     Volatility,
 )
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
@@ -329,6 +330,11 @@ class NliEntailmentGate(BaseGate):
         # credibility, staleness, confidence
         stale = [staleness(item, now, time_sensitive=time_sensitive) for item in supporting]
         warnings = [s.warning for s in stale if s.warning]
+        warnings += [f"{item.id} is LIMINAL ({item.liminal_reason or 'no reason given'}): confidence x0.8; verify "
+                     "its temporal or contextual qualifiers" for item in supporting if item.sphere is Sphere.LIMINAL]
+        warnings += [f"{item.id} was retrieved with similarity {item.retrieval_score:.2f}, below this domain's floor "
+                     f"{th.min_similarity:.2f}" for item in supporting
+                     if item.retrieval_score is not None and item.retrieval_score < th.min_similarity]
         if any(s.stale and items[s.evidence_id].volatility in stale_fails for s in stale):
             codes.append(ReasonCode.STALE_EVIDENCE.value)
             status = max(status, Sufficiency.LOW_CONFIDENCE, key=lambda s: _RANK[s])

@@ -162,6 +162,8 @@ def test_liminal_evidence_multiplies_confidence_by_point_eight():
     inside = _one_claim_gate("INSIDE").details["claim_records"]["c1"]
     liminal = _one_claim_gate("LIMINAL").details["claim_records"]["c1"]
     assert liminal["confidence_factors"]["sphere_factor"] == 0.8
+    assert liminal["warnings"] == ["E1 is LIMINAL (version conflict): confidence x0.8; verify its temporal or "
+                                   "contextual qualifiers"]
     assert liminal["confidence"] == pytest.approx(inside["confidence"] * 0.8, abs=1e-3)
     # single authoritative caller source: 0.4*0.95 + 0.3*1 + 0.2*1 + 0.1*0.5 = 0.93; x entailment 0.95
     assert inside["confidence"] == pytest.approx(0.93 * 0.95, abs=1e-3)
