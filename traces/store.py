@@ -187,12 +187,12 @@ class TraceStore:
               session_id: str | None = None) -> None:
         user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
         with self.transaction() as db:
-            db["traces"].insert(
+            _insert_many(db, "traces", [
                 {
                     "trace_id": trace_id, "created_at": created_at or _now(), "status": TraceStatus.IN_PROGRESS.value,
                     "session_id": session_id, "user_message": user_message, "messages": _json(messages),
                 },
-            )
+            ])
 
     def save(self, bundle: TraceBundle, session_id: str | None = None, imported_from: str | None = None) -> None:
         """Write a whole trace run in one transaction (replacing an in_progress row of the same id)."""
@@ -203,11 +203,13 @@ class TraceStore:
         policy_content = bundle.policy.content
         with self.transaction() as db:
             if policy_content is not None:
-                db["policy_snapshots"].insert(
-                    {"hash": bundle.policy.hash, "name": bundle.policy.name, "version": bundle.policy.version,
-                     "content": _json(policy_content), "first_seen": _now()},
-                    ignore=True,
-                )
+                known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
+                if known is None:  # serialise the whole bundle only the first time its hash is seen
+                    db["policy_snapshots"].insert(
+                        {"hash": bundle.policy.hash, "name": bundle.policy.name, "version": bundle.policy.version,
+                         "content": _json(policy_content), "first_seen": _now()},
+                        ignore=True,
+                    )
             existing = db.execute("SELECT status FROM traces WHERE trace_id = ?", [bundle.trace_id]).fetchone()
             if existing is not None and existing[0] != TraceStatus.IN_PROGRESS.value:
                 raise TraceStoreError(f"trace {bundle.trace_id} is already stored and complete")
@@ -217,8 +219,7 @@ class TraceStore:
             user_message = next(
                 (str(m.get("content", "")) for m in reversed(bundle.messages) if m.get("role") == "user"), ""
             )
-            db["traces"].upsert(
-                {
+            _upsert_trace(db, {
                     "trace_id": bundle.trace_id,
                     "created_at": bundle.created_at,
                     "finished_at": _now(),
@@ -246,18 +247,18 @@ class TraceStore:
                     "duration_ms": _duration_ms(bundle.events),
                     "redaction": _json(bundle.redaction),
                     "imported_from": imported_from,
-                },
-                pk="trace_id",
-            )
-            db["trace_events"].insert_all(
+            })
+            # Plain executemany on the known columns: sqlite-utils' insert_all re-reads the table schema on every
+            # call, which cost more than the rows themselves (bench/hardening.py).
+            _insert_many(db, "trace_events", (
                 {
                     "trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
                     "attempt": e.metadata.attempt, "payload": _json(e.payload), "ts": e.ts,
                 }
                 for e in bundle.events
-            )
+            ))
             for record in bundle.attempts:
-                db["regen_attempts"].insert(
+                _insert_many(db, "regen_attempts", [
                     {
                         "trace_id": bundle.trace_id, "attempt": record.attempt, "raw_output": record.raw_output,
                         "envelope": _json(record.envelope) if record.envelope is not None else None,
@@ -266,11 +267,11 @@ class TraceStore:
                         "regen_delta": record.regen_delta.model_dump_json() if record.regen_delta else None,
                         "passed": int(all(not g.failed for g in record.gate_results)),
                     }
-                )
-                db["gate_results"].insert_all(
+                ])
+                _insert_many(db, "gate_results", (
                     _gate_row(bundle.trace_id, record.attempt, position, result)
                     for position, result in enumerate(record.gate_results)
-                )
+                ))
 
     def mark_error(self, trace_id: str, error: str) -> None:
         with self.transaction() as db:
@@ -464,6 +465,26 @@ class TraceStore:
 
     def integrity_check(self) -> str:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _insert_many(db: sqlite_utils.Database, table: str, rows: Iterable[dict[str, Any]]) -> None:
+    """INSERT rows that all have the same keys (column names are ours, never user input)."""
+    rows = list(rows)
+    if not rows:
+        return
+    columns = list(rows[0])
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+    db.conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+
+
+def _upsert_trace(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+    columns = list(row)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "trace_id")
+    db.conn.execute(
+        f"INSERT INTO traces ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
+        f"ON CONFLICT(trace_id) DO UPDATE SET {updates}",
+        [row[c] for c in columns],
+    )
 
 
 def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) -> dict[str, Any]:
