@@ -232,6 +232,13 @@ class ModelCritic:
         return out
 
 
+def critic_from_spec(spec: str) -> ModelCritic:
+    """A Critic for ``GateServices(critic=...)`` (G7) from a model spec (``scripted:FILE``, ``gguf:PATH``, ...)."""
+    from controlplane.adapters import load_model
+
+    return ModelCritic(load_model(spec))
+
+
 @dataclass
 class CriticRunSummary:
     traces: int = 0

@@ -31,14 +31,13 @@ def critic_group() -> None:
 def run(since: str | None, trace_ids: tuple[str, ...], limit: int | None, model: str | None, no_rules: bool,
         db_path: Path | None, as_json: bool) -> None:
     """Find uncited/unsupported claims, ignored evidence and gates that should have fired; store the findings."""
-    from controlplane.adapters import load_model
-    from controlplane.traces.critic import ModelCritic, RuleCritic, run_critic
+    from controlplane.traces.critic import RuleCritic, critic_from_spec, run_critic
 
     if since is None and not trace_ids:
         raise InputError("say which traces: --since TIME (e.g. 2026-11-01) or --trace ID")
     critics = [] if no_rules else [RuleCritic()]
     if model:
-        critics.append(ModelCritic(load_model(model)))
+        critics.append(critic_from_spec(model))
     if not critics:
         raise InputError("--no-rules without --model leaves no critic to run")
     store = open_store(db_path)
