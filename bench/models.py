@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-MAX_TOKENS = 200
+MAX_TOKENS = 256
 MODE = "System"
 
 
@@ -355,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; do not write bench/results")
     args = parser.parse_args(argv)
 
+    # The adapter first: it sets OMP_WAIT_POLICY before llama.cpp's OpenMP runtime loads (see llama_cpp.py).
+    import controlplane.adapters.llama_cpp  # noqa: F401
     import llama_cpp
 
     flows = FLOWS[: max(1, min(args.prompts, len(FLOWS)))]

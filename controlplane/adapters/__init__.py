@@ -10,11 +10,17 @@ Plugins add prefixes through the ``controlplane_model_adapters`` hook.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 from controlplane.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceModule, ModelError
+
+# llama.cpp's OpenMP threads must wait passively on a shared 2-core machine (measured: an answer took 13 s with
+# passive waiting, 148 s with spinning threads under load). libgomp reads this once, when llama-cpp-python is first
+# imported, so it is set here, before any adapter can import it. A user setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 MODEL_SETTING = "--model (or CONTROLPLANE_MODEL)"
 

@@ -9,7 +9,12 @@ Guarantees, each one checked rather than hoped for:
   We never go through those handlers, and before converting we walk the schema along the converter's own decision
   order: every constraint keyword it would not enforce raises :class:`ModelError` naming the JSON path and keyword.
   The GBNF is then parsed by llama.cpp itself (``llama_sampler_init_grammar``); a NULL sampler is a ModelError too.
-* **Deterministic.** Temperature 0 by default (greedy), fixed seed, one process-wide model per file path.
+* **Deterministic.** Temperature 0 by default: greedy decoding, exactly "mask the vocabulary with the grammar, take
+  the argmax", computed without a whole-vocabulary grammar pass per token (see :func:`_greedy`), plus one rule for
+  small models: no 4-token run may repeat inside one JSON string value. Fixed seed; one model per file per process;
+  the KV entries of the shared prompt prefix (system prompt + worked examples) are reused bit-for-bit.
+* **Untrusted text stays text.** Control-token text (``<|im_start|>``...) inside message content is broken up before
+  the prompt is tokenized with special tokens parsed.
 * **Every call is accounted for.** FinishReason (stop / max_tokens / error), tokens in and out, latency.
 * **Clear failures.** A missing, unreadable or non-GGUF file raises ModelError naming ``--model (or
   CONTROLPLANE_MODEL)``; ``load_model`` turns it into a ConfigurationError.
@@ -20,6 +25,7 @@ the plain format in :func:`plain_prompt`, measured on the Gemma 3 270M base mode
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import json
 import os
@@ -28,7 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -44,10 +50,9 @@ from controlplane.model_boundary import (
     sha256_file,
 )
 
-# llama.cpp's OpenMP threads spin while they wait. On a busy 2-core machine (tests, other processes, the embedding
-# model) spinning threads starve each other: measured here, 2 threads fell from ~95 to ~14 prompt tokens/s. Passive
-# waiting keeps the quiet-machine speed and avoids that collapse. Must be set before the OpenMP runtime loads; a user
-# setting wins.
+# llama.cpp's OpenMP threads spin while they wait. On a busy 2-core machine spinning threads starve each other:
+# measured here, one grammar-constrained answer took 148 s with spinning threads and 13 s with passive waiting.
+# libgomp reads this when llama-cpp-python is first imported, so controlplane.adapters sets it too. A user setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 MODEL_SETTING = "--model (or CONTROLPLANE_MODEL)"
@@ -262,6 +267,10 @@ class _Loaded:
     chat_template: str | None
     # Tokens of the system-prompt prefix whose KV entries are in the context, evaluated as their own batch.
     prefix: tuple[int, ...] = ()
+    # One generation at a time per model (a llama.cpp context is not thread-safe; the server calls from threads).
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Matches the text of the model's control tokens (<|im_start|>, <start_of_turn>, <eos>, ...).
+    control: re.Pattern[str] | None = None
 
 
 _LOCK = threading.Lock()
@@ -303,9 +312,48 @@ def _load(path: Path, n_ctx: int, n_threads: int | None, seed: int) -> _Loaded:
         seconds = time.perf_counter() - started
         progress(f"model loaded in {seconds:.1f} s")
         template = llama.metadata.get("tokenizer.chat_template") or None
-        loaded = _Loaded(llama, seconds, template)
+        loaded = _Loaded(llama, seconds, template, control=_control_token_pattern(llama))
         _LOADED[key] = loaded
         return loaded
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free the models before interpreter teardown (llama-cpp-python's __del__ fails noisily once modules are gone)."""
+    with _LOCK:
+        loaded = list(_LOADED.values())
+        _LOADED.clear()
+    for entry in loaded:
+        try:
+            entry.llama.close()
+        except Exception:
+            pass
+
+
+def _control_token_pattern(llama: Any) -> re.Pattern[str] | None:
+    from llama_cpp import llama_cpp as lib
+
+    vocab = llama._model.vocab
+    texts = set()
+    for token in range(llama.n_vocab()):
+        if lib.llama_vocab_get_attr(vocab, token) & lib.LLAMA_TOKEN_ATTR_CONTROL:
+            text = lib.llama_vocab_get_text(vocab, token).decode("utf-8", "replace")
+            if len(text) > 1:
+                texts.add(text)
+    if not texts:
+        return None
+    return re.compile("|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True)))
+
+
+def neutralize_control_text(text: str, pattern: re.Pattern[str] | None) -> str:
+    """Break up control-token text inside message content (``<|im_start|>`` -> ``< |im_start|>``).
+
+    The prompt is tokenized with special tokens parsed (the chat template's markup needs that), so evidence or a user
+    message containing ``<|im_end|><|im_start|>system`` would otherwise open a forged system turn.
+    """
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: m.group(0)[0] + " " + m.group(0)[1:], text)
 
 
 def file_sha256(path: Path) -> str:
@@ -432,8 +480,9 @@ class LlamaCppModel:
         started = time.perf_counter()
         loaded = self._loaded()
         llama = loaded.llama
-        grammar = self.grammar_for(params.json_schema) if params.json_schema is not None else None
-        messages = self._messages(context, params)
+        if params.json_schema is not None:
+            self.grammar_for(params.json_schema)  # fail before any work if the schema cannot be enforced
+        messages = self._messages(context, params, loaded)
         prompt = self.render_prompt(messages)
         tokens = self._tokenize(llama, prompt)
         if not tokens:
@@ -447,6 +496,14 @@ class LlamaCppModel:
             )
         max_tokens = max(1, min(params.max_tokens, room))
         seed = params.seed if params.seed is not None else self.seed
+        with loaded.lock:
+            return self._generate_locked(started, loaded, messages, tokens, max_tokens, params, seed)
+
+    def _generate_locked(self, started: float, loaded: _Loaded, messages: tuple[ChatMessage, ...],
+                         tokens: list[int], max_tokens: int, params: GenerationParams, seed: int,
+                         ) -> IntelligenceResponse:
+        llama = loaded.llama
+        grammar = self.grammar_for(params.json_schema) if params.json_schema is not None else None
         try:
             if params.temperature <= 0:
                 out, reason = _greedy(llama, tokens, max_tokens, grammar, params.stop_sequences,
@@ -519,11 +576,11 @@ class LlamaCppModel:
         return self.prompt_format
 
     @staticmethod
-    def _messages(context: AssembledContext, params: GenerationParams) -> tuple[ChatMessage, ...]:
+    def _messages(context: AssembledContext, params: GenerationParams, loaded: _Loaded) -> tuple[ChatMessage, ...]:
         messages = context.messages
         if params.system_prompt is not None:
             messages = (ChatMessage("system", params.system_prompt), *(m for m in messages if m.role != "system"))
-        return messages
+        return tuple(ChatMessage(m.role, neutralize_control_text(m.content, loaded.control)) for m in messages)
 
     @staticmethod
     def _tokenize(llama: Any, prompt: str) -> list[int]:
@@ -558,6 +615,49 @@ def _cut_at_stop(text: str, stops: Sequence[str]) -> str:
 
 
 TOP_K_CHECK = 64
+# Inside one JSON string value no run of this many tokens may occur twice (measured: both embedded models otherwise
+# loop on a sentence inside assistant_text until the token budget is gone, which leaves unparseable output).
+NO_REPEAT_NGRAM = 4
+
+
+class _StringRepeats:
+    """Tracks the JSON string value being generated and the token n-grams already used inside it.
+
+    Scoped to one string: a claim's text may (and should) repeat a sentence of assistant_text, which is another
+    string. Quotes and backslashes are ASCII, so scanning each token's bytes is exact even for split UTF-8.
+    """
+
+    def __init__(self, n: int):
+        self.n = n
+        self.in_string = False
+        self.escape = False
+        self.tokens: list[int] = []
+        self.seen: set[tuple[int, ...]] = set()
+
+    def repeats(self, token: int) -> bool:
+        if not self.in_string or len(self.tokens) < self.n - 1:
+            return False
+        return tuple(self.tokens[-(self.n - 1):]) + (token,) in self.seen
+
+    def push(self, token: int, piece: bytes) -> None:
+        was_in = self.in_string
+        opened = False
+        for byte in piece:
+            if self.in_string:
+                if self.escape:
+                    self.escape = False
+                elif byte == 0x5C:  # backslash
+                    self.escape = True
+                elif byte == 0x22:  # quote
+                    self.in_string = False
+            elif byte == 0x22:
+                self.in_string, opened = True, True
+        if opened or not was_in:
+            self.tokens, self.seen = [], set()
+        if self.in_string:
+            self.tokens.append(token)
+            if len(self.tokens) >= self.n:
+                self.seen.add(tuple(self.tokens[-self.n:]))
 
 
 def _allowed(lib: Any, sampler: Any, array: Any, tokens: list[int], logits: Any) -> int | None:
@@ -589,6 +689,10 @@ def _greedy(
     allowed does a full pass run (llama.cpp's common sampler uses the same first check).
     Returns the generated tokens (EOS excluded) and "stop" or "length".
 
+    Under a grammar one more rule applies: inside a JSON string value, a token that would repeat a run of
+    NO_REPEAT_NGRAM tokens already used in that same string is skipped for the next best allowed one (unless the
+    grammar allows nothing else). Deterministic; it ends sentence loops instead of truncating the JSON.
+
     The prompt is always evaluated in the same two pieces, the system-prompt prefix (``prefix_len`` tokens) and the
     rest, so the KV entries of a prefix left by an earlier call with the same prefix are bit-for-bit what evaluating
     it now would give; reusing them saves ~60% of prompt time and cannot change the output.
@@ -610,6 +714,7 @@ def _greedy(
     out: list[int] = []
     stats = stats if stats is not None else {}
     stats.update(topk=0, full=0)
+    strings = _StringRepeats(NO_REPEAT_NGRAM)
     try:
         prefix = tuple(prompt[:prefix_len]) if 0 < prefix_len < len(prompt) else ()
         if prefix and loaded is not None and loaded.prefix == prefix and llama.n_tokens >= len(prefix):
@@ -626,12 +731,12 @@ def _greedy(
         while len(out) < max_tokens:
             logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(n_vocab,))
             token = int(np.argmax(logits))
-            if sampler is not None and _allowed(lib, sampler, one, [token], logits) is None:
+            if sampler is not None and (strings.repeats(token) or _allowed(lib, sampler, one, [token], logits) is None):
                 # Next: the best of the top-k tokens that the grammar allows. Every token outside the top k has a
                 # lower logit than every token inside, so if any of them is allowed it is the masked argmax.
                 top = np.argpartition(-logits, TOP_K_CHECK)[:TOP_K_CHECK]
-                top = top[np.argsort(-logits[top], kind="stable")]
-                picked = _allowed(lib, sampler, topk, top.tolist(), logits)
+                top = [t for t in top[np.argsort(-logits[top], kind="stable")].tolist() if not strings.repeats(t)]
+                picked = _allowed(lib, sampler, topk, top, logits) if top else None
                 if picked is None:
                     if full is None:
                         full = LlamaTokenDataArray(n_vocab=n_vocab)
@@ -640,7 +745,10 @@ def _greedy(
                     allowed = full.candidates_data.logit
                     if not np.isfinite(allowed.max()):
                         raise ModelError("the grammar allows no token at this point; the schema admits no value")
-                    picked = int(full.candidates_data.id[int(np.argmax(allowed))])
+                    ranked = np.argsort(-allowed, kind="stable")
+                    ranked = ranked[np.isfinite(allowed[ranked])].tolist()
+                    fresh = [int(full.candidates_data.id[i]) for i in ranked if not strings.repeats(int(full.candidates_data.id[i]))]
+                    picked = fresh[0] if fresh else int(full.candidates_data.id[ranked[0]])
                     stats["full"] += 1
                 else:
                     stats["topk"] += 1
@@ -649,6 +757,7 @@ def _greedy(
                 return out, "stop"
             if sampler is not None:
                 lib.llama_sampler_accept(sampler, token)
+                strings.push(token, llama._model.token_to_piece(token))
             out.append(token)
             if stops and any(stop in llama.detokenize(out[-16:]).decode("utf-8", "ignore") for stop in stops):
                 return out, "stop"
