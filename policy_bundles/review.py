@@ -157,7 +157,7 @@ def render_markdown(data: dict[str, Any]) -> str:
 
 def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = None, out_base: str | Path | None = None,
                reviewer: str = "unknown", baseline: LoadedPolicy | None = None,
-               runner: ReplayRunner | None = None) -> ReviewReport:
+               runner: ReplayRunner | None = None, options: ReplayOptions | None = None) -> ReviewReport:
     life = PolicyLifecycle(store)
     baseline = baseline or (current_policy(store, candidate.bundle.name) if (
         life.promoted(candidate.bundle.name) or candidate.bundle.name == "default") else None)
@@ -181,7 +181,7 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
             errors.append({"trace_id": row["trace_id"], "error": str(exc)[:300]})
     bundles.sort(key=lambda b: (b.created_at, b.trace_id))
     runner = runner or LocalReplayRunner()
-    options = ReplayOptions()
+    options = options or ReplayOptions()
     before = list(runner.run(bundles, baseline, options))
     after = list(runner.run(bundles, candidate, options))
     for run in (*before, *after):

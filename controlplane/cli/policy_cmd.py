@@ -208,10 +208,12 @@ def reject(ref: str, actor: str | None, reason: str, db_path: Path | None) -> No
 @click.option("-o", "--output", "out_base", default=None,
               help="Report base name: writes BASE.md and BASE.json (default: policy-review-<hash12>).")
 @click.option("--by", "actor", default=None, help="Reviewer (default: $CONTROLPLANE_ACTOR or $USER).")
+@click.option("--nli-backend", "nli_backend", default=None,
+              help="NLI backend for nli_entailment in both replays (default: as each trace was recorded).")
 @db_option
 @json_option
-def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: str | None, db_path: Path | None,
-           as_json: bool) -> None:
+def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: str | None, nli_backend: str | None,
+           db_path: Path | None, as_json: bool) -> None:
     """Replay stored traces under the current bundle and the candidate; write the verdict-change report."""
     from controlplane.policy_bundles.lifecycle import PolicyLifecycle
     from controlplane.policy_bundles.review import run_review
@@ -227,7 +229,13 @@ def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: s
         version = life.get(loaded.hash)
         if version.state == "draft":
             life.mark_candidate(loaded.hash, _actor(actor), "submitted for review")
-        report = run_review(store, loaded, limit=limit, out_base=out_base, reviewer=_actor(actor))
+        options = None
+        if nli_backend:
+            from controlplane.services import resolve_nli_backend
+            from controlplane.traces.replay import ReplayOptions
+
+            options = ReplayOptions(nli_backend=resolve_nli_backend(nli_backend, loaded.bundle))
+        report = run_review(store, loaded, limit=limit, out_base=out_base, reviewer=_actor(actor), options=options)
     except PolicyBundleError as exc:
         _fail(exc)
     s = report.summary
