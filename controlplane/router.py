@@ -34,6 +34,11 @@ def _term_regex(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){escaped}(?![\w])")
 
 
+@lru_cache(maxsize=1024)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
 @lru_cache(maxsize=256)
 def _lexicon_regex(lexicon: tuple[str, ...]) -> re.Pattern[str] | None:
     """All of a lexicon's terms in one pattern: matches iff some _term_regex(term) matches."""
@@ -106,10 +111,10 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
         obfuscated = obfuscated or bool(hidden)
         if matched or hidden:
             hits[domain] = matched + hidden
-    evasions = tuple(p for p in policy.router.evasion_patterns if any(re.search(p, v, re.IGNORECASE) for v in variants))
+    evasions = tuple(p for p in policy.router.evasion_patterns if any(_pattern(p).search(v) for v in variants))
     if obfuscated:  # a trigger word written to dodge the lexicon is itself an evasion signal
         evasions += (OBFUSCATED_TRIGGER,)
-    retrieval = tuple(p for p in policy.router.retrieval_triggers if re.search(p, text, re.IGNORECASE))
+    retrieval = tuple(p for p in policy.router.retrieval_triggers if _pattern(p).search(text))
     return RouterSignals(explicit, hits, evasions, retrieval)
 
 
