@@ -105,20 +105,37 @@ def export_bundles(store: TraceStore, path: str | Path, trace_ids: Iterable[str]
     """Write the selected traces to ``path`` (JSONL); ``redaction=None`` exports unredacted."""
     ids = select_trace_ids(store, trace_ids, since, status, limit)
     redactor = Redactor(redaction) if redaction is not None else None
-    lines = []
-    for trace_id in ids:
-        data = bundle_to_dict(store.load_bundle(trace_id))
-        if redactor is not None:
-            data = redact_bundle(data, redactor)
-        check_schema(data, f"trace {trace_id}")
-        lines.append(canonical_line(data))
-    content = ("\n".join(lines) + "\n") if lines else ""
-    encoded = content.encode("utf-8")
     target = Path(path)
-    _atomic_write(target, encoded)
-    digest = "sha256:" + hashlib.sha256(encoded).hexdigest()
+    digest_state = hashlib.sha256()
+    size = 0
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise BundleError(f"cannot write bundle file {target}: {exc} (pass -o with a writable path)") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:  # streamed: memory stays flat however many traces are exported
+            for trace_id in ids:
+                data = bundle_to_dict(store.load_bundle(trace_id))
+                if redactor is not None:
+                    data = redact_bundle(data, redactor)
+                check_schema(data, f"trace {trace_id}")
+                line = (canonical_line(data) + "\n").encode("utf-8")
+                handle.write(line)
+                digest_state.update(line)
+                size += len(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise BundleError(f"cannot write bundle file {target}: {exc} (pass -o with a writable path)") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # nothing half-written is left behind
+        raise
+    digest = "sha256:" + digest_state.hexdigest()
     store.record_bundle_file(str(target), digest, ids, redacted=redactor is not None, direction="export")
-    return ExportSummary(str(target), ids, redactor is not None, digest, len(encoded),
+    return ExportSummary(str(target), ids, redactor is not None, digest, size,
                          dict(redactor.counts) if redactor else {})
 
 
@@ -216,19 +233,6 @@ def import_bundles(store: TraceStore, path: str | Path, on_conflict: str = "skip
     store.record_bundle_file(str(path), digest, summary.imported, redacted=any(
         b.redaction.get("applied") for _, b, _ in entries), direction="import")
     return summary
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise BundleError(f"cannot write bundle file {target}: {exc} (pass -o with a writable path)") from None
 
 
 __all__ = ["BundleError", "ExportSummary", "ImportSummary", "RedactionError", "export_bundles", "import_bundles",
