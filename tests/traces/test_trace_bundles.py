@@ -191,4 +191,4 @@ def test_anything_left_unredacted_stops_the_export(flows, tmp_path: Path):
     path = tmp_path / "never.jsonl"
     with pytest.raises(RedactionError, match="redaction left matches"):
         export_bundles(store, path, trace_ids=[ids["regen_pass"]], redaction=policy)
-    assert not path.exists()
+    assert not path.exists() and not list(tmp_path.glob(".never.jsonl.*"))  # no partial or temp file left
