@@ -210,6 +210,24 @@ def test_readd_replaces_chunks_and_edit_drops_stale_ones(tmp_path):
     assert "60 days" in hit.text
 
 
+def test_pdf_pages_reach_the_evidence_provenance(tmp_path):
+    import importlib.util
+
+    # --import-mode=importlib: the sibling test module is loaded by path to share its PDF writer.
+    spec = importlib.util.spec_from_file_location("_chunking_tests", Path(__file__).with_name("test_chunking.py"))
+    chunking_tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(chunking_tests)
+    minimal_pdf = chunking_tests.minimal_pdf
+
+    pdf = tmp_path / "handbook.pdf"
+    pdf.write_bytes(minimal_pdf(["Refunds are issued within 14 days.", "Support answers within 2 business days."]))
+    VectorStore(tmp_path / "db", create=True).add_paths("pdfs", [pdf])
+    [item] = ChromaRetriever(tmp_path / "db", "pdfs").retrieve("How fast does support answer?", 1)
+    assert item.provenance.page == 2
+    assert item.text == "Support answers within 2 business days."
+    assert item.title == "handbook (page 2)"
+
+
 def test_remove_document_and_collection(tmp_path):
     store = VectorStore(tmp_path, create=True)
     docs = [
