@@ -86,6 +86,16 @@ class WhenCondition(Contract):
     unknown_ratio_at_least: float | None = Field(
         default=None, description="Run if this share of claims (or more) is UNKNOWN."
     )
+    citation_density_below: float | None = Field(
+        default=None,
+        description="Run if the share of sentences carrying a cited claim is below this (evidence binding only "
+        "barely passing by density).",
+    )
+    message_matches_any: list[str] | None = Field(
+        default=None,
+        description="Run if the user message matches any of these regexes (e.g. a consequential action: pay, "
+        "sign, delete, deploy).",
+    )
     any_of: list[WhenCondition] | None = Field(default=None, description="Alternatives; one must hold.")
 
 

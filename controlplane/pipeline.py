@@ -243,7 +243,7 @@ class ControlPlane:
         finish_reason: FinishReason = FinishReason.STOP,
     ) -> AttemptEvaluation:
         parsed = parse_envelope(raw_output, truncated_by_model=finish_reason is FinishReason.MAX_TOKENS)
-        plan = self.registry.plan(self.policy.bundle, decision, GateStage.POST_GENERATION, parsed.envelope)
+        plan = self.registry.plan(self.policy.bundle, decision, GateStage.POST_GENERATION, parsed.envelope, user_message)
         inp = GateInput(
             mode_decision=decision,
             evidence_pack=pack,
@@ -263,7 +263,7 @@ class ControlPlane:
     def run_pre_generation(self, decision: ModeDecision, pack: EvidencePack, user_message: str, usage: BudgetUsage,
                            recorder: EventRecorder) -> tuple[list[GateResult], EvidencePack, int]:
         """Pre-generation gates (retrieval_required). Retrieved evidence is merged and the gates run again once."""
-        plan = self.registry.plan(self.policy.bundle, decision, GateStage.PRE_GENERATION)
+        plan = self.registry.plan(self.policy.bundle, decision, GateStage.PRE_GENERATION, message=user_message)
         tool_calls = 0
         results = self._run_stage(plan, decision, pack, user_message, usage, recorder, None)
         retrieved = [
@@ -359,7 +359,8 @@ class ControlPlane:
         decision = self.decide(normalized, recorder)
         recorder.emit(
             Phase.GATE_LATTICE,
-            {"gates": [p.as_dict() for p in self.registry.plan(policy, decision)], "policy_hash": self.policy.hash},
+            {"gates": [p.as_dict() for p in self.registry.plan(policy, decision, message=normalized)],
+             "policy_hash": self.policy.hash},
         )
 
         usage = BudgetUsage(attempt=0, elapsed_ms=_elapsed(started))

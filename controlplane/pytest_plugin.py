@@ -224,7 +224,7 @@ class GateHarness:
             spec = spec.model_copy(update={"params": dict(params)})
         runs, why = True, "gate_harness"
         if respect_when:
-            runs, why = when_holds(spec.when, decision, parsed.envelope if parsed else None)
+            runs, why = when_holds(spec.when, decision, parsed.envelope if parsed else None, message or "")
         inp = GateInput(
             mode_decision=decision,
             evidence_pack=self.pack(evidence, facts),

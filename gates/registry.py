@@ -47,8 +47,25 @@ class GateRegistryError(ValueError):
     """Two plugins claim one gate id, or a plugin returns something that is not a gate."""
 
 
+def citation_density(envelope: OutputEnvelope) -> float:
+    """Share of the answer's characters (markers and spaces aside) inside claims that cite evidence or are honestly
+    UNKNOWN. Low density means the claim map covers little of what the user reads: binding passes only barely."""
+    from .anchoring import anchor_claims, inline_markers
+
+    text = envelope.assistant_text
+    anchors, _ = anchor_claims(text, envelope.meta.claim_map)
+    backed = [anchors[c.claim_id] for c in envelope.meta.claim_map
+              if c.claim_id in anchors and (c.evidence_ids or c.status is ClaimStatus.UNKNOWN)]
+    marker_chars = {i for m in inline_markers(text) for i in range(m.start, m.end)}
+    counted = [i for i, ch in enumerate(text) if not ch.isspace() and i not in marker_chars]
+    if not counted:
+        return 1.0
+    covered = sum(any(a.start <= i < a.end for a in backed) for i in counted)
+    return covered / len(counted)
+
+
 def when_holds(
-    when: WhenCondition, decision: ModeDecision, envelope: OutputEnvelope | None = None
+    when: WhenCondition, decision: ModeDecision, envelope: OutputEnvelope | None = None, message: str = ""
 ) -> tuple[bool, str]:
     """Evaluate a when-condition; returns (holds, why) so the trace says why a gate ran or was skipped."""
     flags = set(decision.domainFlags)
@@ -70,8 +87,19 @@ def when_holds(
         claims = envelope.meta.claim_map if envelope else []
         ratio = sum(c.status is ClaimStatus.UNKNOWN for c in claims) / len(claims) if claims else 0.0
         checks.append((ratio >= when.unknown_ratio_at_least, f"unknown_ratio:{ratio:.2f}"))
+    if when.citation_density_below is not None:
+        if envelope is None:
+            checks.append((False, "citation_density:no envelope"))
+        else:
+            density = citation_density(envelope)
+            checks.append((density < when.citation_density_below, f"citation_density:{density:.2f}"))
+    if when.message_matches_any is not None:
+        import re
+
+        hit = next((p for p in when.message_matches_any if re.search(p, message, re.IGNORECASE)), None)
+        checks.append((hit is not None, f"message_matches:{hit or 'none'}"))
     if when.any_of is not None:
-        results = [when_holds(sub, decision, envelope) for sub in when.any_of]
+        results = [when_holds(sub, decision, envelope, message) for sub in when.any_of]
         checks.append((any(ok for ok, _ in results), "any_of(" + "|".join(why for _, why in results) + ")"))
     if not checks:
         return False, "empty condition"  # a condition that says nothing does not switch a gate on by accident
@@ -162,6 +190,7 @@ class GateRegistry:
         decision: ModeDecision,
         stage: GateStage | None = None,
         envelope: OutputEnvelope | None = None,
+        message: str = "",
     ) -> list[PlannedGate]:
         planned = []
         known = self.gates()
@@ -174,7 +203,7 @@ class GateRegistry:
             if not spec.enabled:
                 planned.append(PlannedGate(spec, gate, False, "disabled"))
                 continue
-            holds, why = when_holds(spec.when, decision, envelope)
+            holds, why = when_holds(spec.when, decision, envelope, message)
             planned.append(PlannedGate(spec, gate, holds, why))
         return planned
 

@@ -366,7 +366,8 @@ class _Replayer:
         recorded = _gate_events(self.bundle, None)
         if self.options.gate:
             recorded = [p for p in recorded if p.get("gate_id") == self.options.gate]
-            for planned in self.plane.registry.plan(self.plane.policy.bundle, decision, GateStage.PRE_GENERATION):
+            for planned in self.plane.registry.plan(self.plane.policy.bundle, decision, GateStage.PRE_GENERATION,
+                                                    message=normalized):
                 rec = next((p for p in recorded), None)
                 rep = next((p for p in replayed), None)
                 self.out.steps.append(GateStep(None, planned.spec.gate_id, self._inputs(decision, pack, None, planned),
@@ -406,7 +407,7 @@ class _Replayer:
                           [g.model_dump(mode="json") for g in evaluation.results])
             if self.options.gate:
                 planned = self.plane.registry.plan(self.plane.policy.bundle, decision, GateStage.POST_GENERATION,
-                                                   evaluation.parsed.envelope)
+                                                   evaluation.parsed.envelope, normalized)
                 for p, result in zip(planned, evaluation.results):
                     self.out.steps.append(GateStep(n, result.gate_id, self._inputs(decision, pack, evaluation, p),
                                                    verdict_of(recorded_gates.get(result.gate_id)), verdict_of(result),

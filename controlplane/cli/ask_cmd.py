@@ -19,7 +19,18 @@ from controlplane.errors import InputError
 from controlplane.paths import default_index_dir
 from controlplane.pipeline import ControlPlane
 
-from .common import db_option, emit_json, json_option, load_policy, model_spec, open_store, policy_option, read_evidence
+from .common import (
+    build_critic,
+    critic_option,
+    db_option,
+    emit_json,
+    json_option,
+    model_spec,
+    open_store,
+    policy_option,
+    read_evidence,
+    resolve_run_policy,
+)
 from .render import render_run
 
 DEFAULT_COLLECTION = "examples"
@@ -77,20 +88,22 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @click.option("--k", "k", type=int, default=4, show_default=True, help="Chunks to retrieve.")
 @click.option("--model", "model", default=None, help="Model spec (default: $CONTROLPLANE_MODEL or the embedded default).")
 @click.option("--nli-backend", "nli_backend", default=None, help="NLI backend (default: the shipped verifier).")
+@critic_option
 @db_option
 @policy_option
 @json_option
 def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None, k: int,
                 model: str | None, nli_backend: str | None, db_path: Path | None, policy_path: Path | None,
-                as_json: bool) -> None:
+                as_json: bool, critic_spec: str | None = None) -> None:
     """Answer QUESTION from your documents with verified, cited claims."""
     from controlplane.evidence_pack import build_pack
     from controlplane.evidence_pack.retriever import ChromaRetriever
     from controlplane.services import build_services
+    from controlplane.traces.critic import ModelCritic
 
-    policy = load_policy(policy_path)
     items, facts, rules = read_evidence(evidence_path)
     store = open_store(db_path)
+    policy = resolve_run_policy(store, policy_path)
     retriever = None
     retrieved = []
     use_collection = collection is not None or evidence_path is None
@@ -105,7 +118,8 @@ def ask_command(question: str, collection: str | None, index_dir: Path | None, e
     _progress(f"loading model {spec} ...")
     started = time.perf_counter()
     adapter = load_model(spec)
-    services = build_services(nli_backend, retriever=retriever, policy=policy.bundle)
+    services = build_services(nli_backend, retriever=retriever, policy=policy.bundle,
+                              critic=build_critic(critic_spec) if critic_spec else ModelCritic(adapter))
     plane = ControlPlane(model=adapter, policy=policy, store=store, services=services)
     try:
         pack = build_pack(items, facts=facts, retrieved=retrieved, budget=policy.bundle.budgets, rules=rules)

@@ -45,6 +45,30 @@ def load_policy(path: Path | None) -> LoadedPolicy:
         raise InputError(str(exc)) from None
 
 
+def resolve_run_policy(store: TraceStore, path: Path | None) -> LoadedPolicy:
+    """--policy FILE (or $CONTROLPLANE_POLICY), else the promoted bundle in this store, else the shipped default;
+    signatures are checked when the deployment requires them."""
+    from controlplane.policy_bundles.lifecycle import resolve_policy
+
+    try:
+        return resolve_policy(store, path)
+    except (PolicyBundleError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+
+
+def critic_option(f):
+    return click.option(
+        "--critic", "critic_spec", default=None,
+        help="Model spec of the sync critic (G7) when the bundle calls for it (default: the main model).",
+    )(f)
+
+
+def build_critic(spec: str):
+    from controlplane.traces.critic import critic_from_spec
+
+    return critic_from_spec(spec)
+
+
 def open_store(path: Path | None) -> TraceStore:
     try:
         return TraceStore(path or default_trace_db())

@@ -150,3 +150,35 @@ def test_third_party_gate_loads_by_entry_point(tmp_path, monkeypatch, default_po
         assert GateRegistry(load_entry_points=False).gates().get("no_shouting") is None
     finally:
         sys.modules.pop("acme_gates", None)
+
+
+def test_citation_density_and_message_conditions(default_policy, make_envelope):
+    from controlplane.gates.envelope_parsing import parse_envelope
+    import json
+
+    decision = route("Should I sign this contract?", default_policy.bundle)
+    dense = parse_envelope(json.dumps(make_envelope([("A is true [E1].", ["E1"]), ("B is unclear.", [], "UNKNOWN")]))).envelope
+    long_sentence = "Fly.io hosts the API, which handles every payment and stores card data for seven years [E1]."
+    thin_data = make_envelope([(long_sentence, ["E1"])])
+    thin_data["meta"]["claim_map"] = [{"claim_id": "c1", "text": "Fly.io", "evidence_ids": ["E1"], "status": "FACTUAL"}]
+    thin_data["meta"]["citations"] = [{"claim_id": "c1", "evidence_ids": ["E1"]}]
+    thin = parse_envelope(json.dumps(thin_data)).envelope
+    sparse = WhenCondition(citation_density_below=0.75)
+    assert when_holds(sparse, decision, dense)[0] is False
+    assert when_holds(sparse, decision, thin)[0] is True
+    assert when_holds(sparse, decision, None)[0] is False
+    consequential = WhenCondition(message_matches_any=[r"\b(sign|pay)\b"])
+    assert when_holds(consequential, decision, None, "Should I sign this contract?")[0] is True
+    assert when_holds(consequential, decision, None, "What is a contract?")[0] is False
+
+
+def test_shipped_critic_gate_runs_on_the_four_seed_conditions(shipped_policy):
+    spec = next(g for g in shipped_policy.bundle.gates if g.gate_id == "semantic_critic_sync")
+    legal = route("Should I sign this lease with my landlord?", shipped_policy.bundle)
+    assert legal.rigorConfig.level.value == "high"
+    assert when_holds(spec.when, legal, None, "Should I sign this lease with my landlord?")[0] is True
+    calm = route("What does our lease policy say?", shipped_policy.bundle)
+    assert calm.rigorConfig.level.value == "high"
+    assert when_holds(spec.when, calm, None, "What does our lease policy say?")[0] is (calm.confidence < 0.5)
+    low_rigor = route("Tighten this paragraph; I will sign it.", shipped_policy.bundle)
+    assert when_holds(spec.when, low_rigor, None, "Tighten this paragraph; I will sign it.")[0] is False
