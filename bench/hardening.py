@@ -451,7 +451,17 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines.append(f"| {case} | {gr['p50_ms']} | {o['p50_ms']} | {c['ratio_p50']}x | {a['p50_ms']} | "
                          f"{c['ratio_p50_all_structural']}x | {gr['passed']} / {o['passed']} |")
     targets = report.get("targets", {})
-    lines += ["", "## Targets", ""] + [f"- {k}: {v}" for k, v in targets.items()] + [""]
+    lines += ["", "## Targets", ""] + [f"- {k}: {v}" for k, v in targets.items()]
+    lines += ["", "## Reading the numbers", "",
+              "- A request is more than its gates: routing, pack hashing, prompt and per-request schema building, "
+              "13 numbered trace events and the claim verdicts. The gates alone are the replay row.",
+              "- With the trace written at durability full every request pays two fsync'd commits (`begin`, then "
+              "`save`): wall time is the disk's, CPU time is what the serialisation costs. durability normal (WAL, "
+              "synchronous=NORMAL) survives a killed process but not a power cut.",
+              "- The store rows write real TraceBundles of a 20-claim request (13 events each) with `begin` + "
+              "`save`, 8 writers at once; lost/dup events is expected minus stored (0 = none lost, none doubled).",
+              "- Guardrails AI runs the same two checks (its pydantic schema from our OutputEnvelope, plus a custom "
+              "validator with our evidence-binding rule) on the same raw JSON; both reach the same verdicts.", ""]
     return "\n".join(lines)
 
 
@@ -463,6 +473,11 @@ def targets(report: dict[str, Any]) -> dict[str, str]:
         if entry:
             out[f"p50 <= 1 ms, {label}"] = (
                 f"{'met' if entry['p50_ms'] <= 1 else 'NOT met'} (wall {entry['p50_ms']} ms, CPU {entry['cpu_p50_ms']} ms)")
+    replay_entry = report.get("replay", {})
+    if "ms_per_trace" in replay_entry:
+        ms = replay_entry["ms_per_trace"]
+        out["<= 1 ms, the gates alone (evaluate_attempt, structural gates, mean over recorded traces)"] = (
+            f"{'met' if ms <= 1 else 'NOT met'} ({ms} ms)")
     g = report.get("guardrails", {})
     if "valid" in g:
         ratio = min(g["valid"]["ratio_p50"], g["spoofed id"]["ratio_p50"])
