@@ -110,3 +110,29 @@ def test_drift_is_rejected_even_when_the_nli_model_is_fooled(kit, evidence_text,
     assert result.status == "fail"
     codes = set(nli_codes(kit, result))
     assert codes & expected, codes
+
+
+@needs_nli
+def test_a_partial_claim_cannot_carry_an_unchecked_sentence(kit):
+    """The claim covers only the harmless start of the sentence; the wrong number sits outside every claim."""
+    sentence = "The maximum dose of ibuprofen is 4000 mg per day [E1][E2]."
+    env = kit.envelope([(sentence, ["E1", "E2"])])
+    env["meta"]["claim_map"][0]["text"] = "The maximum dose of ibuprofen"
+    services = GateServices(nli_backend=kit.AlwaysEntailsNli())
+    result = kit.verify(env, evidence=two_sources(DOSE), message="What is the maximum dose of ibuprofen?",
+                        policy=kit.full, services=services)
+    assert result.status == "fail"
+    assert "NUMBER_MISMATCH" in nli_codes(kit, result)
+
+
+@needs_nli
+def test_extra_content_beside_a_faithful_claim_is_caught(kit):
+    sentence = ("The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day, and doubling it is "
+                "safe [E1][E2].")
+    env = kit.envelope([(sentence, ["E1", "E2"])])
+    env["meta"]["claim_map"][0]["text"] = DOSE[:-1]
+    services = GateServices(nli_backend=kit.AlwaysEntailsNli())
+    result = kit.verify(env, evidence=two_sources(DOSE), message="What is the maximum dose of ibuprofen?",
+                        policy=kit.full, services=services)
+    assert result.status == "fail"
+    assert "UNSUPPORTED_CONTENT" in nli_codes(kit, result)

@@ -179,13 +179,26 @@ def test_unknown_label_never_counts_as_verified(kit, store):
     assert store.require(result.trace_id)["verified"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="open: in high stakes a confident sentence whose claim is labelled UNKNOWN is "
-                                       "shown to the user unmarked (only meta says UNKNOWN); needs a policy decision "
-                                       "(mark UNKNOWN sentences in the text, or refuse) -- see the hardening report")
-def test_unknown_laundered_hallucination_is_not_shown_as_fact_in_high_stakes(kit):
+@pytest.mark.parametrize("mixed", [False, True], ids=["all-unknown", "mixed-with-a-cited-claim"])
+def test_unknown_laundered_hallucination_is_not_passed_by_the_shipped_bundle(kit, mixed):
+    """A confident high-stakes sentence labelled UNKNOWN in meta only. The structural gates accept UNKNOWN as the
+    honest label (it is never 'verified', above); the shipped bundle's claim_categories gate catches the label that
+    does not fit the sentence, so the answer is not passed as is."""
+    from controlplane.gates.registry import GateRegistry
+
+    if "claim_categories" not in GateRegistry().gates():
+        pytest.xfail("needs the claim_categories gate (issue 5)")
     ok = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day [E1][E2]."
-    env = kit.envelope([(ok, ["E1", "E2"])])
-    env["assistant_text"] += " " + LAUNDERED
-    env["meta"]["claim_map"].append({"claim_id": "c2", "text": LAUNDERED, "evidence_ids": [], "status": "UNKNOWN"})
-    result = kit.run([env] * 3, evidence=EVIDENCE)
-    assert result.status.value in ("degraded", "refused") or LAUNDERED not in result.assistant_text
+    env = kit.envelope([(ok, ["E1", "E2"])]) if mixed else kit.envelope([], status="UNKNOWN")
+    env["assistant_text"] = (env["assistant_text"] + " " + LAUNDERED).strip()
+    env["meta"]["claim_map"].append({"claim_id": "c9", "text": LAUNDERED, "evidence_ids": [], "status": "UNKNOWN"})
+    services = GateServices(nli_backend=kit.AlwaysEntailsNli())
+    verdict = kit.verify(env, evidence=EVIDENCE, policy=kit.full, services=services)
+    assert verdict.status == "fail"
+    assert "claim_categories" in kit.failing(verdict.evaluation.results)
+    result = kit.run([env] * 3, evidence=EVIDENCE, policy=kit.full, services=services)
+    assert result.status.value in ("degraded", "refused")
+    assert not result.verified
+    for line in result.assistant_text.splitlines():  # shown only inside the explanation of what was withheld
+        if "4000 mg" in line:
+            assert "was not shown" in line or line.startswith("- Removed"), line
