@@ -79,8 +79,10 @@ def test_the_regen_prompt_is_rebuilt_not_appended(write_script, store, default_p
     plane = ControlPlane(model=Recording(write_script(["first answer is prose", good])), policy=default_policy, store=store)
     plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
     first, second = seen
-    assert len(first.messages) == len(second.messages) == 2
-    assert "first answer is prose" not in second.messages[-1].content
+    assert len(first.messages) == len(second.messages)
+    assert first.messages[:-1] == second.messages[:-1]  # same system prompt and examples: nothing appended
+    assert all("first answer is prose" not in m.content for m in second.messages)
+    assert second.messages[-1].content.startswith(first.messages[-1].content)
     assert "YOUR PREVIOUS ANSWER WAS REJECTED" in second.messages[-1].content
     assert second.attempt == 2
 
