@@ -33,7 +33,8 @@ BASE = load_bundle()
 REGISTRY = GateRegistry()
 STRUCTURAL = ["output_schema", "mode_echo_match", "evidence_binding", "citation_integrity", "claim_anchors",
               "budget_enforcer", "retrieval_required"]
-OPTIONAL = [g for g in ("nli_entailment", "claim_categories", "evidence_conflicts") if g in REGISTRY.gates()]
+OPTIONAL = [g for g in ("nli_entailment", "claim_categories", "evidence_conflicts", "semantic_critic_sync")
+            if g in REGISTRY.gates()]
 
 FACTS = ["We host on Fly.io.", "The database is Turso.", "The maximum dose is 1200 mg per day.",
          "A landlord must give 30 days notice.", "Drug X reduced symptoms by 20% in adults over 65."]
@@ -55,6 +56,8 @@ class FooledNli:
 
 # -- strategies --------------------------------------------------------------------------------------------------------
 weird_text = st.text(alphabet=st.one_of(st.characters(), st.sampled_from(WEIRD)), max_size=40)
+unicode_text = st.text(alphabet=st.one_of(st.characters(blacklist_categories=("Cs",)),
+                                          st.sampled_from([w for w in WEIRD if w != "\ud800"])), max_size=40)
 ids = st.one_of(st.sampled_from(["E1", "E2", "E3", "E9", "e1", "\u04151", "E1\u200b", ""]), st.text(max_size=5))
 
 
@@ -240,7 +243,7 @@ def test_sentence_and_marker_offsets_stay_inside_the_text(text):
 
 
 @FUZZ
-@given(text=weird_text, needle=weird_text, start=st.integers(0, 60), length=st.integers(0, 60))
+@given(text=unicode_text, needle=unicode_text, start=st.integers(0, 60), length=st.integers(0, 60))
 def test_anchors_stay_inside_the_text(text, needle, start, length):
     from controlplane.contracts import Claim
 
