@@ -411,13 +411,14 @@ def render_markdown(report: dict[str, Any]) -> str:
              "| configuration | status | p50 ms | p90 ms | p99 ms | CPU p50 ms | CPU p99 ms |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for label, entry in report["overhead"].items():
-        if isinstance(entry, dict):
+        if isinstance(entry, dict) and "p50_ms" in entry:
             lines.append(f"| {label} | {entry['status']} | {entry['p50_ms']} | {entry['p90_ms']} | {entry['p99_ms']} | "
                          f"{entry['cpu_p50_ms']} | {entry['cpu_p99_ms']} |")
     r = report["replay"]
-    lines += ["", "## Replay and trace store", "",
-              f"Replay-like `evaluate_attempt` on recorded envelopes: **{r['traces_per_s']} traces/s** "
-              f"({r['ms_per_trace']} ms each, {r['same_verdict']}/{r['traces']} same verdict as recorded).", "",
+    replay_line = (f"Skipped: {r['skipped']}" if "skipped" in r else
+                   f"Replay-like `evaluate_attempt` on recorded envelopes: **{r['traces_per_s']} traces/s** "
+                   f"({r['ms_per_trace']} ms each, {r['same_verdict']}/{r['traces']} same verdict as recorded).")
+    lines += ["", "## Replay and trace store", "", replay_line, "",
               "| writers | mode | durability | traces | events | lost/dup events | integrity | s | traces/s | events/s |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for s in report["store"]:
