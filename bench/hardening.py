@@ -462,7 +462,11 @@ def render_markdown(report: dict[str, Any]) -> str:
               "- The store rows write real TraceBundles of a 20-claim request (13 events each) with `begin` + "
               "`save`, 8 writers at once; lost/dup events is expected minus stored (0 = none lost, none doubled).",
               "- Guardrails AI runs the same two checks (its pydantic schema from our OutputEnvelope, plus a custom "
-              "validator with our evidence-binding rule) on the same raw JSON; both reach the same verdicts.", ""]
+              "validator with our evidence-binding rule) on the same raw JSON; both reach the same verdicts.",
+              "- guardrails-ai has hub metrics on by default (without ~/.guardrailsrc it exports OpenTelemetry spans "
+              "to a remote endpoint); the benchmark turns them off and refuses any outbound connection while it runs. "
+              "Installing guardrails-ai 0.11 also downgrades openai, huggingface_hub, rich, typer, filelock and "
+              "python-dateutil: put it in a separate virtualenv, or reinstall those versions afterwards.", ""]
     return "\n".join(lines)
 
 
@@ -488,12 +492,18 @@ def targets(report: dict[str, Any]) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--render", type=Path, default=None, help="only re-render the Markdown from a results JSON")
     parser.add_argument("--quick", action="store_true", help="smaller samples (a smoke run)")
     parser.add_argument("--requests", type=int, default=None, help="requests per overhead configuration")
     parser.add_argument("--per-writer", type=int, default=None, help="traces per writer in the store benchmark")
     parser.add_argument("--only", choices=["overhead", "replay", "store", "http", "guardrails"], action="append")
     parser.add_argument("--no-write", action="store_true", help="print only; do not write bench/results")
     args = parser.parse_args(argv)
+    if args.render:
+        markdown = render_markdown(json.loads(args.render.read_text(encoding="utf-8")))
+        (RESULTS / "hardening.md").write_text(markdown, encoding="utf-8")
+        print(markdown)
+        return 0
     n = args.requests or (50 if args.quick else 500)
     per_writer = args.per_writer or (50 if args.quick else 500)
     only = set(args.only or ["overhead", "replay", "store", "http", "guardrails"])
