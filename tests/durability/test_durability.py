@@ -2,7 +2,9 @@
 
 - 8 concurrent writers, as threads and as processes: no lost or duplicated trace or event, seq contiguous per
   trace, every trace complete. Sized to 8 x 63 = 504 traces per mode (durability "full", an fsync per commit) so the
-  test stays well under a minute on 2 shared cores; the benchmark (``./run bench hardening``) runs 8 x 500.
+  test stays well under a minute on 2 shared cores. ``CONTROLPLANE_DURABILITY_PER_WRITER=500`` runs the full
+  8 x 500 real pipeline runs per mode (about 40 s each at load 4); the benchmark (``./run bench hardening``) writes
+  8 x 500 real TraceBundles per mode.
 - A writer killed with SIGKILL mid-trace and mid-write: integrity_check ok, no partial trace reported complete
   (in_progress, no events, no bundle), and the store keeps working (new traces, ``controlplane trace list``).
 """
