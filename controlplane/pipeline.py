@@ -118,6 +118,17 @@ class RunResult:
             for record in self.attempts
         ]
 
+    def verification_summary(self) -> dict[str, Any]:
+        """EBOM confidence and source warnings from the last attempt's gates, for display beside the answer."""
+        if not self.attempts:
+            return {"confidence": None, "warnings": []}
+        confidence, warnings = None, []
+        for gate in self.attempts[-1].gate_results:
+            if gate.gate_id == "nli_entailment" and isinstance(gate.details.get("confidence"), dict):
+                confidence = gate.details["confidence"]
+            warnings.extend(str(w) for w in gate.details.get("warnings", []) if isinstance(w, str))
+        return {"confidence": confidence, "warnings": sorted(set(warnings))}
+
     def as_json(self) -> dict[str, Any]:
         return {
             "trace_id": self.trace_id,
@@ -131,6 +142,7 @@ class RunResult:
             "gate_results": self.gate_results_by_attempt(),
             "claims": [c.as_dict() for c in self.claims],
             "degrade": self.degrade,
+            "verification": self.verification_summary(),
             "model": self.model.get("model_id"),
         }
 

@@ -139,10 +139,17 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
             f"Claims {_fmt(unsupported)} say more than their cited evidence: restate only what the evidence says "
             "(same numbers, qualifiers and strength) or set their status to UNKNOWN."
         )
+    miscategorised = _claims_with(failed, {ReasonCode.CLAIM_CATEGORY_MISMATCH})
+    if miscategorised:
+        instructions.append(
+            f"Claims {_fmt(miscategorised)} state facts but are labelled SUBJECTIVE, TRIVIAL or UNKNOWN: cite evidence "
+            "for them as FACTUAL, or rewrite them to say the evidence does not state it."
+        )
     if not instructions:
         instructions.append("Return one JSON object matching the OutputEnvelope schema that passes every rule.")
     wrong_ids = _claims_with(failed, _ID_CODES)
-    claim_ids = sorted(set(uncited + wrong_ids + mismatched + unmarked + misplaced + overlapping + unsupported))
+    claim_ids = sorted(set(uncited + wrong_ids + mismatched + unmarked + misplaced + overlapping + unsupported
+                           + miscategorised))
     return RegenDelta(
         attempt=next_attempt,
         failing_gate_ids=[r.gate_id for r in failed],

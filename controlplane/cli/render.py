@@ -33,8 +33,19 @@ def render_run(data: dict[str, Any], db_path: str | None, sources: str = "") -> 
         "",
         gate_table(data["gate_results"], data.get("pre_generation_gates")),
         "",
+        *_verification_lines(data.get("verification") or {}),
         f"status: {data['status']}  verified: {'yes' if data['verified'] else 'no'}  attempts: {data['attempts']}",
         f"trace: {data['trace_id']}",
         f"  show it: controlplane trace show {data['trace_id']}" + (f" --db {db_path}" if db_path else ""),
     ]
     return "\n".join(out)
+
+
+def _verification_lines(verification: dict[str, Any]) -> list[str]:
+    """EBOM: show confidence when it is below 0.8, and every staleness or sphere warning."""
+    lines = []
+    confidence = verification.get("confidence") or {}
+    if confidence.get("display"):
+        lines.append(confidence["display"])
+    lines.extend(f"warning: {w}" for w in verification.get("warnings", []))
+    return lines + ([""] if lines else [])

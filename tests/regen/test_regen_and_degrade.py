@@ -107,3 +107,11 @@ def test_refuse_in_high_rigor_names_the_claims_and_the_evidence_needed(write_scr
     assert "LLC members owe self-employment tax on all profits." in result.assistant_text
     assert "it states a fact without citing evidence" in result.assistant_text
     assert result.degrade["claims"][0]["claim_id"] == "c1"
+
+
+def test_delta_for_a_miscategorised_claim(default_policy):
+    pack = build_pack([{"id": "E1", "text": "a"}])
+    decision = route("LLC tax?", default_policy.bundle)
+    result = fail("claim_categories", [ReasonCode.CLAIM_CATEGORY_MISMATCH], claims={"c4": ["CLAIM_CATEGORY_MISMATCH"]})
+    delta = build_delta(2, [result], pack, decision, 10, 100)
+    assert delta.claim_ids == ["c4"] and "labelled SUBJECTIVE, TRIVIAL or UNKNOWN" in delta.instructions[0]
