@@ -55,9 +55,11 @@ FEW_SHOT: tuple[tuple[tuple[str, ...], str, str, tuple[str, ...], str], ...] = (
         "FACTUAL",
     ),
 )
-# True: the examples are earlier chat turns (user question, assistant answer); False: they are part of the system
-# message. Measured in bench/models.py (prompt variants); the better one is the default.
-FEW_SHOT_AS_TURNS = True
+# True: the examples are earlier chat turns (user question, assistant answer); False: they sit in the system message.
+# Measured (bench/models.py --variants, 8 prompts): SmolLM2, the embedded default, cited the right id in 0.5 of the
+# answerable prompts with the examples in the system message and 0.0 with them as turns (both 100% valid); Gemma 3
+# 270M did better as turns (0.33 vs 0.0). The default model decides.
+FEW_SHOT_AS_TURNS = False
 
 
 def few_shot_turns(mode_label: str) -> list[tuple[str, str]]:
@@ -86,9 +88,13 @@ def main_system_prompt(mode_label: str, with_examples: bool = False) -> str:
 
 SELECTOR_SYSTEM_PROMPT = """You classify a user request for a control plane. Reply with one JSON object.
 modeLabel: one of {modes}.
-domainFlags: the domains the request touches, from {domains}; [] if none.
+domainFlags: only the domains the request is clearly about, from {domains}; usually none or one.
 confidence: a number between 0 and 1.
-reasons: up to 4 short words explaining the choice."""
+reasons: one to three short phrases of your own.
+
+EXAMPLE
+REQUEST: Thanks, that helps!
+ANSWER: {example}"""
 
 
 def _query_hash(text: str) -> str:
@@ -157,7 +163,10 @@ def main_context(
 
 
 def selector_context(message: str, draft: ModeDecision, policy: PolicyBundle) -> AssembledContext:
-    system = SELECTOR_SYSTEM_PROMPT.format(modes=", ".join(policy.modes), domains=", ".join(policy.domains))
+    example = json.dumps({"modeLabel": policy.router.default_mode, "domainFlags": [], "confidence": 0.9,
+                          "reasons": ["small talk"]})
+    system = SELECTOR_SYSTEM_PROMPT.format(modes=", ".join(policy.modes), domains=", ".join(policy.domains),
+                                           example=example)
     user = (
         f"REQUEST: {message}\n\nRouter draft (may be wrong): mode {draft.modeLabel}, "
         f"domains {draft.domainFlags}, confidence {draft.confidence:.2f}."
@@ -241,6 +250,9 @@ def envelope_schema_for(
     }
 
 
+MAX_SELECTOR_DOMAINS = 3
+
+
 def mode_decision_schema_for(policy: PolicyBundle) -> dict[str, Any]:
     domains = list(policy.domains)
     return {
@@ -250,7 +262,8 @@ def mode_decision_schema_for(policy: PolicyBundle) -> dict[str, Any]:
             "domainFlags": {
                 "type": "array",
                 "items": {"type": "string", "enum": domains} if domains else {"type": "string"},
-                "maxItems": len(domains),
+                # Measured: unbounded, both small models listed every domain (which would force the strictest rigor).
+                "maxItems": min(len(domains), MAX_SELECTOR_DOMAINS),
             },
             "confidence": {"type": "number"},
             # Bounded like the envelope's strings, so a looping small model still closes the object in budget.
