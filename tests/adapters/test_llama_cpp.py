@@ -297,3 +297,28 @@ def test_selector_runs_on_the_local_model_with_the_mode_decision_grammar(default
     data = json.loads(outcome.response.text)
     assert not list(Draft202012Validator(mode_decision_schema_for(policy)).iter_errors(data))
     assert outcome.decision.modeLabel in policy.modes
+
+
+@pytest.mark.models
+@pytest.mark.disable_socket
+def test_sampling_above_zero_temperature_still_obeys_the_grammar(default_model) -> None:
+    schema = claim_schema(list(PACK_IDS))
+    context = main_context([{"role": "user", "content": "Which database do we use?"}], pack(), mode())
+    response = default_model.generate("q", context,
+                                      GenerationParams(temperature=0.9, seed=3, max_tokens=40, json_schema=schema))
+    assert response.finish_reason is FinishReason.STOP, response
+    data = json.loads(response.text)
+    assert not list(Draft202012Validator(schema).iter_errors(data))
+
+
+@pytest.mark.models
+@pytest.mark.disable_socket
+def test_prompt_longer_than_the_context_window_is_an_error_not_a_truncation() -> None:
+    from controlplane.adapters.embedded import smollm2_path
+    from controlplane.adapters.llama_cpp import LlamaCppModel
+
+    small = LlamaCppModel(smollm2_path(), n_ctx=256)
+    context = main_context([{"role": "user", "content": "Which database?"}], pack(), mode())
+    response = small.generate("q", context, GenerationParams(max_tokens=8))
+    assert response.finish_reason is FinishReason.ERROR
+    assert "context window of 256" in (response.error or "")
