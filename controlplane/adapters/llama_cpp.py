@@ -615,8 +615,9 @@ def _cut_at_stop(text: str, stops: Sequence[str]) -> str:
 
 
 TOP_K_CHECK = 64
-# Inside one JSON string value no run of this many tokens may occur twice (measured: both embedded models otherwise
-# loop on a sentence inside assistant_text until the token budget is gone, which leaves unparseable output).
+# Inside one JSON string value no run of this many tokens may occur twice. Measured: Gemma 3 270M otherwise loops on a
+# sentence inside assistant_text until the token budget is gone (unparseable output); on SmolLM2 (20 prompts) the
+# guard raised right-id citations from 0.38 to 0.46 and anchored claims from 0.40 to 0.50, validity 1.0 either way.
 NO_REPEAT_NGRAM = 4
 
 
