@@ -165,6 +165,10 @@ def build_pack(
     tokens = 0
     for index, draft in enumerate(drafts):
         draft.pop("_retrieved_id", None)
+        tier_value = draft.get("trust_tier")
+        if tier_value is not None and tier_value not in {t.value for t in TrustTier} and not isinstance(tier_value, TrustTier):
+            allowed = ", ".join(t.value for t in TrustTier)
+            raise EvidenceError(f"evidence[{index}].trust_tier: {tier_value!r} is not one of {allowed}")
         if draft.get("credibility") is None:  # EBOM scoring: trust tier, source URL domain, publication type
             draft["credibility"] = estimate_credibility(draft)
         try:
