@@ -1,0 +1,122 @@
+"""The main job end to end: time to first verified answer on the embedded default models.
+
+Each question goes through exactly what ``controlplane ask`` does: retrieval from the example corpus (MiniLM +
+chromadb), generation on the embedded default GGUF under the per-request grammar, every gate of the shipped bundle
+with the shipped NLI verifier, regen and degrade. Reports per question the final status, attempts and wall time, and
+the time until the first question that ended verified (pass or regen_pass), if any did.
+
+Run: ``./run bench ask`` (writes bench/results/ask.{json,md}).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+QUESTIONS = [
+    "What does ADR-011 say about the client/server boundary?",
+    "Where do we host the API?",
+    "How long are database backups kept?",
+    "What is the API rate limit per key?",
+    "Who is paged first when production is down?",
+    "How many days of application logs do we keep?",
+]
+RESULTS = Path(__file__).resolve().parent / "results"
+CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--questions", type=int, default=len(QUESTIONS))
+    parser.add_argument("--model", default="default")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+
+    from controlplane.adapters import load_model
+    from controlplane.evidence_pack import build_pack
+    from controlplane.evidence_pack.retriever import ChromaRetriever
+    from controlplane.evidence_pack.vector_store import VectorStore
+    from controlplane.pipeline import ControlPlane
+    from controlplane.policy_bundles.loader import load_bundle
+    from controlplane.services import build_services
+    from controlplane.traces.critic import ModelCritic
+    from controlplane.traces.store import TraceStore
+
+    started_all = time.perf_counter()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-ask-"))
+    index_started = time.perf_counter()
+    VectorStore(workdir / "index", create=True).add_paths("examples", [CORPUS])
+    index_s = time.perf_counter() - index_started
+    policy = load_bundle()
+    load_started = time.perf_counter()
+    model = load_model(args.model)
+    retriever = ChromaRetriever(workdir / "index", "examples", k=4)
+    services = build_services(None, retriever=retriever, policy=policy.bundle, critic=ModelCritic(model))
+    plane = ControlPlane(model=model, policy=policy, store=TraceStore(workdir / "traces.db"), services=services)
+    load_s = time.perf_counter() - load_started
+
+    rows = []
+    first_verified_s = None
+    for question in QUESTIONS[: args.questions]:
+        began = time.perf_counter()
+        pack = build_pack(retrieved=retriever.retrieve(question, 4), budget=policy.bundle.budgets)
+        result = plane.run([{"role": "user", "content": question}], evidence=pack)
+        took = time.perf_counter() - began
+        last = result.attempts[-1].gate_results if result.attempts else result.pre_generation
+        rows.append({
+            "question": question,
+            "status": result.status.value,
+            "verified": result.verified,
+            "attempts": len(result.attempts),
+            "seconds": round(took, 2),
+            "failing_gates": sorted({g.gate_id for g in last if g.failed}),
+        })
+        if result.verified and first_verified_s is None:
+            first_verified_s = round(time.perf_counter() - started_all, 2)
+        print(f"{rows[-1]['status']:<11} {rows[-1]['attempts']} attempt(s) {took:6.1f} s  {question}", flush=True)
+
+    summary = {
+        "model": model.metadata().model_id,
+        "nli_backend": "shipped",
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg()[0],
+        "index_example_corpus_s": round(index_s, 2),
+        "model_and_services_load_s": round(load_s, 2),
+        "questions": len(rows),
+        "verified": sum(r["verified"] for r in rows),
+        "status_counts": {s: sum(r["status"] == s for r in rows) for s in sorted({r["status"] for r in rows})},
+        "median_seconds_per_question": sorted(r["seconds"] for r in rows)[len(rows) // 2],
+        "time_to_first_verified_answer_s": first_verified_s,
+        "rows": rows,
+    }
+    table = ["| question | status | attempts | s | failing gates |", "| --- | --- | --- | --- | --- |"]
+    table += [f"| {r['question']} | {r['status']} | {r['attempts']} | {r['seconds']} | {', '.join(r['failing_gates']) or '-'} |"
+              for r in rows]
+    text = "\n".join([
+        "# Main job end to end (`./run bench ask`)",
+        "",
+        f"Model {summary['model']}, shipped NLI verifier, shipped bundle, example corpus (k=4). 2 CPUs, load average "
+        f"{summary['load_average']:.1f}. Index build {summary['index_example_corpus_s']} s; model load "
+        f"{summary['model_and_services_load_s']} s.",
+        "",
+        *table,
+        "",
+        f"Verified answers: {summary['verified']}/{summary['questions']}; time to first verified answer: "
+        f"{summary['time_to_first_verified_answer_s'] if first_verified_s is not None else 'none reached'}"
+        + (" s" if first_verified_s is not None else "") + f"; median {summary['median_seconds_per_question']} s "
+        "per question.",
+    ])
+    print(text)
+    if not args.no_write:
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "ask.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (RESULTS / "ask.md").write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
