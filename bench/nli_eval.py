@@ -24,8 +24,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from controlplane.nli import evaluate as ev  # noqa: E402
-from controlplane.nli.registry import load_nli_backend  # noqa: E402
+from controlplane.nli import evaluate as ev
+from controlplane.nli.registry import load_nli_backend
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -149,6 +149,7 @@ def main(argv=None) -> int:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "nli_eval.json").write_text(json.dumps(report, indent=1) + "\n")
         (RESULTS / "nli_eval.md").write_text(markdown(report))
+        partial.unlink(missing_ok=True)
         print(f"wrote {RESULTS / 'nli_eval.json'} and nli_eval.md")
     else:
         print(markdown(report))
@@ -160,11 +161,11 @@ def markdown(report: dict) -> str:
     lines = [
         "# NLI verifier: results on the shared eval sets (label_binary)",
         "",
-        f"Backend `{report['backend']}`, max_length {report['max_length']}, at most {report.get('max_windows')} "
-        f"windows per (evidence, claim sentence), {report['threads']} torch thread(s). "
-        f"Calibration fitted on dev only ({', '.join(cal.get('dev_sources', [])) or 'not fitted'}): temperature "
-        f"{cal.get('temperature')}, threshold {cal.get('threshold')}, veto codes {cal.get('veto_codes', [])}. "
-        "Frozen before any test split was scored.",
+        (f"Backend `{report['backend']}`, max_length {report['max_length']}, at most {report.get('max_windows')} "
+         f"windows per (evidence, claim sentence), {report['threads']} torch thread(s). "
+         f"Calibration fitted on dev only ({', '.join(cal.get('dev_sources', [])) or 'not fitted'}): temperature "
+         f"{cal.get('temperature')}, threshold {cal.get('threshold')}, veto codes {cal.get('veto_codes', [])}. "
+         "Frozen before any test split was scored."),
         "",
         "| set | n | BAcc | macro-F1 | unsup. P | unsup. R | AUROC | ECE | Brier | pairs/s | + checks BAcc / F1 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -192,17 +193,17 @@ def markdown(report: dict) -> str:
             lines.append(f"  per subset macro-F1: {entry['subset_macro_f1']} (GPT-4 CoT: BEGIN 77.5, AttrEval-GenSearch "
                          "83.3, HAGRID 75.9)")
         lines.append("")
-    lines += ["Caveats: AttributionBench ID numbers were published on the full ID test set (ours: the authors' 500-row "
-              "sample). FaithBench claims are whole summaries (scored as the minimum over their sentences). "
-              "Factcheck-GPT's published numbers are 3-way, not binary. WiCE evidence is the whole cited article, "
-              "scored by best chunk; LLM-AggreFact's preprocessing may differ.", ""]
+    lines += [("Caveats: AttributionBench ID numbers were published on the full ID test set (ours: the authors' "
+               "500-row sample). FaithBench claims are whole summaries (scored as the minimum over their sentences). "
+               "Factcheck-GPT's published numbers are 3-way, not binary. WiCE evidence is the whole cited article, "
+               "scored by best chunk; LLM-AggreFact's preprocessing may differ."), ""]
     if report.get("subsampled"):
         lines += ["Subsampled (CPU budget on a shared 2-core machine; rows with the smallest sha256(id)): "
                   + ", ".join(f"{k} {v} rows" for k, v in report["subsampled"].items())
                   + ". On 200 rows the standard error of balanced accuracy is about 3.5 points: FaithBench is "
                   "not a like-for-like comparison with the published 750-row numbers.", ""]
-    lines += ["pairs/s = evaluation rows per second including chunking and all windows, measured while other jobs "
-              "shared the 2 cores (see bench/results/nli_throughput.json for a dedicated measurement).", ""]
+    lines += [("pairs/s = evaluation rows per second including chunking and all windows, measured while other jobs "
+               "shared the 2 cores (see bench/results/nli_throughput.json for a dedicated measurement)."), ""]
     return "\n".join(lines)
 
 

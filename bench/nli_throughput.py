@@ -20,8 +20,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from controlplane.nli import evaluate as ev  # noqa: E402
-from controlplane.nli.registry import load_nli_backend  # noqa: E402
+from controlplane.nli import evaluate as ev
+from controlplane.nli.registry import load_nli_backend
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"

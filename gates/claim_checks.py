@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from controlplane.contracts.gate_result import ReasonCode
 
@@ -39,16 +40,7 @@ class CheckFinding:
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*")
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
 
-STOPWORDS = frozenset("""
-a an the and or but if then than that this these those there their they them it its is are was were be been being
-am do does did doing have has had having of in on at by for with from to into onto over under about as up down out
-off per via so such both either each other another same own which who whom whose what when where why how also
-not no nor never very just only too more most less least much many some any all few several i me my we our you your
-he him his she her hers us one can will would shall should may might must could s t don't isn't aren't wasn't weren't
-its it's he's she's they're we're i'm than then while during after before between among through within without
-again further once here however although though because since until whether yet still even ever however thus
-hence therefore upon across along around against toward towards behind beyond like unlike near according
-""".split())
+STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "their", "they", "them", "it", "its", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "have", "has", "had", "having", "of", "in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "over", "under", "about", "as", "up", "down", "out", "off", "per", "via", "so", "such", "both", "either", "each", "other", "another", "same", "own", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "also", "not", "no", "nor", "never", "very", "just", "only", "too", "more", "most", "less", "least", "much", "many", "some", "any", "all", "few", "several", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "hers", "us", "one", "can", "will", "would", "shall", "should", "may", "might", "must", "could", "s", "t", "don't", "isn't", "aren't", "wasn't", "weren't", "its", "it's", "he's", "she's", "they're", "we're", "i'm", "than", "then", "while", "during", "after", "before", "between", "among", "through", "within", "without", "again", "further", "once", "here", "however", "although", "though", "because", "since", "until", "whether", "yet", "still", "even", "ever", "however", "thus", "hence", "therefore", "upon", "across", "along", "around", "against", "toward", "towards", "behind", "beyond", "like", "unlike", "near", "according"])
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -108,7 +100,7 @@ def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
     if not claim_set:
         return "", 0.0
     sents = sentences(evidence)
-    candidates = sents + [f"{a} {b}" for a, b in zip(sents, sents[1:])]
+    candidates = sents + [f"{a} {b}" for a, b in pairwise(sents)]
     best, best_share = "", 0.0
     for s in candidates:
         share = len(claim_set & set(content_stems(s))) / len(claim_set)

@@ -204,7 +204,7 @@ def _nll(labels, probs) -> float:
 
 def _best_threshold(labels, probs) -> tuple[float, float]:
     """Threshold maximising balanced accuracy (ties: the one closest to 0.5)."""
-    candidates = sorted(set(round(p, 4) for p in probs) | {0.5})
+    candidates = sorted({round(p, 4) for p in probs} | {0.5})
     best = (-1.0, 0.5)
     pos = sum(labels)
     neg = len(labels) - pos

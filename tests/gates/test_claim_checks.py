@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from controlplane.contracts.gate_result import ReasonCode
 from controlplane.gates.claim_checks import (
     check_content,

@@ -13,7 +13,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from controlplane.nli.shipped import VERIFIER_DIR  # noqa: E402
+from controlplane.nli.shipped import VERIFIER_DIR
 
 pytestmark = pytest.mark.skipif(not (VERIFIER_DIR / "model.safetensors").is_file(),
                                 reason="shipped verifier weights not trained yet")

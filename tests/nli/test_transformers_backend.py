@@ -13,14 +13,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from controlplane.errors import ConfigurationError  # noqa: E402
-from controlplane.nli import load_nli_backend  # noqa: E402
-from controlplane.nli.chunking import pack_windows, split_sentences  # noqa: E402
-from controlplane.nli.labels import label_index_map  # noqa: E402
-from controlplane.nli.registry import available_backends  # noqa: E402
+from controlplane.errors import ConfigurationError
+from controlplane.nli import load_nli_backend
+from controlplane.nli.chunking import pack_windows, split_sentences
+from controlplane.nli.labels import label_index_map
+from controlplane.nli.registry import available_backends
 
-WORDS = ("the cat sat on mat dog ran in park a is not big small red blue sky sea "
-         "river city town one two three . , ! ?").split()
+WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park", "a", "is", "not", "big", "small", "red", "blue", "sky", "sea", "river", "city", "town", "one", "two", "three", ".", ",", "!", "?"]
 
 
 def build_tiny_model(path, id2label, bias=None):
