@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,51 @@ def build_envelope(claims: list[tuple], mode: str = "System", domain_flags: list
 @pytest.fixture
 def make_envelope() -> Callable[..., dict[str, Any]]:
     return build_envelope
+
+
+# -- shared by the embedding tests (api, plugin, server, viewer) ---------------------------------------------------
+MODEL_GATES = {"nli_entailment", "semantic_critic_sync"}
+
+
+@pytest.fixture(scope="session")
+def core_policy(shipped_policy: LoadedPolicy) -> LoadedPolicy:
+    """The shipped bundle without the gates that need a trained NLI model or a critic model, so the embedding layer
+    is exercised with the deterministic gates; tests that need the NLI gate pass a real backend."""
+    from controlplane.policy_bundles.loader import parse_bundle
+
+    data = shipped_policy.bundle.model_dump(mode="json", exclude_none=True)
+    data["name"] = "embedding-tests"
+    data["gates"] = [g for g in data["gates"] if g["gate_id"] not in MODEL_GATES]
+    return parse_bundle(data, source="tests:core_policy")
+
+
+# -- shared by the governance tests (traces, policy, critic) ---------------------------------------------------------
+# tests/traces/flowkit.py records real traces through the pipeline; the governance test modules import it directly.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "traces"))
+
+
+def _flowkit():
+    import flowkit
+
+    return flowkit
+
+
+@pytest.fixture(scope="session")
+def gov_policy():
+    return _flowkit().governance_policy()
+
+
+@pytest.fixture
+def gov_policy_file(gov_policy, tmp_path: Path) -> Path:
+    return _flowkit().write_policy(gov_policy, tmp_path / "gov-policy.json")
+
+
+@pytest.fixture
+def flows(tmp_path: Path, gov_policy):
+    """A store holding pass, regen_pass, degraded, refused and a pre-generation refusal; returns (store, ids)."""
+    trace_store = TraceStore(tmp_path / "flows.db")
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    ids = _flowkit().record_flows(trace_store, gov_policy, scripts)
+    yield trace_store, ids
+    trace_store.close()
