@@ -329,6 +329,11 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             elif c_mods - e_mods and not (c_mods & e_mods) and (e_mods or c_mods):
                 findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
                                              f"claim restricts {noun!r} to {sorted(c_mods)}, which the evidence does not"))
+    # a different population altogether: the claim is about a group the evidence never names, while it names others
+    foreign = sorted(set(c_pop) - set(e_pop))
+    if foreign and e_pop:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
+                                     f"claim is about {foreign}; the evidence is about {sorted(e_pop)}"))
     # animal / in-vitro evidence stated of humans
     all_ev = set(words(evidence_text))
     if SETTINGS_NONHUMAN & all_ev and not SETTINGS_HUMAN & all_ev and SETTINGS_HUMAN & set(cw) \

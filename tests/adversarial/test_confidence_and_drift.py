@@ -93,10 +93,9 @@ DRIFT = {
 }
 
 
-# Found by this suite: swapping the population ("adults over 65" -> "children") passes the deterministic checks when
-# the NLI model is fooled. A false negative in high stakes, left to the gate's owner (issue 5); strict, so it is
-# noticed when fixed.
-KNOWN_MISSES = {"population": "population swap (adults over 65 -> children) not caught by gates/claim_checks.py"}
+# Cases the deterministic checks are known to miss when the NLI model is fooled (strict xfail, so a fix is noticed).
+# The population swap found by this suite ("adults over 65" -> "children") is now caught by check_qualifiers.
+KNOWN_MISSES: dict[str, str] = {}
 
 
 @needs_nli

@@ -98,3 +98,12 @@ def test_run_checks_and_veto():
     assert not vetoes(found, [ReasonCode.NUMBER_MISMATCH])
     assert run_checks(evidence, "A small observational study suggests coffee is associated with lower diabetes "
                                 "risk in women.") == []
+
+
+def test_population_swap_is_qualifier_drift():
+    evidence = "In a 12-week trial in adults over 65, drug X was associated with a 20% reduction in symptom severity."
+    swapped = "In a 12-week trial in children, drug X was associated with a 20% reduction in symptom severity."
+    codes = {f.code for f in run_checks(evidence, swapped)}
+    assert ReasonCode.QUALIFIER_DRIFT in codes
+    same = "Drug X was associated with a 20% reduction in symptom severity in adults over 65."
+    assert ReasonCode.QUALIFIER_DRIFT not in {f.code for f in run_checks(evidence, same)}
