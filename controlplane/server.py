@@ -381,20 +381,16 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
 
 
 # -- responses ----------------------------------------------------------------------------------------------------
+# The part of Response.as_json() a chat client gets beside the gated answer (the text itself is the message).
+VERIFICATION_FIELDS = ("trace_id", "status", "verified", "attempts", "mode", "domain_flags", "evidence_ids", "claims",
+                       "gate_results", "failing_gates", "degrade")
+
+
 def verification_metadata(reply: PlaneResponse, request: Request | None = None) -> dict[str, Any]:
     quoted = quote(reply.trace_id, safe="")
+    data = reply.as_json()
     return {
-        "trace_id": reply.trace_id,
-        "status": reply.status,
-        "verified": reply.verified,
-        "attempts": reply.attempts,
-        "mode": reply.mode,
-        "domain_flags": list(reply.domain_flags),
-        "evidence_ids": list(reply.evidence_ids),
-        "claims": [c.as_json() for c in reply.claims],
-        "gate_results": [g.as_json() for g in reply.gate_results],
-        "failing_gates": list(reply.failing_gates),
-        "degrade": reply.degrade,
+        **{field: data[field] for field in VERIFICATION_FIELDS},
         "trace_url": f"/v1/traces/{quoted}",
         "viewer_url": f"/traces/{quoted}",
     }

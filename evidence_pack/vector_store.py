@@ -39,6 +39,7 @@ from .chunking import (
     iter_document_paths,
     read_document,
 )
+from .credibility import TRUST_TIER_CREDIBILITY  # same scale as the pack builder's defaults
 from .embeddings import MODEL_ENV, embed, model_id
 
 COLLECTION_NAME_RULE = "3-63 characters: letters, digits, '.', '_' or '-', starting and ending with a letter or digit"
@@ -47,14 +48,6 @@ DEFAULT_COLLECTION = "default"
 DEFAULT_TRUST_TIER = TrustTier.AUTHORITATIVE  # the user's own documents are authoritative about the user's world
 EMBED_BATCH = 64
 
-# Same scale as the pack builder's trust-tier defaults (EBOM source credibility tiers).
-TRUST_TIER_CREDIBILITY = {
-    TrustTier.AUTHORITATIVE: 0.95,
-    TrustTier.ESTABLISHED: 0.8,
-    TrustTier.GENERAL: 0.6,
-    TrustTier.LOW: 0.35,
-    TrustTier.UNRELIABLE: 0.1,
-}
 
 Progress = Callable[[str], None]
 

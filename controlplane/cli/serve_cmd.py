@@ -5,23 +5,14 @@ A thin layer over ``controlplane.ControlPlane(...).serve(...)``; the flags are t
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 
 import click
 
+from controlplane.adapters.openai_compat import is_loopback_host
 from controlplane.errors import InputError
 
 from .common import db_option, model_spec, policy_option
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @click.command("serve")
@@ -48,7 +39,7 @@ def serve_command(host: str, port: int, model: str | None, db_path: Path | None,
     """Serve POST /v1/chat/completions (OpenAI-compatible), /v1/traces, /healthz and the viewer at /traces."""
     from controlplane.api import ControlPlane
 
-    if not _is_loopback(host) and not allow_remote:
+    if not is_loopback_host(host) and not allow_remote:
         raise InputError(f"--host {host} is not a loopback address; the server has no authentication and shows every "
                          "trace: add --allow-remote to serve it anyway (behind your own auth proxy)")
     plane = ControlPlane(
