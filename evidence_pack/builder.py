@@ -31,6 +31,7 @@ from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
 from .credibility import TRUST_TIER_CREDIBILITY, estimate_credibility  # noqa: F401 (re-exported)
 
 _ID_RE = re.compile(EVIDENCE_ID_PATTERN)
+TRUST_TIERS = tuple(t.value for t in TrustTier)
 _ITEM_KEYS = {
     "id", "text", "title", "type", "trust_tier", "sphere", "source", "provenance", "credibility", "volatility",
     "qualifiers", "hash", "retrieval_score", "liminal_reason", "redacted",
@@ -166,9 +167,8 @@ def build_pack(
     for index, draft in enumerate(drafts):
         draft.pop("_retrieved_id", None)
         tier_value = draft.get("trust_tier")
-        if tier_value is not None and tier_value not in {t.value for t in TrustTier} and not isinstance(tier_value, TrustTier):
-            allowed = ", ".join(t.value for t in TrustTier)
-            raise EvidenceError(f"evidence[{index}].trust_tier: {tier_value!r} is not one of {allowed}")
+        if tier_value is not None and tier_value not in TRUST_TIERS:  # a TrustTier member equals its value
+            raise EvidenceError(f"evidence[{index}].trust_tier: {tier_value!r} is not one of {', '.join(TRUST_TIERS)}")
         if draft.get("credibility") is None:  # EBOM scoring: trust tier, source URL domain, publication type
             draft["credibility"] = estimate_credibility(draft)
         try:
