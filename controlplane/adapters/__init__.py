@@ -44,8 +44,9 @@ def register_adapter(prefix: str, factory: AdapterFactory) -> None:
 
 def load_model(spec: str, plugin_adapters: dict[str, AdapterFactory] | None = None, **options: Any) -> IntelligenceModule:
     """Build the adapter a spec names. Unknown specs and unusable models raise ConfigurationError (exit 2)."""
+    from . import registry_extra  # noqa: F401  registers gguf/default/openai; their heavy imports stay in the factories
+
     adapters = {**BUILTIN_ADAPTERS, **(plugin_adapters or {})}
-    _load_optional_adapters(adapters)
     prefix, _, argument = spec.partition(":")
     factory = adapters.get(prefix)
     if factory is None:
@@ -56,14 +57,3 @@ def load_model(spec: str, plugin_adapters: dict[str, AdapterFactory] | None = No
     except ModelError as exc:
         raise ConfigurationError(f"{exc}") from exc
 
-
-def _load_optional_adapters(adapters: dict[str, AdapterFactory]) -> None:
-    """Adapters with heavy dependencies register themselves only when their module imports."""
-    import importlib
-
-    try:
-        importlib.import_module(f"{__name__}.registry_extra")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.registry_extra":
-            raise
-    adapters.update({k: v for k, v in BUILTIN_ADAPTERS.items() if k not in adapters})

@@ -61,13 +61,7 @@ def main() -> None:
 
 def _register() -> None:
     for module_name, attribute in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue  # command module not written yet
-            raise
-        main.add_command(getattr(module, attribute))
+        main.add_command(getattr(importlib.import_module(module_name), attribute))
 
 
 _register()
