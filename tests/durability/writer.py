@@ -9,8 +9,10 @@ Imported by the tests (threads, multiprocessing) and run as a script for the SIG
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -54,7 +56,10 @@ def make_plane(store: TraceStore | None, n_claims: int = 20, model=None, directo
         directory = directory or Path(tempfile.mkdtemp(prefix="cp-writer-"))
         script = directory / f"script_{n_claims}.jsonl"
         if not script.exists():
-            script.write_text(json.dumps(envelope(n_claims)) + "\n", encoding="utf-8")
+            # Writers share the file: publish it whole (rename), so a concurrent reader never sees it half written.
+            partial = directory / f"{script.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+            partial.write_text(json.dumps(envelope(n_claims)) + "\n", encoding="utf-8")
+            os.replace(partial, script)
         model = ScriptedModel(script)
     return ControlPlane(model=model, policy=structural_policy(), store=store)
 
