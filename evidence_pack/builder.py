@@ -26,6 +26,7 @@ from controlplane.contracts import (
     Sphere,
     TrustTier,
 )
+from controlplane.contracts import json_text
 from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
 
 from .credibility import TRUST_TIER_CREDIBILITY, estimate_credibility  # noqa: F401 (re-exported)
@@ -254,11 +255,10 @@ def read_evidence_file(path: str | Path) -> tuple[list[dict[str, Any]], list[dic
     except (OSError, UnicodeDecodeError) as exc:
         raise EvidenceError(f"cannot read evidence file {file}: {exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = json_text.loads(text)
+    except json_text.JsonTextError as exc:
         raise EvidenceError(
-            f"evidence file {file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "it must hold a JSON array of evidence items or an EvidencePack object"
+            f"evidence file {file} {exc}; it must hold a JSON array of evidence items or an EvidencePack object"
         ) from None
     return parse_evidence_document(data, str(file))
 

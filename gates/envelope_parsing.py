@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from controlplane.contracts import OutputEnvelope, ReasonCode
+from controlplane.contracts.json_text import JsonTextError, loads
 from controlplane.contracts.schemas import validate_instance
 
 from .interfaces import SchemaIssue
@@ -34,21 +35,6 @@ def _holds_surrogate(data: object) -> bool:
         return _not_unicode(json.dumps(data, ensure_ascii=False))
     except (RecursionError, ValueError):
         return True
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
-    seen: dict = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
 
 
 def _ends_inside_json(text: str) -> bool:
@@ -90,19 +76,17 @@ def parse_envelope(raw: str | None, truncated_by_model: bool = False) -> ParsedO
     if _not_unicode(text):
         return ParsedOutput(None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "output is not valid Unicode"),))
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates)
-    except _DuplicateKey as dup:
-        return ParsedOutput(
-            None, ReasonCode.SCHEMA_VIOLATION, (SchemaIssue("$", f"duplicate key {dup.key!r} in a JSON object"),)
-        )
-    except json.JSONDecodeError as exc:
+        data = loads(text)
+    except JsonTextError as exc:
+        if exc.reason in ("duplicate_key", "too_deep"):  # JSON, but not the shape of an envelope
+            return ParsedOutput(None, ReasonCode.SCHEMA_VIOLATION, (SchemaIssue("$", f"output {exc}"),))
+        if exc.reason != "syntax":  # an integer too long to print or nesting too deep: not JSON a reader can use
+            return ParsedOutput(None, ReasonCode.INVALID_JSON, (SchemaIssue("$", f"output {exc}"),))
         looks_cut = text.startswith("{") and (truncated_by_model or _ends_inside_json(text))
         code = ReasonCode.TRUNCATED_OUTPUT if looks_cut else ReasonCode.INVALID_JSON
         where = f"line {exc.lineno} column {exc.colno}"
-        what = "output ends before the JSON object is complete" if looks_cut else f"not JSON: {exc.msg} at {where}"
+        what = "output ends before the JSON object is complete" if looks_cut else f"not JSON: {exc.detail} at {where}"
         return ParsedOutput(None, code, (SchemaIssue("$", what),))
-    except RecursionError:
-        return ParsedOutput(None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "JSON nested too deeply"),))
     if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(data):
         return ParsedOutput(
             None, ReasonCode.INVALID_JSON, (SchemaIssue("$", "a JSON string holds an unpaired surrogate escape"),)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from controlplane.contracts import PolicyBundle, PolicyRef
+from controlplane.contracts import PolicyBundle, PolicyRef, json_text
 
 DEFAULT_BUNDLE_NAME = "default"
 
@@ -73,9 +73,8 @@ def load_bundle(path: str | Path | None = None) -> LoadedPolicy:
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyBundleError(f"cannot read policy bundle {file}: {exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PolicyBundleError(
-            f"policy bundle {file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+        data = json_text.loads(text)
+    except json_text.JsonTextError as exc:
+        raise PolicyBundleError(f"policy bundle {file} {exc} (fix the file; see "
+                                "contracts/schemas/PolicyBundle.schema.json)") from None
     return parse_bundle(data, source=str(file))

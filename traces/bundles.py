@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controlplane.contracts import RedactionPolicy, TraceBundle
+from controlplane.contracts import RedactionPolicy, TraceBundle, json_text
 from controlplane.contracts.schemas import validate_instance
 from pydantic import ValidationError
 
@@ -155,9 +155,10 @@ def iter_bundle_file(path: str | Path) -> Iterator[tuple[int, TraceBundle, str]]
                     continue
                 where = f"{file}:{number}"
                 try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise BundleError(f"{where}: not JSON ({exc.msg}); each line must be one TraceBundle object") from None
+                    data = json_text.loads(line)
+                except json_text.JsonTextError as exc:
+                    problem = f"not JSON ({exc.detail})" if exc.reason == "syntax" else str(exc)
+                    raise BundleError(f"{where}: {problem}; each line must be one TraceBundle object") from None
                 check_schema(data, where)
                 try:
                     bundle = TraceBundle.model_validate(data)

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from controlplane.contracts import FinishReason
+from controlplane.contracts import FinishReason, json_text
 from controlplane.model_boundary import (
     AssembledContext,
     GenerationParams,
@@ -52,12 +52,12 @@ def parse_script(path: Path) -> list[ScriptedOutput]:
         if not stripped or stripped.startswith("#"):
             continue
         try:
-            value = json.loads(stripped)
-        except json.JSONDecodeError as exc:
+            value = json_text.loads(stripped)
+        except json_text.JsonTextError as exc:
             raise ModelError(
-                f"{path}:{number}: not a JSON value ({exc.msg}); write raw model text as a JSON string, e.g. "
-                f'"I think so."'
-            )
+                f"{path}:{number}: not a JSON value we accept ({exc.detail if exc.reason == 'syntax' else exc}); "
+                f'write raw model text as a JSON string, e.g. "I think so."'
+            ) from None
         outputs.append(_to_output(value, path, number))
     if not outputs:
         raise ModelError(f"scripted model file {path} holds no outputs; add one JSON line per attempt")
