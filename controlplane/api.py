@@ -618,11 +618,13 @@ class ControlPlane:
 
         return create_app(self, **options)
 
-    def serve(self, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> None:
-        """Serve this plane over HTTP until interrupted (CLI ``serve``)."""
-        import uvicorn
+    def serve(self, host: str = "127.0.0.1", port: int = 8080, header_timeout: float | None = None,
+              body_timeout: float | None = None, **options: Any) -> None:
+        """Serve this plane over HTTP until interrupted, with the server's request deadlines (see server.py)."""
+        from controlplane.server import serve_app
 
-        uvicorn.run(self.app(**options), host=host, port=port, log_level="warning")
+        timeouts = {k: v for k, v in (("header_timeout", header_timeout), ("body_timeout", body_timeout)) if v}
+        serve_app(self.app(**options), host=host, port=port, **timeouts)
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._lock:

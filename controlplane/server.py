@@ -11,6 +11,14 @@ Routes
   GET  /healthz               liveness plus model, policy and store
   GET  /traces, /traces/{id}  the trace viewer (HTML, no external resources)
 
+Served text is redacted like ``trace export``: the trace API and the viewer apply the policy bundle's ``redaction``
+rules (emails, phone numbers, keys and tokens, custom patterns, evidence text -> hash + snippet) to everything they
+serve; full text only with ``unredacted_traces=True`` (``serve --unredacted-traces``). Requests whose ``Host`` header
+is not one of the configured names (default: the loopback names) get 421, so a DNS-rebinding page cannot read traces;
+a POST must be ``Content-Type: application/json`` (415 otherwise), so a cross-site form or ``text/plain`` post is
+refused before anything runs. Connections must send their request headers within ``header_timeout`` seconds and the
+whole request within ``body_timeout`` seconds of connecting (or of the previous response), else they are closed.
+
 Evidence rides in the request body as an extra field, either top-level ``"evidence": [...]`` or
 ``"controlplane": {"evidence": [...], "facts": [...], "collection": "NAME", "session_id": "..."}``; the official
 ``openai`` client sends it with ``extra_body=``. Every error is an OpenAI-style error object
@@ -26,7 +34,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -34,16 +42,23 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from controlplane.contracts import json_text
 from controlplane.errors import ConfigurationError, InputError
+from controlplane.server_limits import (
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_HEADER_TIMEOUT_S,
+    DEFAULT_MAX_BODY_BYTES,
+    LOOPBACK_HOST_NAMES,
+)
 from controlplane.traces.store import TraceStoreError
 
 if TYPE_CHECKING:
     from controlplane.api import ControlPlane
     from controlplane.api import Response as PlaneResponse
 
-DEFAULT_MAX_BODY_BYTES = 1_000_000
 ROLE_ALIASES = {"developer": "system"}  # newer OpenAI clients send system prompts as "developer"
 
 
@@ -66,13 +81,49 @@ def error_response(status: int, message: str, param: str | None = None, code: st
 
 
 def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, model_name: str | None = None,
-               viewer: bool = True) -> Starlette:
-    """A Starlette app serving ``plane``. ``model_name`` is the id reported to clients (default: the model's id)."""
+               viewer: bool = True, allowed_hosts: Sequence[str] | None = None,
+               unredacted_traces: bool = False) -> Starlette:
+    """A Starlette app serving ``plane``. ``model_name`` is the id reported to clients (default: the model's id).
+
+    ``allowed_hosts``: the host names (without port) clients may address this server by; None means the loopback
+    names, ``["*"]`` accepts any. ``unredacted_traces``: serve trace text unredacted (local debugging only).
+    """
     plane.check()  # a policy naming an unregistered gate fails at startup, not on the first request
     served_model = model_name or f"controlplane:{plane.model_id}"
     started = int(time.time())
+    hosts = host_names(allowed_hosts)
+
+    def redactor():
+        """A fresh Redactor per response (it counts what it masked); None when full text was asked for."""
+        if unredacted_traces:
+            return None
+        from controlplane.traces.redaction import Redactor
+
+        return Redactor(plane.policy.bundle.redaction)
+
+    def served_bundle(bundle):
+        """The bundle as this server may show it: redacted unless full text was asked for (fail closed)."""
+        from controlplane.contracts import TraceBundle
+        from controlplane.traces.bundles import redact_bundle
+        from controlplane.traces.redaction import RedactionError
+
+        masker = redactor()
+        if masker is None:
+            return bundle
+        try:
+            return TraceBundle.model_validate(redact_bundle(bundle.model_dump(mode="json"), masker))
+        except (RedactionError, ValueError) as exc:
+            raise ApiError(500, f"trace {bundle.trace_id} cannot be served redacted ({str(exc)[:200]}); nothing was "
+                           "shown", code="redaction_failed", type_="server_error") from None
+
+    def served_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        masker = redactor()
+        if masker is None:
+            return rows
+        return [{**row, "user_message": masker.text(row.get("user_message") or "")} for row in rows]
 
     async def read_json(request: Request) -> dict[str, Any]:
+        require_json_content_type(request)
         declared = request.headers.get("content-length")
         if declared is not None:
             try:
@@ -88,11 +139,10 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         if not body:
             raise ApiError(400, "the request body is empty; send a JSON object with 'messages'", code="invalid_json")
         try:
-            data = json.loads(bytes(body))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ApiError(400, f"the request body is not valid JSON ({exc})", code="invalid_json") from None
-        except RecursionError:
-            raise ApiError(400, "the request body nests too deeply", code="invalid_json") from None
+            data = json_text.loads(bytes(body))
+        except json_text.JsonTextError as exc:
+            raise ApiError(400, f"the request body {exc}; send one JSON object with 'messages'",
+                           code="invalid_json") from None
         try:  # "\ud800" is valid JSON but not text: nothing downstream could hash, store or answer it
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
@@ -179,14 +229,14 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
             bundle = await plane.arun(store.load_bundle, trace_id)
         except TraceStoreError as exc:
             raise ApiError(404, str(exc), param="trace_id", code="trace_not_found") from None
-        return JSONResponse(bundle.model_dump(mode="json"))
+        return JSONResponse(served_bundle(bundle).model_dump(mode="json"))
 
     async def trace_list_json(request: Request) -> Response:
         store = store_or_404()
         limit = _int_param(request, "limit", 50, 1, 1000)
         status = request.query_params.get("status") or None
         rows = await plane.arun(store.list_traces, status=status, limit=limit)
-        return JSONResponse({"object": "list", "data": rows})
+        return JSONResponse({"object": "list", "data": served_rows(rows)})
 
     async def viewer_list(request: Request) -> Response:
         from controlplane import viewer as pages
@@ -196,7 +246,8 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         limit = _int_param(request, "limit", 100, 1, 1000)
         status = request.query_params.get("status") or None
         rows = await plane.arun(plane.store.list_traces, status=status, limit=limit)
-        return pages.html_response(pages.render_list(rows, status=status, store_path=str(plane.store.path)))
+        return pages.html_response(pages.render_list(served_rows(rows), status=status,
+                                                     store_path=str(plane.store.path)))
 
     async def viewer_trace(request: Request) -> Response:
         from controlplane import viewer as pages
@@ -208,7 +259,11 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
             bundle = await plane.arun(plane.store.load_bundle, trace_id)
         except TraceStoreError as exc:
             return pages.html_response(pages.render_message("Trace not found", str(exc)), 404)
-        return pages.html_response(pages.render_trace(bundle))
+        try:
+            shown = served_bundle(bundle)
+        except ApiError as exc:
+            return pages.html_response(pages.render_message("Trace not shown", exc.message), exc.status)
+        return pages.html_response(pages.render_trace(shown))
 
     async def root(request: Request) -> Response:
         return RedirectResponse("/traces" if viewer else "/healthz")
@@ -247,10 +302,59 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
     app = Starlette(
         routes=routes,
         exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Exception: on_unexpected},
+        middleware=[Middleware(HostCheck, allowed=hosts)],
     )
     app.state.plane = plane
     app.state.max_body_bytes = max_body_bytes
     return app
+
+
+# -- who may talk to the server -----------------------------------------------------------------------------------
+def host_names(allowed: Sequence[str] | None) -> frozenset[str]:
+    """Lower-case host names without port or brackets; ``*`` means any."""
+    names = LOOPBACK_HOST_NAMES if allowed is None else allowed
+    return frozenset(name.strip().strip("[]").lower() for name in names if name.strip())
+
+
+def host_of(header: str) -> str:
+    """The name part of a Host header: ``[::1]:8080`` -> ``::1``, ``Example.COM:80`` -> ``example.com``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class HostCheck:
+    """Refuse requests addressed to a host name this server was not configured for (421), before any route runs.
+
+    A DNS-rebinding page makes the browser send its own host name with requests to 127.0.0.1; checking the name is
+    what keeps such a page from reading traces or spending the model."""
+
+    def __init__(self, app, allowed: frozenset[str]):
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and "*" not in self.allowed:
+            headers = dict(scope.get("headers") or [])
+            host = host_of(headers.get(b"host", b"").decode("latin-1"))
+            if host not in self.allowed:
+                response = error_response(
+                    421, f"host name {host or '(none)'!r} is not served here; this server answers to "
+                    f"{', '.join(sorted(self.allowed))} (serve --allowed-host NAME adds one)", param="Host",
+                    code="host_not_allowed")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def require_json_content_type(request: Request) -> None:
+    """A POST body must be declared application/json: a cross-site form or text/plain post (which browsers send
+    without asking the server first) is refused before anything reads it."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise ApiError(415, f"Content-Type must be application/json, not {media_type or '(none)'!r}; send the body "
+                       "as JSON with that header", param="Content-Type", code="unsupported_media_type")
 
 
 # -- request parsing ----------------------------------------------------------------------------------------------
@@ -458,14 +562,119 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def guarded_protocol(header_timeout: float, body_timeout: float) -> type:
+    """uvicorn's h11 protocol with request deadlines: headers within ``header_timeout`` seconds and the whole request
+    within ``body_timeout`` seconds of the connection opening (or of the previous response ending); else the
+    connection is closed. An idle connection counts as one that never sends its headers."""
+    import asyncio
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        _waiting_since = 0.0
+
+        def connection_made(self, transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._waiting_since = self.loop.time()
+            self._deadline = self.loop.call_later(header_timeout, self._check)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _check(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing():
+                return
+            state = self.conn.their_state
+            if state is h11.IDLE:  # headers not (fully) received in time
+                self._give_up()
+            elif state is h11.SEND_BODY:  # headers arrived; the body has until body_timeout
+                remaining = self._waiting_since + body_timeout - self.loop.time()
+                if remaining <= 0:
+                    self._give_up()
+                else:
+                    self._deadline = self.loop.call_later(remaining, self._check)
+
+        def _give_up(self) -> None:
+            if self.cycle is not None and not self.cycle.response_complete:
+                self.cycle.disconnected = True
+                self.cycle.message_event.set()
+            self.transport.close()
+
+    return GuardedH11Protocol
+
+
+def uvicorn_config(app: Starlette, host: str, port: int, *, header_timeout: float = DEFAULT_HEADER_TIMEOUT_S,
+                   body_timeout: float = DEFAULT_BODY_TIMEOUT_S, log_level: str = "warning", lifespan: str = "auto"):
+    """The one uvicorn configuration every way of serving uses (CLI, ``ControlPlane.serve``, BackgroundServer)."""
+    import uvicorn
+
+    if not 0 < header_timeout <= body_timeout:
+        raise InputError("timeouts must satisfy 0 < header timeout <= body timeout (serve --header-timeout / "
+                         "--body-timeout)")
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan=lifespan,
+                          http=guarded_protocol(header_timeout, body_timeout), timeout_keep_alive=5)
+
+
+def bind_socket(host: str, port: int):
+    """Bind the listening socket before anything says "serving": a busy port or an unknown address is a clear
+    InputError here, not a uvicorn log line after the banner."""
+    import socket
+
+    host = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise InputError(f"cannot resolve --host {host!r} ({exc.strerror}); pass an address such as 127.0.0.1 or ::1"
+                         ) from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host} port {port}: {exc.strerror} (another process may use it; pass "
+                         "--port with a free port)") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_app(app: Starlette, host: str = "127.0.0.1", port: int = 8080, sock=None, **timeouts: float) -> None:
+    """Serve ``app`` until interrupted, with the request deadlines; ``sock`` is a socket already bound."""
+    import uvicorn
+
+    listening = sock or bind_socket(host, port)
+    uvicorn.Server(uvicorn_config(app, host.strip("[]"), port, **timeouts)).run(sockets=[listening])
+
+
 class BackgroundServer:
     """uvicorn in a background thread on loopback (tests, notebooks, embedding next to another app)."""
 
-    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int | None = None):
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int | None = None,
+                 header_timeout: float = DEFAULT_HEADER_TIMEOUT_S, body_timeout: float = DEFAULT_BODY_TIMEOUT_S):
         import uvicorn
 
         self.host, self.port = host, port or free_port()
-        config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning", lifespan="off")
+        config = uvicorn_config(app, self.host, self.port, header_timeout=header_timeout, body_timeout=body_timeout,
+                                lifespan="off")
         self.server = uvicorn.Server(config)
         self._thread = None
 
@@ -497,5 +706,6 @@ class BackgroundServer:
         self.stop()
 
 
-__all__ = ["ApiError", "BackgroundServer", "create_app", "free_port", "parse_chat_request", "release_units",
-           "stream_events", "verification_metadata"]
+__all__ = ["DEFAULT_BODY_TIMEOUT_S", "DEFAULT_HEADER_TIMEOUT_S", "ApiError", "BackgroundServer", "HostCheck", "bind_socket",
+           "create_app", "free_port", "parse_chat_request", "release_units", "serve_app", "stream_events",
+           "uvicorn_config", "verification_metadata"]

@@ -11,6 +11,7 @@ import click
 
 from controlplane.adapters.openai_compat import is_loopback_host
 from controlplane.errors import InputError
+from controlplane.server_limits import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, DEFAULT_MAX_BODY_BYTES
 
 from .common import db_option, model_spec, policy_option
 
@@ -28,28 +29,51 @@ from .common import db_option, model_spec, policy_option
 @click.option("--nli-backend", "nli_backend", default=None,
               help="NLI backend for nli_entailment: shipped, transformers:PATH, a plugin name, or none "
                    "(default: the policy's, else the shipped verifier; if it cannot load, claims fail closed).")
-@click.option("--max-body-bytes", default=1_000_000, show_default=True, type=click.IntRange(1024),
+@click.option("--max-body-bytes", default=DEFAULT_MAX_BODY_BYTES, show_default=True, type=click.IntRange(1024),
               help="Larger request bodies get 413.")
 @click.option("--workers", default=None, type=click.IntRange(1, 256), help="Pipeline threads (default: CPUs + 4).")
 @click.option("--allow-remote", is_flag=True,
               help="Allow a non-loopback --host. The server has no authentication: put it behind one.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="A host name clients address this server by (repeatable; checked against the Host header to "
+                   "stop DNS rebinding). Default: the loopback names and --host.")
+@click.option("--unredacted-traces", is_flag=True,
+              help="Serve trace text unredacted in /v1/traces and the viewer (local debugging only).")
+@click.option("--header-timeout", default=DEFAULT_HEADER_TIMEOUT_S, show_default=True, type=click.FloatRange(0.1),
+              help="Seconds a connection has to send its request headers (idle connections are closed too).")
+@click.option("--body-timeout", default=DEFAULT_BODY_TIMEOUT_S, show_default=True, type=click.FloatRange(0.1),
+              help="Seconds a connection has to send its whole request.")
 def serve_command(host: str, port: int, model: str | None, db_path: Path | None, policy_path: Path | None,
                   collection: str | None, index_db: Path | None, nli_backend: str | None, max_body_bytes: int,
-                  workers: int | None, allow_remote: bool) -> None:
+                  workers: int | None, allow_remote: bool, allowed_hosts: tuple[str, ...], unredacted_traces: bool,
+                  header_timeout: float, body_timeout: float) -> None:
     """Serve POST /v1/chat/completions (OpenAI-compatible), /v1/traces, /healthz and the viewer at /traces."""
     from controlplane.api import ControlPlane
+    from controlplane.server import bind_socket, serve_app
+    from controlplane.server_limits import LOOPBACK_HOST_NAMES
 
-    if not is_loopback_host(host) and not allow_remote:
+    bare_host = host.strip().strip("[]")
+    if not is_loopback_host(bare_host) and not allow_remote:
         raise InputError(f"--host {host} is not a loopback address; the server has no authentication and shows every "
                          "trace: add --allow-remote to serve it anyway (behind your own auth proxy)")
+    if header_timeout > body_timeout:
+        raise InputError(f"--header-timeout {header_timeout} is longer than --body-timeout {body_timeout}; the body "
+                         "deadline includes the headers")
+    names = [*LOOPBACK_HOST_NAMES, *([bare_host] if bare_host not in ("0.0.0.0", "::") else []), *allowed_hosts]
     plane = ControlPlane(
         model=model_spec(model), policy=policy_path, db=db_path, collection=collection, index_db=index_db,
         nli_backend=nli_backend, max_workers=workers,
     )
-    where = f"http://{host}:{port}"
-    click.echo(f"controlplane serving {plane.model_id} on {where}/v1 (viewer: {where}/traces; "
-               f"traces: {plane.store.path if plane.store else 'not stored'})", err=True)
     try:
-        plane.serve(host=host, port=port, max_body_bytes=max_body_bytes)
+        # Everything that can fail on bad settings fails here, before the banner: policy, gates, model, port.
+        app = plane.app(max_body_bytes=max_body_bytes, allowed_hosts=names, unredacted_traces=unredacted_traces)
+        sock = bind_socket(bare_host, port)
+        bound_port = sock.getsockname()[1]
+        shown = f"[{bare_host}]" if ":" in bare_host else bare_host
+        where = f"http://{shown}:{bound_port}"
+        click.echo(f"controlplane serving {plane.model_id} on {where}/v1 (viewer: {where}/traces; "
+                   f"traces: {plane.store.path if plane.store else 'not stored'}; header/body timeouts "
+                   f"{header_timeout:g}/{body_timeout:g} s)", err=True)
+        serve_app(app, bare_host, bound_port, sock=sock, header_timeout=header_timeout, body_timeout=body_timeout)
     finally:
         plane.close()

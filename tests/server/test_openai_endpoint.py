@@ -19,6 +19,7 @@ EVIDENCE = [
     {"id": "E2", "title": "Regions", "text": "The primary Fly.io region is ams (Amsterdam)."},
 ]
 QUESTION = "What is our hosting architecture?"
+JSON = {"content-type": "application/json"}  # the server refuses any other POST body (415)
 GOOD = GateHarness.envelope(
     "We host on Fly.io [E1]. The primary region is ams [E2].",
     claims=[("We host on Fly.io [E1].", ["E1"]), ("The primary region is ams [E2].", ["E2"])],
@@ -216,7 +217,7 @@ def test_request_size_limit_413(serve):
             yield b"y" * 1000
         yield b'"}]}'
 
-    response = httpx.post(f"{url}/v1/chat/completions", content=chunked())
+    response = httpx.post(f"{url}/v1/chat/completions", content=chunked(), headers=JSON)
     assert response.status_code == 413 and response.json()["error"]["type"] == "invalid_request_error"
     with pytest.raises(openai.APIStatusError) as caught:
         ask(url, messages=[{"role": "user", "content": "z" * 5000}])
@@ -225,9 +226,9 @@ def test_request_size_limit_413(serve):
 
 def test_malformed_json_unknown_routes_and_methods_are_openai_errors(serve):
     url, _ = serve([GOOD])
-    response = httpx.post(f"{url}/v1/chat/completions", content=b"{not json")
+    response = httpx.post(f"{url}/v1/chat/completions", content=b"{not json", headers=JSON)
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_json"
-    response = httpx.post(f"{url}/v1/chat/completions", content=b"[1, 2]")
+    response = httpx.post(f"{url}/v1/chat/completions", content=b"[1, 2]", headers=JSON)
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_json"
     response = httpx.get(f"{url}/v1/nothing")
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
@@ -324,6 +325,6 @@ def test_a_broken_deployment_is_a_500_error_object_without_a_traceback(serve):
 ])
 def test_hostile_json_is_a_400_not_a_crash(serve, raw):
     url, _ = serve([GOOD], app_options={"max_body_bytes": 1_000_000})
-    response = httpx.post(f"{url}/v1/chat/completions", content=raw)
+    response = httpx.post(f"{url}/v1/chat/completions", content=raw, headers=JSON)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "invalid_json"

@@ -53,7 +53,7 @@ class Page(HTMLParser):
 @pytest.fixture
 def http(traces):
     plane, replies = traces
-    with TestClient(plane.app()) as client:
+    with TestClient(plane.app(), base_url="http://localhost") as client:  # a served host name
         yield client, plane, replies
 
 
