@@ -6,14 +6,15 @@ Which gates run, when, in which order, with which thresholds; router lexicons; b
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ._base import Contract
 from .budget import BudgetConfig
 from .envelope import ClaimStatus
 from .mode import RigorLevel
+from .regex_safety import check_patterns
 
 
 class ConflictPolicy(str, Enum):
@@ -74,9 +75,20 @@ class RouterPolicy(Contract):
         default=0.25, ge=0, le=1, description="Confidence removed when the selector contradicts router signals."
     )
 
+    @field_validator("evasion_patterns", "retrieval_triggers")
+    @classmethod
+    def _vetted_patterns(cls, patterns: list[str]) -> list[str]:
+        return check_patterns(patterns)
+
 
 class WhenCondition(Contract):
-    """When a gate runs. Every field that is set must hold; any_of holds if one of its conditions holds."""
+    """When a gate runs. Every field that is set must hold; any_of holds if one of its conditions holds.
+
+    A condition must say something: ``{}`` (or an empty list) would never hold and silently switch the gate off, so
+    both are refused (``enabled: false`` or ``always: false`` say it openly).
+    """
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
     always: bool | None = Field(default=None, description="Run unconditionally.")
     domain_flags_any: list[str] | None = Field(default=None, description="Run if any of these flags is set.")
@@ -98,6 +110,22 @@ class WhenCondition(Contract):
     )
     any_of: list[WhenCondition] | None = Field(default=None, description="Alternatives; one must hold.")
 
+    @field_validator("message_matches_any")
+    @classmethod
+    def _vetted_patterns(cls, patterns: list[str] | None) -> list[str] | None:
+        return check_patterns(patterns)
+
+    @model_validator(mode="after")
+    def _says_something(self) -> WhenCondition:
+        given = {name: getattr(self, name) for name in type(self).model_fields if getattr(self, name) is not None}
+        if not given:
+            raise ValueError("an empty when-condition never holds and would silently disable the gate; say when it "
+                             "runs, e.g. {\"always\": true}, or set \"enabled\": false")
+        empty = sorted(name for name, value in given.items() if isinstance(value, list) and not value)
+        if empty:
+            raise ValueError(f"{empty[0]} is an empty list, which never holds; name at least one entry or drop it")
+        return self
+
 
 class GateSpec(Contract):
     gate_id: str = Field(description="Registered gate id.")
@@ -118,10 +146,15 @@ class RedactionPolicy(Contract):
     phone_numbers: bool = Field(default=True)
     secrets: bool = Field(default=True, description="API keys, tokens, private key blocks.")
     custom_patterns: list[str] = Field(default_factory=list, description="Extra regexes to redact.")
-    evidence_text: str = Field(
+    evidence_text: Literal["keep", "hash_snippet"] = Field(
         default="hash_snippet", description="'keep' or 'hash_snippet' (text replaced by its hash and a snippet)."
     )
     snippet_chars: int = Field(default=80, ge=0)
+
+    @field_validator("custom_patterns")
+    @classmethod
+    def _vetted_patterns(cls, patterns: list[str]) -> list[str]:
+        return check_patterns(patterns)
 
 
 class CitationPolicy(Contract):
@@ -160,9 +193,27 @@ class PolicyBundle(Contract):
     modes: dict[str, str] = Field(description="Mode label -> what it means.")
     router: RouterPolicy
     domains: dict[str, DomainPolicy] = Field(default_factory=dict)
-    gates: list[GateSpec] = Field(description="Gates in execution order.")
+    gates: list[GateSpec] = Field(min_length=1, description="Gates in execution order (at least one enabled).")
     citations: CitationPolicy = Field(default_factory=CitationPolicy)
     budgets: BudgetConfig = Field(default_factory=BudgetConfig)
     degrade: DegradePolicy = Field(default_factory=DegradePolicy)
     redaction: RedactionPolicy = Field(default_factory=RedactionPolicy)
     general_thresholds: Thresholds = Field(default_factory=Thresholds, description="Thresholds with no domain.")
+
+    @model_validator(mode="after")
+    def _gates_can_check_something(self) -> PolicyBundle:
+        if not any(spec.enabled for spec in self.gates):
+            raise ValueError("no gate is enabled: a bundle without gates would pass anything; enable at least one")
+        for index, spec in enumerate(self.gates):
+            for flag in sorted(_flags_named(spec.when) - set(self.domains)):
+                raise ValueError(f"gates[{index}] ({spec.gate_id}): when names domain flag {flag!r}, which is not a "
+                                 f"domain of this bundle ({', '.join(sorted(self.domains)) or 'none'}); a misspelt "
+                                 "flag never matches")
+        return self
+
+
+def _flags_named(when: WhenCondition) -> set[str]:
+    flags = set(when.domain_flags_any or []) | set(when.domain_flags_none or [])
+    for alternative in when.any_of or []:
+        flags |= _flags_named(alternative)
+    return flags

@@ -247,6 +247,23 @@ class PolicyLifecycle:
         return None
 
     # -- promotion ----------------------------------------------------------------------------------------------
+    def _meets_the_promotion_bar(self, version: PolicyVersion, signing: SigningConfig | None, move: str) -> None:
+        """The one bar every bundle clears before it is the promoted one, by promotion or by rollback: a valid
+        signature where required, content that still matches its hash and passes today's validation, every gate
+        registered, and a fresh review of that exact hash against the bundle that is current now."""
+        check_signature(version, signing or SigningConfig.from_env())
+        try:
+            loaded = version.loaded()  # content still matches its hash, and passes today's validation
+        except PolicyBundleError as exc:
+            raise LifecycleError(f"refusing to {move} {version.hash[:19]}: {exc}") from None
+        missing = unregistered_gates(loaded)
+        if missing:
+            raise LifecycleError(f"refusing to {move} {version.hash[:19]}: it names gate(s) {', '.join(missing)} that "
+                                 "no installed plugin registers; install the plugin or remove them")
+        problem = self.review_problem(version)
+        if problem:
+            raise LifecycleError(f"refusing to {move} {version.hash[:19]}: {problem}")
+
     def promote(self, ref: str, actor: str, reason: str, signing: SigningConfig | None = None) -> PolicyVersion:
         version = self.get(ref)
         if version.state == "promoted":
@@ -256,11 +273,7 @@ class PolicyLifecycle:
                                  f"(controlplane policy candidate {version.hash[:19]})")
         if not reason.strip():
             raise LifecycleError("say why: --why TEXT is recorded with the promotion")
-        check_signature(version, signing or SigningConfig.from_env())
-        problem = self.review_problem(version)
-        if problem:
-            raise LifecycleError(f"refusing to promote: {problem}")
-        version.loaded()  # content still matches its hash
+        self._meets_the_promotion_bar(version, signing, "promote")
         with self.store.transaction() as db:
             current = self.promoted(version.name)
             if current is not None:
@@ -277,11 +290,18 @@ class PolicyLifecycle:
         if not promotions:
             raise LifecycleError(f"{name!r} has no previously promoted bundle to roll back to")
         previous = self.get(promotions[-1]["hash"])
-        check_signature(previous, signing or SigningConfig.from_env())
+        self._meets_the_promotion_bar(previous, signing, "roll back to")
         with self.store.transaction() as db:
             self._set_state(db, current, "retired", actor, f"rollback: {reason}")
             self._set_state(db, previous, "promoted", actor, f"rollback: {reason}")
         return self.get(previous.hash)
+
+
+def unregistered_gates(loaded: LoadedPolicy) -> list[str]:
+    """Gate ids the bundle enables that no installed plugin registers (built-ins, entry points)."""
+    from controlplane.gates.registry import GateRegistry  # late: the registry loads every plugin
+
+    return GateRegistry().missing_gates(loaded.bundle)
 
 
 def _shipped_hash(name: str) -> str | None:

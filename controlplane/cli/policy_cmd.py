@@ -71,7 +71,7 @@ def policy_group() -> None:
 @json_option
 def validate(bundle_file: Path, require_signed: bool, public_key: Path | None, as_json: bool) -> None:
     """Schema-check a bundle file; print its name, version and content hash (and signature status)."""
-    from controlplane.policy_bundles.lifecycle import load_checked
+    from controlplane.policy_bundles.lifecycle import load_checked, unregistered_gates
     from controlplane.policy_bundles.loader import load_bundle
     from controlplane.policy_bundles.signing import load_public_key, read_signature, verify
 
@@ -88,6 +88,10 @@ def validate(bundle_file: Path, require_signed: bool, public_key: Path | None, a
                 status = "signed, verified"
     except PolicyBundleError as exc:
         _fail(exc)
+    missing = unregistered_gates(loaded)
+    if missing:
+        raise InputError(f"policy bundle {bundle_file}: gate(s) {', '.join(missing)} are not registered by any "
+                         "installed plugin; install the plugin or remove them from 'gates'")
     data = {"valid": True, "name": loaded.bundle.name, "version": loaded.bundle.version, "hash": loaded.hash,
             "gates": [g.gate_id for g in loaded.bundle.gates], "signature": status}
     if as_json:

@@ -134,8 +134,9 @@ def policies(draw):
                             {"domain_flags_none": ["writing"]}, {"rigor_at_least": "medium"},
                             {"confidence_below": 0.7}, {"unknown_ratio_at_least": 0.5},
                             {"any_of": [{"rigor_at_least": "high"}, {"confidence_below": 0.6}]}])
-    data["gates"] = [{"gate_id": g, "when": draw(when), "enabled": draw(st.booleans()) or g == "output_schema"}
-                     for g in chosen]
+    # at least one gate enabled: a bundle with none is refused by validation (issue 16)
+    data["gates"] = [{"gate_id": g, "when": draw(when), "enabled": draw(st.booleans()) or g == "output_schema" or i == 0}
+                     for i, g in enumerate(chosen)]
     budgets = data["budgets"]
     budgets["max_regen_attempts"] = draw(st.integers(0, 2))
     budgets["max_claims"] = draw(st.integers(1, 8))

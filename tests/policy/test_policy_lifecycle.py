@@ -133,6 +133,8 @@ def test_exactly_one_promoted_per_name_and_rollback_restores_the_previous(store,
     with pytest.raises(sqlite3.IntegrityError), store.transaction() as db:
         db.execute("UPDATE policy_versions SET state = 'promoted' WHERE hash = ?", [first.hash])
 
+    # rollback meets the promotion bar: a fresh review of the bundle coming back, against the one it replaces
+    run_review(store, first, out_base=tmp_path / "rev-back", reviewer="cy")
     back = cli("policy", "rollback", "default", "--db", str(store.path), "--why", "regen rate doubled", "--by", "cy")
     assert back.exit_code == 0, back.output
     assert current_policy(store).hash == first.hash
@@ -221,7 +223,7 @@ def test_a_candidate_naming_an_uninstalled_gate_cannot_be_reviewed_or_promoted(f
     review = cli("policy", "review", str(path), "--db", str(store.path), "-o", str(tmp_path / "r"))
     assert review.exit_code == 2 and "gate_nobody_installed" in review.output
     promote = cli("policy", "promote", str(path), "--db", str(store.path), "--why", "x")
-    assert promote.exit_code == 2 and "no review" in promote.output
+    assert promote.exit_code == 2 and "gate_nobody_installed" in promote.output  # refused before any review
 
 
 def test_a_review_that_could_not_replay_every_trace_does_not_allow_promotion(flows, tmp_path: Path, tight_file: Path):

@@ -171,8 +171,10 @@ def test_redactor_masks_keep_length_and_fail_closed_on_bad_regex():
     assert len(masked) == len(value)
     assert EMAIL not in masked and KEY not in masked and "abcd1234efgh5678" not in masked and PHONE not in masked
     assert "2024-01-15" in masked and "v1.0.0" in masked  # dates and versions are not phone numbers
-    with pytest.raises(RedactionError, match="custom_patterns\\[0\\]"):
-        Redactor(RedactionPolicy(custom_patterns=["(unclosed"]))
+    with pytest.raises(ValueError, match="not a valid regex"):  # refused by the contract itself
+        RedactionPolicy(custom_patterns=["(unclosed"])
+    with pytest.raises(RedactionError, match="custom_patterns\\[0\\]"):  # and by the redactor, should one get past
+        Redactor(RedactionPolicy.model_construct(**{**RedactionPolicy().model_dump(), "custom_patterns": ["(unclosed"]}))
 
 
 def test_escaped_secret_inside_a_raw_json_output_is_caught():
