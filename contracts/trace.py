@@ -177,3 +177,9 @@ class TraceBundle(Contract):
     model: dict[str, Any] = Field(default_factory=dict, description="ModuleMetadata of the main model.")
     budgets: BudgetConfig | dict[str, Any] = Field(default_factory=dict)
     redaction: dict[str, Any] = Field(default_factory=dict, description="Which redaction rules were applied.")
+    integrity: dict[str, str] = Field(
+        default_factory=dict,
+        description="Field path -> sha256 of that field's canonical JSON (messages, outcome, events, each "
+        "attempts[N].raw_output; masked evidence text after redaction), taken when the trace was stored and again "
+        "when it was redacted. Import and replay refuse a bundle whose content no longer matches.",
+    )

@@ -26,6 +26,7 @@ from controlplane.contracts import RedactionPolicy, TraceBundle, json_text
 from controlplane.contracts.schemas import validate_instance
 from pydantic import ValidationError
 
+from .integrity import compute_integrity, integrity_problems
 from .redaction import RedactionError, Redactor
 from .store import TraceStore, TraceStoreError
 
@@ -55,7 +56,7 @@ def redact_bundle(data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     """A redacted copy of one bundle dict; raises RedactionError if anything sensitive would remain."""
     redacted = {}
     for key, value in data.items():
-        if key in ("policy", "format", "trace_id", "created_at", "redaction", "budgets", "model"):
+        if key in ("policy", "format", "trace_id", "created_at", "redaction", "budgets", "model", "integrity"):
             redacted[key] = value
         else:
             redacted[key] = redactor.value(value, key)
@@ -68,6 +69,10 @@ def redact_bundle(data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
         )
     previous = data.get("redaction") or {}
     redacted["redaction"] = redactor.describe() if not previous.get("applied") else previous
+    problems = integrity_problems(data)
+    if problems:  # never re-vouch for content that was altered before redaction
+        raise RedactionError(f"trace {data.get('trace_id')}: {problems[0]}; nothing was written")
+    redacted["integrity"] = compute_integrity(redacted)  # the hashes now vouch for the masked content
     return redacted
 
 
@@ -197,6 +202,30 @@ class ImportSummary:
                    if self.rekeyed else ""))
 
 
+def tampering(bundle: TraceBundle) -> list[str]:
+    """What was altered in a bundle since it was written: every integrity field, every evidence text against its
+    hash, and the policy content against the policy hash. [] when nothing was."""
+    data = bundle.model_dump(mode="json")
+    problems = integrity_problems(data)
+    content = data["policy"].get("content")
+    if content is not None:
+        digest = "sha256:" + hashlib.sha256(canonical_line(content).encode("utf-8")).hexdigest()
+        if digest != bundle.policy.hash and _normalised_policy_hash(content) != bundle.policy.hash:
+            problems.append(f"policy.content: hashes to {digest[:19]}..., not the recorded policy.hash "
+                            f"{bundle.policy.hash[:19]}...")
+    return problems
+
+
+def _normalised_policy_hash(content: dict[str, Any]) -> str | None:
+    """The policy hash of content written without its defaults (as a person might), or None if it is no bundle."""
+    from controlplane.policy_bundles.loader import PolicyBundleError, parse_bundle  # late: policy sits above traces
+
+    try:
+        return parse_bundle(content, source="bundle").hash
+    except PolicyBundleError:
+        return None
+
+
 def rekey(bundle: TraceBundle, new_id: str) -> TraceBundle:
     events = [e.model_copy(update={"trace_id": new_id}) for e in bundle.events]
     return bundle.model_copy(update={"trace_id": new_id, "events": events})
@@ -209,6 +238,12 @@ def import_bundles(store: TraceStore, path: str | Path, on_conflict: str = "skip
     entries = list(iter_bundle_file(path))
     if not entries:
         raise BundleError(f"bundle file {path} holds no traces")
+    for number, bundle, _ in entries:  # nothing is stored if any line was altered
+        altered = tampering(bundle)
+        if altered:
+            raise BundleError(f"{path}:{number}: trace {bundle.trace_id} was altered after export, nothing was "
+                              f"imported: {'; '.join(altered[:3])}" + (f" (+{len(altered) - 3} more)" if len(altered) > 3
+                                                                        else ""))
     summary = ImportSummary(str(path), on_conflict=on_conflict)
     seen: set[str] = set()
     for _, bundle, line in entries:
@@ -237,4 +272,4 @@ def import_bundles(store: TraceStore, path: str | Path, on_conflict: str = "skip
 
 
 __all__ = ["BundleError", "ExportSummary", "ImportSummary", "RedactionError", "export_bundles", "import_bundles",
-           "iter_bundle_file", "read_bundles", "redact_bundle"]
+           "iter_bundle_file", "read_bundles", "redact_bundle", "tampering"]

@@ -294,6 +294,12 @@ def _redacted(pack: EvidencePack | None) -> bool:
 class _Replayer:
     def __init__(self, bundle: TraceBundle, policy: LoadedPolicy | None, options: ReplayOptions,
                  registry: GateRegistry):
+        from .bundles import tampering
+
+        altered = tampering(bundle)
+        if altered:  # a replay of edited content would "reproduce" whatever the editor wanted
+            raise ReplayError(f"trace {bundle.trace_id}: the bundle was edited after it was written: "
+                              + "; ".join(altered[:3]) + (f" (+{len(altered) - 3} more)" if len(altered) > 3 else ""))
         self.bundle = bundle
         self.recorded = recorded_policy(bundle) if bundle.policy.content is not None or policy is None else None
         self.policy = policy or self.recorded

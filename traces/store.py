@@ -35,6 +35,8 @@ from controlplane.contracts import (
     TraceStatus,
 )
 
+from .integrity import compute_integrity
+
 SCHEMA_VERSION = 1
 DURABILITY = {"full": "FULL", "normal": "NORMAL", "extra": "EXTRA"}
 
@@ -127,6 +129,7 @@ class TraceStore:
                     "policy_name": str, "policy_version": str, "policy_hash": str, "model": str, "budgets": str,
                     "attempt_count": int, "assistant_text": str, "verified": int, "outcome": str,
                     "failing_gates": str, "duration_ms": float, "redaction": str, "imported_from": str,
+                    "integrity": str,
                 },
                 pk="trace_id",
                 not_null={"trace_id", "created_at", "status"},
@@ -178,6 +181,8 @@ class TraceStore:
                 pk="id",
                 if_not_exists=True,
             )
+            if "integrity" not in db["traces"].columns_dict:  # stores written before bundles carried hashes
+                db.execute("ALTER TABLE traces ADD COLUMN integrity TEXT")
             db.execute("CREATE INDEX IF NOT EXISTS traces_created ON traces(created_at)")
             db.execute("CREATE INDEX IF NOT EXISTS traces_status ON traces(status)")
             db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
@@ -247,6 +252,7 @@ class TraceStore:
                     "duration_ms": _duration_ms(bundle.events),
                     "redaction": _json(bundle.redaction),
                     "imported_from": imported_from,
+                    "integrity": _json(_integrity_as_stored(bundle)),
             })
             # Plain executemany on the known columns: sqlite-utils' insert_all re-reads the table schema on every
             # call, which cost more than the rows themselves (bench/hardening.py).
@@ -386,7 +392,7 @@ class TraceStore:
                 )
             )
         snapshot = self.db.execute("SELECT content FROM policy_snapshots WHERE hash = ?", [row["policy_hash"]]).fetchone()
-        return TraceBundle(
+        bundle = TraceBundle(
             trace_id=trace_id,
             created_at=row["created_at"],
             messages=_load(row["messages"]) or [],
@@ -405,7 +411,11 @@ class TraceStore:
             model=_load(row["model"]) or {},
             budgets=_load(row["budgets"]) or {},
             redaction=_load(row["redaction"]) or {},
+            integrity=_load(row.get("integrity")) or {},
         )
+        if not bundle.integrity:  # a trace stored before bundles carried hashes: vouch for it as it is now
+            bundle = bundle.model_copy(update={"integrity": compute_integrity(bundle.model_dump(mode="json"))})
+        return bundle
 
     # -- critic findings (review loop) ---------------------------------------------------------------------------
     def finding_ids(self, trace_id: str) -> set[str]:
@@ -496,6 +506,19 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
         "tokens_in": result.measured.tokens_in, "tokens_out": result.measured.tokens_out,
         "details": _json(result.details), "stage": result.details.get("stage") if isinstance(result.details, dict) else None,
     }
+
+
+def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
+    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it (event payloads go through the
+    same JSON encoding as their column), so a trace read back unchanged always matches."""
+    data = bundle.model_dump(mode="json")
+    data["messages"] = _load(_json(bundle.messages)) or []
+    data["events"] = [
+        TraceEvent(trace_id=e.trace_id, seq=e.seq, phase=e.phase, gate_id=e.gate_id, payload=_load(_json(e.payload)) or {},
+                   ts=e.ts, metadata={"seq": e.seq, "attempt": e.metadata.attempt}).model_dump(mode="json")
+        for e in bundle.events
+    ]
+    return compute_integrity(data)
 
 
 def _check_seq(trace_id: str, events: list[TraceEvent]) -> None:

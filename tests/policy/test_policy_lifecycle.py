@@ -232,6 +232,7 @@ def test_a_review_that_could_not_replay_every_trace_does_not_allow_promotion(flo
         db.execute("UPDATE policy_snapshots SET content = replace(content, ?, ?)", ['"max_claims": 64', '"max_claims": 65'])
     review = cli("policy", "review", str(tight_file), "--db", str(store.path), "-o", str(tmp_path / "r"), "--json")
     assert review.exit_code == 0
-    assert json.loads((tmp_path / "r.json").read_text())["errors"][0]["error"].endswith("the bundle was edited")
+    error = json.loads((tmp_path / "r.json").read_text())["errors"][0]["error"]
+    assert "the bundle was edited" in error and "policy.content" in error
     promote = cli("policy", "promote", str(tight_file), "--db", str(store.path), "--why", "x")
     assert promote.exit_code == 2 and "could not replay 10 trace(s)" in promote.output
