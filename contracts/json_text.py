@@ -84,7 +84,7 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, allow_duplicate_keys
         data = json.loads(text, parse_int=_parse_int,
                           object_pairs_hook=None if allow_duplicate_keys else _pairs_without_duplicates)
     except json.JSONDecodeError as exc:
-        raise JsonTextError(f"is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", "syntax",
+        raise JsonTextError(f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", "syntax",
                             exc.lineno, exc.colno, exc.msg) from None
     except _IntegerTooLong as exc:
         raise JsonTextError(f"holds an integer of {exc} digits; at most {MAX_INT_DIGITS} are accepted",

@@ -74,8 +74,12 @@ class PolicyLifecycle:
 
     def __init__(self, store: TraceStore):
         self.store = store
+        self._absent = False
         if set(self.TABLES) <= set(store.db.table_names()):
             return  # read path (current_policy per request) takes no write lock
+        if store.read_only:  # nothing was ever registered here, and nothing can be: read as empty
+            self._absent = True
+            return
         with store.transaction() as db:
             db["policy_versions"].create(
                 {"hash": str, "name": str, "version": str, "state": str, "source": str, "signature": str,
@@ -105,6 +109,8 @@ class PolicyLifecycle:
         )
 
     def list(self, name: str | None = None) -> list[PolicyVersion]:
+        if self._absent:
+            return []
         sql = "SELECT * FROM policy_versions" + (" WHERE name = ?" if name else "") + " ORDER BY name, created_at"
         return [self._row(r) for r in self.store.db.query(sql, [name] if name else [])]
 
@@ -115,6 +121,8 @@ class PolicyLifecycle:
             loaded = load_bundle(ref)
             return self.get(loaded.hash)
         needle = ref if ref.startswith("sha256:") else "sha256:" + ref
+        if self._absent:
+            raise LifecycleError(f"no registered policy bundle {ref!r}: {self.store.path} holds none (and is read-only)")
         rows = list(self.store.db.query("SELECT * FROM policy_versions WHERE hash LIKE ?", [needle + "%"]))
         if not rows:
             raise LifecycleError(f"no registered policy bundle {ref!r}; register it with: controlplane policy register FILE")
@@ -123,10 +131,14 @@ class PolicyLifecycle:
         return self._row(rows[0])
 
     def promoted(self, name: str) -> PolicyVersion | None:
+        if self._absent:
+            return None
         rows = list(self.store.db.query("SELECT * FROM policy_versions WHERE name = ? AND state = 'promoted'", [name]))
         return self._row(rows[0]) if rows else None
 
     def history(self, name: str | None = None) -> list[dict[str, Any]]:
+        if self._absent:
+            return []
         sql = "SELECT * FROM policy_transitions" + (" WHERE name = ?" if name else "") + " ORDER BY id"
         return list(self.store.db.query(sql, [name] if name else []))
 

@@ -101,6 +101,11 @@ def select_trace_ids(store: TraceStore, trace_ids: Iterable[str] = (), since: st
     if since is None and status is None:
         raise BundleError("say which traces to export: TRACE_ID..., --since TIME or --status STATUS")
     rows = store.list_traces(since=since, status=status, limit=limit, complete_only=True)
+    if not rows:  # an empty bundle file would only fail later, at import ("holds no traces")
+        wanted = " and ".join(part for part in (f"created since {since}" if since else "",
+                                                f"with status {status}" if status else "") if part)
+        raise BundleError(f"no complete trace in {store.path} was {wanted}; nothing was written (list them with: "
+                          f"controlplane trace list --db {store.path})")
     return sorted((r["trace_id"] for r in rows), key=lambda t: t)
 
 

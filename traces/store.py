@@ -38,6 +38,8 @@ from controlplane.contracts import (
 from .integrity import compute_integrity
 
 SCHEMA_VERSION = 1
+# Columns that make a `traces` table ours; another application's table of that name is never touched.
+TRACE_COLUMNS = frozenset({"trace_id", "created_at", "status", "messages", "outcome", "policy_hash", "attempt_count"})
 DURABILITY = {"full": "FULL", "normal": "NORMAL", "extra": "EXTRA"}
 
 
@@ -58,7 +60,11 @@ def _load(value: str | None) -> Any:
 
 
 class TraceStore:
-    """One SQLite file. Safe to share across threads (a connection per thread) and processes (SQLite locking)."""
+    """One SQLite file. Safe to share across threads (a connection per thread) and processes (SQLite locking).
+
+    A database file this process may not write is opened read-only: listing, showing, exporting and replaying work,
+    and any write raises TraceStoreError saying so.
+    """
 
     def __init__(self, path: str | Path, durability: str = "full", busy_timeout_ms: int = 30_000):
         self.path = Path(path)
@@ -67,37 +73,64 @@ class TraceStore:
         self._synchronous = DURABILITY[durability]
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
+        self.read_only = False
         if str(self.path) != ":memory:":
             parent = self.path.parent
-            try:
-                parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise TraceStoreError(f"cannot create the directory for trace db {self.path}: {exc} (pass --db PATH)")
-            if self.path.exists() and not os.access(self.path, os.W_OK):
-                raise TraceStoreError(f"trace db {self.path} is not writable (fix its permissions or pass --db PATH)")
-            if not os.access(parent, os.W_OK):
-                raise TraceStoreError(f"cannot write in {parent} for trace db {self.path} (pass --db PATH)")
+            if self.path.is_file() and not (os.access(self.path, os.W_OK) and os.access(parent, os.W_OK)):
+                self.read_only = True  # readable, not writable: serve reads, refuse writes
+            else:
+                try:
+                    parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise TraceStoreError(f"cannot create the directory for trace db {self.path}: {exc} "
+                                          "(pass --db PATH)") from None
+                if not os.access(parent, os.W_OK):
+                    raise TraceStoreError(f"cannot write in {parent} for trace db {self.path} (pass --db PATH)")
         try:
-            self._ensure_schema()
+            if self.read_only:
+                self._check_schema(self.db)
+            else:
+                if self.path.is_file():  # look before the first write: WAL mode alone rewrites the file header
+                    with sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True) as peek:
+                        self._check_schema(sqlite_utils.Database(peek))
+                self._ensure_schema()
         except sqlite3.DatabaseError as exc:
-            raise TraceStoreError(f"{self.path} is not a usable SQLite trace db ({exc}); pass --db with another path")
+            raise TraceStoreError(f"{self.path} is not a usable SQLite trace db ({exc}); pass --db with another "
+                                  "path") from None
 
     # -- connections --------------------------------------------------------------------------------------------
     @property
     def db(self) -> sqlite_utils.Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
+            conn = self._read_only_connection() if self.read_only else sqlite3.connect(
+                str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(f"PRAGMA synchronous={self._synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
             db = sqlite_utils.Database(conn)
             self._local.db = db
         return db
 
+    def _read_only_connection(self) -> sqlite3.Connection:
+        uri = Path(self.path).resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=self._busy_timeout_ms / 1000, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            # A WAL database in a directory we cannot write: SQLite cannot create its shared-memory file, so read
+            # the file as it is (nothing can write it either, or we could).
+            conn.close()
+            return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite_utils.Database]:
+        if self.read_only:
+            raise TraceStoreError(f"trace db {self.path} is read-only for this user; this command writes to it (fix "
+                                  "its permissions or pass --db with a writable path)")
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -115,8 +148,21 @@ class TraceStore:
             self._local.db = None
 
     # -- schema -------------------------------------------------------------------------------------------------
+    def _check_schema(self, db: sqlite_utils.Database) -> None:
+        """Refuse a database whose `traces` table belongs to someone else, before anything is created in it."""
+        if "traces" not in db.table_names():
+            if self.read_only:
+                raise TraceStoreError(f"{self.path} holds no controlplane traces (and is read-only); pass --db with a "
+                                      "trace db")
+            return
+        missing = sorted(TRACE_COLUMNS - set(db["traces"].columns_dict))
+        if missing:
+            raise TraceStoreError(f"{self.path} has a 'traces' table that is not a controlplane trace table (it lacks "
+                                  f"{', '.join(missing)}); nothing was changed: pass --db with another path")
+
     def _ensure_schema(self) -> None:
         with self.transaction() as db:
+            self._check_schema(db)
             db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
             db["policy_snapshots"].create(
                 {"hash": str, "name": str, "version": str, "content": str, "first_seen": str}, pk="hash", if_not_exists=True
@@ -311,6 +357,8 @@ class TraceStore:
             )
 
     def record_bundle_file(self, path: str, sha256: str, trace_ids: list[str], redacted: bool, direction: str) -> None:
+        if self.read_only and direction == "export":
+            return  # the export log is a convenience; a read-only store can still be exported
         with self.transaction() as db:
             db["trace_bundles"].insert(
                 {"path": path, "sha256": sha256, "trace_ids": _json(trace_ids), "trace_count": len(trace_ids),

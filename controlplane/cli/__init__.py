@@ -42,6 +42,10 @@ class ControlPlaneGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
+        except BrokenPipeError:  # the reader went away (`... | head -1`): what it read is all it wanted
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot raise again
+            sys.exit(0)
         except _user_errors() as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)

@@ -89,6 +89,34 @@ def model_spec(value: str | None) -> str:
     return value or os.environ.get(MODEL_ENV) or "default"
 
 
+def since_option_value(value: str | None, option: str = "--since") -> str | None:
+    """An ISO date or time as the UTC text stored traces are compared with; anything else is an InputError (a
+    filter that silently matches nothing looks exactly like an empty store)."""
+    from datetime import date, datetime, timezone
+
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text).isoformat()
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{option} {value!r} is not an ISO date or time; write e.g. 2026-11-01 or "
+                         "2026-11-01T09:30:00+00:00 (times without a zone are UTC)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat()
+
+
+def status_option_value(value: str | None, allowed: tuple[str, ...], option: str = "--status") -> str | None:
+    if value is None:
+        return None
+    if value not in allowed:
+        raise InputError(f"{option} {value!r} is not a trace status; use one of {', '.join(allowed)}")
+    return value
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
@@ -104,4 +132,6 @@ __all__ = [
     "open_store",
     "policy_option",
     "read_evidence",
+    "since_option_value",
+    "status_option_value",
 ]

@@ -6,7 +6,21 @@ from pathlib import Path
 
 import click
 
-from .common import InputError, db_option, emit_json, json_option, open_store, policy_option
+from controlplane.contracts import FINAL_STATUSES, TraceStatus
+
+from .common import (
+    InputError,
+    db_option,
+    emit_json,
+    json_option,
+    open_store,
+    policy_option,
+    since_option_value,
+    status_option_value,
+)
+
+ALL_STATUSES = tuple(s.value for s in TraceStatus)
+EXPORTABLE_STATUSES = tuple(s.value for s in FINAL_STATUSES)  # export takes complete traces only
 
 
 @click.group("trace")
@@ -53,6 +67,8 @@ def show(trace_id: str, db_path: Path | None, as_json: bool) -> None:
 @json_option
 def list_traces(since: str | None, status: str | None, limit: int, db_path: Path | None, as_json: bool) -> None:
     """List stored traces, newest first."""
+    since = since_option_value(since)
+    status = status_option_value(status, ALL_STATUSES)
     store = open_store(db_path)
     rows = store.list_traces(since=since, status=status, limit=limit)
     if as_json:
@@ -87,6 +103,8 @@ def export(trace_ids: tuple[str, ...], since: str | None, status: str | None, li
 
     if trace_ids and (since or status):
         raise InputError("give either TRACE_ID... or --since/--status, not both")
+    since = since_option_value(since)
+    status = status_option_value(status, EXPORTABLE_STATUSES)
     store = open_store(db_path)
     redaction = None if no_redact else resolve_policy(store, policy_path).bundle.redaction
     try:

@@ -92,10 +92,10 @@ def eval_command(files, splits, backend_name, limit, checks, fit_calibration, ca
         options["max_length"] = max_length
     if threads:
         options["threads"] = threads
-    backend = load_nli_backend(backend_name, **options)
-    rows = []
+    rows = []  # read the files first: a bad file is named before a model is loaded
     for f in files:
         rows.extend(ev.load_rows(f, splits or None, limit))
+    backend = load_nli_backend(backend_name, **options)
     if fit_calibration and (not splits or not set(splits) <= ev.DEV_SPLITS):
         raise click.UsageError("--fit-calibration needs --split with dev splits only (dev_sampled, dev)")
     scored, elapsed = ev.score_rows(backend, rows, checks=checks or fit_calibration)

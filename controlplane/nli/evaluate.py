@@ -36,12 +36,19 @@ def load_rows(path: str | Path, splits: Iterable[str] | None = None, limit: int 
     wanted = set(splits or ())
     rows = []
     with path.open(encoding="utf-8") as handle:
-        for n, line in enumerate(handle, 1):
+        lines = enumerate(handle, 1)
+        while True:
+            try:
+                n, line = next(lines)
+            except StopIteration:
+                break
+            except UnicodeDecodeError as exc:  # a binary file: one line naming it, not an internal error
+                raise InputError(f"{path} is not UTF-8 JSONL text ({exc.reason}); pass an eval .jsonl file") from None
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{n}: not JSON: {exc}") from exc
-            if "label_binary" not in row or "claim" not in row or "evidence" not in row:
+            except (ValueError, RecursionError) as exc:  # ValueError also covers integers over 4,300 digits
+                raise InputError(f"{path}:{n}: not JSON: {str(exc)[:200]}") from None
+            if not isinstance(row, dict) or "label_binary" not in row or "claim" not in row or "evidence" not in row:
                 raise InputError(f"{path}:{n}: needs claim, evidence and label_binary fields")
             if wanted and row.get("split") not in wanted:
                 continue
