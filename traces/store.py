@@ -559,8 +559,16 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
 def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
     """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it (event payloads go through the
     same JSON encoding as their column), so a trace read back unchanged always matches."""
-    data = bundle.model_dump(mode="json")
-    data["messages"] = _load(_json(bundle.messages)) or []
+    # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
+    data: dict[str, Any] = {
+        "messages": _load(_json(bundle.messages)) or [],
+        "outcome": json.loads(bundle.outcome.model_dump_json()) if bundle.outcome else None,
+        "attempts": [{"raw_output": record.raw_output} for record in bundle.attempts],
+        "redaction": bundle.redaction,
+        "evidence_pack": bundle.evidence_pack.model_dump(mode="json") if bundle.evidence_pack else None,
+        "retrieved_evidence_pack": (bundle.retrieved_evidence_pack.model_dump(mode="json")
+                                    if bundle.retrieved_evidence_pack else None),
+    }
     data["events"] = [
         TraceEvent(trace_id=e.trace_id, seq=e.seq, phase=e.phase, gate_id=e.gate_id, payload=_load(_json(e.payload)) or {},
                    ts=e.ts, metadata={"seq": e.seq, "attempt": e.metadata.attempt}).model_dump(mode="json")
