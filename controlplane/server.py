@@ -229,14 +229,15 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
             bundle = await plane.arun(store.load_bundle, trace_id)
         except TraceStoreError as exc:
             raise ApiError(404, str(exc), param="trace_id", code="trace_not_found") from None
-        return JSONResponse(served_bundle(bundle).model_dump(mode="json"))
+        shown = await plane.arun(served_bundle, bundle)  # redaction is CPU work: off the event loop
+        return JSONResponse(shown.model_dump(mode="json"))
 
     async def trace_list_json(request: Request) -> Response:
         store = store_or_404()
         limit = _int_param(request, "limit", 50, 1, 1000)
         status = request.query_params.get("status") or None
         rows = await plane.arun(store.list_traces, status=status, limit=limit)
-        return JSONResponse({"object": "list", "data": served_rows(rows)})
+        return JSONResponse({"object": "list", "data": await plane.arun(served_rows, rows)})
 
     async def viewer_list(request: Request) -> Response:
         from controlplane import viewer as pages
@@ -246,7 +247,7 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         limit = _int_param(request, "limit", 100, 1, 1000)
         status = request.query_params.get("status") or None
         rows = await plane.arun(plane.store.list_traces, status=status, limit=limit)
-        return pages.html_response(pages.render_list(served_rows(rows), status=status,
+        return pages.html_response(pages.render_list(await plane.arun(served_rows, rows), status=status,
                                                      store_path=str(plane.store.path)))
 
     async def viewer_trace(request: Request) -> Response:
@@ -260,7 +261,7 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         except TraceStoreError as exc:
             return pages.html_response(pages.render_message("Trace not found", str(exc)), 404)
         try:
-            shown = served_bundle(bundle)
+            shown = await plane.arun(served_bundle, bundle)
         except ApiError as exc:
             return pages.html_response(pages.render_message("Trace not shown", exc.message), exc.status)
         return pages.html_response(pages.render_trace(shown))
