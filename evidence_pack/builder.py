@@ -141,7 +141,11 @@ def build_pack(
         )
     ordered_retrieved = sorted(retrieved, key=lambda item: (-(item.retrieval_score or 0.0), item.id))
     for item in ordered_retrieved:
-        drafts.append(item.model_dump(mode="python", exclude={"id"}) | {"id": None, "_retrieved_id": item.id})
+        # The hash is ours to compute, of the exact text received: a retriever's own hash is never trusted (a
+        # wrong one would make every bundle of the trace fail its integrity check as if it had been edited).
+        rehashed = item.hash if item.redacted else content_hash(item.text)
+        drafts.append(item.model_dump(mode="python", exclude={"id"}) | {"id": None, "_retrieved_id": item.id,
+                                                                          "hash": rehashed})
 
     used: set[str] = set()
     for index, draft in enumerate(drafts):

@@ -111,3 +111,15 @@ def test_evidence_file_formats(tmp_path):
             read_evidence_file(bad)
     with pytest.raises(EvidenceError, match="not found"):
         read_evidence_file(tmp_path / "missing.json")
+
+
+def test_a_retrievers_own_hash_is_never_trusted():
+    """The pack hashes the exact text it received; a retriever's wrong hash would otherwise make every bundle of
+    the trace look edited to the integrity check (issue 16)."""
+    from controlplane.contracts import BudgetConfig, EvidenceItem
+    from controlplane.evidence_pack import build_pack, content_hash
+
+    wrong = EvidenceItem(id="H1", type="RETRIEVAL_SNIPPET", text="We host on Fly.io.", hash="sha256:" + "0" * 64,
+                         provenance={"source": "handbook"}, retrieval_score=0.9)
+    pack = build_pack(retrieved=[wrong], budget=BudgetConfig())
+    assert [item.hash for item in pack.evidence] == [content_hash("We host on Fly.io.")]
