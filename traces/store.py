@@ -569,9 +569,9 @@ def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
         "retrieved_evidence_pack": (bundle.retrieved_evidence_pack.model_dump(mode="json")
                                     if bundle.retrieved_evidence_pack else None),
     }
-    data["events"] = [
-        TraceEvent(trace_id=e.trace_id, seq=e.seq, phase=e.phase, gate_id=e.gate_id, payload=_load(_json(e.payload)) or {},
-                   ts=e.ts, metadata={"seq": e.seq, "attempt": e.metadata.attempt}).model_dump(mode="json")
+    data["events"] = [  # TraceEvent.model_dump(mode="json") as events() rebuilds it, without building models
+        {"trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
+         "payload": _load(_json(e.payload)) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
         for e in bundle.events
     ]
     return compute_integrity(data)
