@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -196,6 +197,52 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
         mixedIntent=mixed,
         selectorUsed=False,
     )
+
+
+def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
+    """The decision once the evidence is known (issue 16): routing reads the message, but what the answer rests on
+    matters as much.
+
+    - The writing exemption is for rewriting the user's own text. A request that comes with evidence ("summarize
+      this" over a leaflet) is answered from that evidence, so its claims are checked: the writing flag is dropped.
+    - High-stakes evidence raises rigor: the lexicons of ``router.evidence_domains`` are matched against the evidence
+      text, and ``router.evidence_min_terms`` distinct terms of one add that domain (its rigor, and the strict mode
+      when it is high stakes).
+    Only ever adds risk; never lowers what the message decided.
+    """
+    texts = [t for t in evidence_texts if t and t.strip()]
+    if not texts:
+        return decision
+    domains = list(decision.domainFlags)
+    reasons = list(decision.reasons)
+    if WRITING_DOMAIN in domains:
+        domains.remove(WRITING_DOMAIN)
+        reasons.append("override:writing_exemption_dropped_for_evidence")
+    joined = normalize_text(" ".join(texts)).lower()
+    for domain in policy.router.evidence_domains:
+        domain_policy = policy.domains.get(domain)
+        if domain_policy is None or domain in domains:
+            continue
+        anywhere = _lexicon_regex(tuple(domain_policy.lexicon))
+        if anywhere is None or not anywhere.search(joined):
+            continue
+        terms = [term for term in domain_policy.lexicon if _term_regex(term).search(joined)]
+        if len(terms) >= policy.router.evidence_min_terms:
+            domains.append(domain)
+            reasons.extend(f"evidence:{domain}:{term}" for term in terms)
+    if domains == list(decision.domainFlags):
+        return decision
+    domains.sort()
+    level = max(risk_of(domains, policy), decision.rigorConfig.level, key=lambda lv: lv.rank)
+    mode = decision.modeLabel
+    if high_rigor_domains(domains, policy) and mode != policy.router.strict_mode:
+        reasons.append(f"override:high_rigor_forces:{policy.router.strict_mode}")
+        mode = policy.router.strict_mode
+    rigor = rigor_for(level, domains)
+    return decision.model_copy(update={
+        "modeLabel": mode, "domainFlags": domains, "rigorConfig": rigor, "clusterIds": [f"rigor:{level.value}"],
+        "reasons": reasons,
+    })
 
 
 def needs_selector(decision: ModeDecision, policy: PolicyBundle) -> bool:

@@ -1,5 +1,10 @@
-"""claim_anchors (seed §6 option B): every claim sits inside assistant_text, anchors do not cross, and in strict
-mode every sentence is covered by at least one claim.
+"""claim_anchors (seed §6 option B): every claim sits inside assistant_text, anchors do not cross, and every
+sentence is covered by at least one claim, in every rigor (grounded generation G-1: a sentence no claim covers was
+never checked, so it may not be shown).
+
+The one exception is the bundle's rewrite exemption (``citations.rewrite_exempt_domains``, e.g. ``writing``): the
+router keeps that flag only when no evidence was given, i.e. the text being rewritten is the user's own. Then coverage
+is not required, and the result says so in ``details["coverage_exemption"]`` (the run is then never "verified").
 
 A claim with a model-given span must match the text at that span; a claim without one is anchored by the server
 by exact text match (``require_model_spans: true`` in the gate's params makes spans mandatory).
@@ -50,7 +55,10 @@ class ClaimAnchorsGate(BaseGate):
             per_claim.setdefault(claim_id, []).append(ReasonCode.SPAN_OVERLAP.value)
 
         uncovered: list[str] = []
-        if inp.mode_decision.rigorConfig.strict_sentences:
+        exempt_by = sorted(set(inp.policy.citations.rewrite_exempt_domains) & set(inp.mode_decision.domainFlags))
+        exemption = (f"rewrite exemption ({', '.join(exempt_by)}): the text is the user's own, so sentences need "
+                     "no claim; nothing in it is verified") if exempt_by else None
+        if exemption is None:
             for sentence in split_sentences(text):
                 if not strip_markers(sentence.text):
                     continue
@@ -71,9 +79,10 @@ class ClaimAnchorsGate(BaseGate):
                     "uncovered_sentences": uncovered,
                     "anchors": anchor_map,
                     "global_reason_codes": [ReasonCode.SENTENCE_UNCOVERED.value] if uncovered else [],
+                    **({"coverage_exemption": exemption} if exemption else {}),
                 },
             )
-        return self.passing(details={"anchors": anchor_map})
+        return self.passing(details={"anchors": anchor_map, **({"coverage_exemption": exemption} if exemption else {})})
 
 
 @hookimpl

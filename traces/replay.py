@@ -330,7 +330,7 @@ class _Replayer:
         user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
         normalized = normalize_text(user_message)
         redacted_input = bool(bundle.redaction.get("applied"))
-        decision = self.plane.decide(normalized)
+        decision = self.plane.decide(normalized, pack=bundle.evidence_pack or EvidencePack())
         recorded_decision = bundle.mode_decision
         if recorded_decision is not None and decision.model_dump(mode="json") != recorded_decision.model_dump(mode="json"):
             if redacted_input:
