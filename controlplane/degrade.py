@@ -163,7 +163,8 @@ def degrade(
         result.record["requested_mode"] = mode.value
         return result
 
-    sentences = sentence_verdicts(envelope, claims, coverage_exempt=coverage_exemption(results) is not None)
+    exemption = coverage_exemption(results)
+    sentences = sentence_verdicts(envelope, claims, coverage_exempt=exemption is not None)
     kept = [s for s in sentences if s.verdict == "PASS"]
     removed = [s for s in sentences if s.verdict == "FAIL"]
     if not kept:
@@ -183,11 +184,11 @@ def degrade(
     text += f"\n\n{REMOVED_NOTICE}\n" + "\n".join(notes)
     if extra := gate_notes(results):
         text += "\n" + extra
-    return DegradeResult(
-        TraceStatus.DEGRADED,
-        text,
-        {"mode": "suppress", "kept_sentences": [s.text for s in kept], "removed_sentences": _removed_record(removed)},
-    )
+    record = {"mode": "suppress", "kept_sentences": [s.text for s in kept], "removed_sentences": _removed_record(removed)}
+    if exemption is not None:  # kept sentences no claim covers were shown only under the rewrite exemption: say so
+        text += f"\n{REWRITE_NOTICE}"
+        record["coverage_exemption"] = exemption
+    return DegradeResult(TraceStatus.DEGRADED, text, record)
 
 
 def _removed_record(removed: Sequence[SentenceVerdict]) -> list[dict[str, Any]]:
