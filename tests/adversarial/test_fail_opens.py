@@ -69,6 +69,18 @@ def test_writing_request_over_medical_evidence_checks_the_claim_against_it(kit, 
     assert "override:writing_exemption_dropped_for_evidence" in decision.reasons
 
 
+def test_summarizing_evidence_is_not_a_rewrite_so_uncited_facts_fail(kit):
+    summary = "We moved to AWS last year. The database is Turso."
+    env = envelope(summary, [("We moved to AWS last year.", [], "FACTUAL"),
+                             ("The database is Turso.", ["E1"], "FACTUAL")])
+    nli = PairTableNli({(HOSTING, "The database is Turso."): (0.97, 0.01)})
+    result = run(kit, env, "Summarize this for me", [{"id": "E1", "text": HOSTING, "trust_tier": "authoritative"}],
+                 nli)
+    assert result.mode_decision.domainFlags == [] and result.mode_decision.rigorConfig.require_citations
+    assert_not_shown(result, "AWS")
+    assert result.status is TraceStatus.DEGRADED and result.assistant_text.startswith("The database is Turso.")
+
+
 def test_rewriting_the_users_own_text_is_the_one_exemption_and_says_so(kit):
     rewritten = "My cat sleeps most of the day and purrs a lot. She was born in 2019."
     env = envelope(rewritten, [], mode="Ida")
