@@ -44,7 +44,7 @@ from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
 
-from controlplane.degrade import DegradeResult, degrade
+from controlplane.degrade import DegradeResult, degrade, deliver
 from controlplane.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
 from controlplane.pipeline import ControlPlane, EventRecorder
@@ -414,7 +414,13 @@ class _Replayer:
                                                    result.details))
                 continue
             if not any(r.failed for r in results):
-                return (TraceStatus.PASS.value if n == 1 else TraceStatus.REGEN_PASS.value), n
+                passed = TraceStatus.PASS if n == 1 else TraceStatus.REGEN_PASS
+                if evaluation.parsed.envelope is None:
+                    return passed.value, n
+                # the pipeline's last display check (G-1) may still degrade a passing attempt
+                claims = claim_verdicts(evaluation.parsed.envelope, results)
+                shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results, passed)
+                return shown.status.value, n
             out_of_time = usage.elapsed_ms >= budgets.max_wall_time_ms
             if n == max_attempts or out_of_time or not is_regenerable(results):
                 return self._finish_degrade(decision, pack, evaluation, results), n
