@@ -51,7 +51,7 @@ from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 from .anchoring import anchor_claims, split_sentences, strip_markers
 from .atomic_claims import AtomicClaim, split_atomic
 from .claim_categories import ClaimCategoriesGate, states_absence
-from .claim_checks import CHECKS, meaning_stems, run_checks
+from .claim_checks import CHECKS, MEANING_WORDS, meaning_stems, run_checks
 from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
@@ -68,6 +68,7 @@ from .sufficiency import (
     thresholds_for,
 )
 
+_MEANING_STEMS = frozenset(meaning_stems(" ".join(MEANING_WORDS)))
 SIMILARITY_METHODS = frozenset({"similarity", "cosine", "embedding", "bi-encoder"})
 INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near zero
 _RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
@@ -213,6 +214,8 @@ class NliEntailmentGate(BaseGate):
             codes = [c for cid in row["claim_ids"] for c in by_key[cid].codes]
             whole = by_key.get(row.get("whole_key", ""))
             unit_codes = list(whole.codes) if whole is not None and whole.codes else []
+            if row.get("unsupported_meaning"):
+                unit_codes.append(ReasonCode.UNSUPPORTED_CONTENT.value)
             if row["uncovered"]:
                 codes.append(ReasonCode.SENTENCE_UNCOVERED.value)
                 if row["claim_ids"]:
@@ -400,6 +403,12 @@ class NliEntailmentGate(BaseGate):
                 extra = self._beyond_claims(text, sentence.start, sentence.end, inside)
                 items = list({i.id: i for a in inside for i in by_key[a.claim_id].items}.values())
                 if extra and items and not any(i.redacted for i in items):
+                    # a negation, quantifier or modal word the evidence never uses changes what the sentence says,
+                    # whatever a (possibly fooled) verifier scores: a deterministic veto, like the claim checks
+                    said = set(meaning_stems(" ".join(i.text for i in items)))
+                    novel = [w for w in extra if w in _MEANING_STEMS and w not in said]
+                    if novel:
+                        row["unsupported_meaning"] = novel
                     whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items,
                                       atoms=split_atomic(sentence.text))
                     works.append(whole)

@@ -195,6 +195,18 @@ def test_a_sentence_that_says_more_than_its_claim_is_checked_as_a_whole(kit, ext
     assert_not_shown(result, extra)
 
 
+@pytest.mark.parametrize("extra", ["only if we must", "in all regions", "no more"])
+def test_a_fooled_verifier_cannot_pass_an_added_negation_quantifier_or_modal(kit, extra):
+    """Even when the NLI backend entails everything, a meaning word the evidence never uses vetoes the sentence."""
+    sentence = f"We host on Fly.io {extra} [E1]."
+    env = envelope(sentence, [("We host on Fly.io", ["E1"], "FACTUAL")])
+    result = run(kit, env, "Where do we host?", [{"id": "E1", "text": HOSTING, "trust_tier": "authoritative"}],
+                 kit.AlwaysEntailsNli())
+    assert_not_shown(result, extra)
+    nli = next(g for g in result.attempts[0].gate_results if g.gate_id == "nli_entailment")
+    assert "UNSUPPORTED_CONTENT" in nli.details["claims"]["c1"] or "NEGATION_MISMATCH" in nli.details["claims"]["c1"]
+
+
 # -- verdicts: one failing claim fails its sentence, through every degrade path ------------------------------------
 def _two_claim_verdicts() -> tuple[dict, list[ClaimVerdict]]:
     text = "We host on Fly.io [E1] and we use Postgres [E9]. The database is Turso [E1]."
