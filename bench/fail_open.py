@@ -85,6 +85,10 @@ def probes() -> Iterator[Probe]:
         for mode in ("Ida", "System"):
             yield Probe("writing over evidence", message, bad, [(bad, ["E1"], "FACTUAL")], "4000",
                         [{"id": "E1", "text": LEAFLET, "trust_tier": "authoritative"}], mode=mode)
+    for invented in ("Our servers respond in 20 ms on average.", "Our servers are rated fast by Gartner.",
+                     "Our uptime was 99.99% in 2024."):
+        yield Probe("rewrite that adds facts", "Rewrite this in plain English: our servers are fast",
+                    f"Our servers are fast. {invented}", [], invented.split()[-1].rstrip("."), evidence=[])
     for rigor, message in RIGORS.items():
         for text in ("Nothing runs on Fly.io; we host on AWS.", "It is unclear whether we moved, but we host on AWS.",
                      "Whether we host on AWS is the question?", "The evidence does not say who hosts it. We host on AWS.",

@@ -4,13 +4,17 @@ never checked, so it may not be shown).
 
 The one exception is the bundle's rewrite exemption (``citations.rewrite_exempt_domains``, e.g. ``writing``): the
 router keeps that flag only when no evidence was given, i.e. the text being rewritten is the user's own. Then coverage
-is not required, and the result says so in ``details["coverage_exemption"]`` (the run is then never "verified").
+is not required, and the result says so in ``details["coverage_exemption"]`` (the run is then never "verified"). A
+rewrite that adds numbers or names the user's message does not hold is not a rewrite: the exemption is refused
+(``details["exemption_refused"]``) and every sentence needs a claim as usual.
 
 A claim with a model-given span must match the text at that span; a claim without one is anchored by the server
 by exact text match (``require_model_spans: true`` in the gate's params makes spans mandatory).
 """
 
 from __future__ import annotations
+
+import re
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode
 
@@ -58,6 +62,11 @@ class ClaimAnchorsGate(BaseGate):
         exempt_by = sorted(set(inp.policy.citations.rewrite_exempt_domains) & set(inp.mode_decision.domainFlags))
         exemption = (f"rewrite exemption ({', '.join(exempt_by)}): the text is the user's own, so sentences need "
                      "no claim; nothing in it is verified") if exempt_by else None
+        refused_exemption = None
+        if exemption is not None and (added := added_facts(text, inp.user_message)):
+            # a rewrite restates the user's text; numbers or names it does not hold are new facts, checked as such
+            exemption = None
+            refused_exemption = f"the rewrite adds {', '.join(added[:5])}, which the user's text does not hold"
         if exemption is None:
             for sentence in split_sentences(text):
                 if not strip_markers(sentence.text):
@@ -80,9 +89,26 @@ class ClaimAnchorsGate(BaseGate):
                     "anchors": anchor_map,
                     "global_reason_codes": [ReasonCode.SENTENCE_UNCOVERED.value] if uncovered else [],
                     **({"coverage_exemption": exemption} if exemption else {}),
+                    **({"exemption_refused": refused_exemption} if refused_exemption else {}),
                 },
             )
         return self.passing(details={"anchors": anchor_map, **({"coverage_exemption": exemption} if exemption else {})})
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_WORD = re.compile(r"[A-Za-z][\w.'-]*")
+
+
+def added_facts(rewrite: str, user_text: str) -> list[str]:
+    """Numbers, and names (capitalised words not opening a sentence), of the rewrite that the user's text lacks."""
+    source = user_text.lower()
+    added: list[str] = []
+    for sentence in split_sentences(strip_markers(rewrite)):
+        added.extend(n for n in _NUMBER.findall(sentence.text) if n not in source)
+        words = _WORD.findall(sentence.text)
+        added.extend(w.rstrip(".") for w in words[1:] if w[0].isupper() and w != "I" and w.rstrip(".").lower()
+                     not in source)
+    return list(dict.fromkeys(added))
 
 
 @hookimpl

@@ -94,6 +94,17 @@ def test_rewriting_the_users_own_text_is_the_one_exemption_and_says_so(kit):
     assert "rewrite exemption" in result.degrade["coverage_exemption"]  # so does the trace
 
 
+@pytest.mark.parametrize("invented, marker", [("Our servers respond in 20 ms on average.", "20 ms"),
+                                              ("Our servers are rated fast by Gartner.", "Gartner")])
+def test_a_rewrite_that_adds_numbers_or_names_is_not_exempt(kit, invented, marker):
+    env = envelope(f"Our servers are fast. {invented}", [], mode="Ida")
+    result = run(kit, env, "Rewrite this in plain English: our servers are fast")
+    assert result.mode_decision.domainFlags == ["writing"]
+    assert_not_shown(result, marker)
+    anchors = next(g for g in result.attempts[0].gate_results if g.gate_id == "claim_anchors")
+    assert "exemption_refused" in anchors.details and "SENTENCE_UNCOVERED" in [c.value for c in anchors.reason_codes]
+
+
 # -- 2. factual claims labelled UNKNOWN --------------------------------------------------------------------------------
 @pytest.mark.parametrize("message", ["Where do we host our infrastructure?",  # medium (architecture)
                                      "Where do we host our infrastructure? Is it GDPR compliant?",  # high

@@ -36,8 +36,8 @@ def writing_trace(tmp_path: Path, gov_policy):
        citations), and
     B: a claim citing evidence E9 that does not exist reaches the user (evidence_binding would have failed it)."""
     store = TraceStore(tmp_path / "critic.db")
-    uncited = envelope([("Our servers respond in 20 ms on average.", [])], mode="Ida", flags=["writing"])
-    spoofed = envelope([("Our servers respond in 20 ms on average.", ["E9"])], mode="Ida", flags=["writing"])
+    uncited = envelope([("Our servers are fast.", [])], mode="Ida", flags=["writing"])
+    spoofed = envelope([("Our servers are fast.", ["E9"])], mode="Ida", flags=["writing"])
     spoofed["meta"]["citations"], spoofed["meta"]["used_evidence_ids"] = [], []
     message = "Tighten this paragraph: our servers are fast."
     a = run(store, gov_policy, tmp_path, "writing_a", [uncited], message)
