@@ -7,6 +7,7 @@ exemption, and a high-rigor trigger forces the strict mode whatever else was ask
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -199,6 +200,30 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
     )
 
 
+_EVIDENCE_WORD = re.compile(r"\w+")
+
+
+def _terms_in(lexicon: Sequence[str], words: list[str], text: str) -> list[str]:
+    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``). Evidence can be long (up to
+    budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in its sorted word list; only
+    terms with spaces or other wildcards fall back to a regex search."""
+    found = []
+    for term in lexicon:
+        bare = term.lower()
+        if bare.endswith("*") and _EVIDENCE_WORD.fullmatch(bare[:-1]):
+            stem = bare[:-1]
+            at = bisect.bisect_left(words, stem)
+            if at < len(words) and words[at].startswith(stem):
+                found.append(term)
+        elif _EVIDENCE_WORD.fullmatch(bare):
+            at = bisect.bisect_left(words, bare)
+            if at < len(words) and words[at] == bare:
+                found.append(term)
+        elif _term_regex(term).search(text):
+            found.append(term)
+    return found
+
+
 def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
     """The decision once the evidence is known (issue 16): routing reads the message, but what the answer rests on
     matters as much.
@@ -219,14 +244,12 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         domains.remove(WRITING_DOMAIN)
         reasons.append("override:writing_exemption_dropped_for_evidence")
     joined = normalize_text(" ".join(texts)).lower()
+    words = sorted(set(_EVIDENCE_WORD.findall(joined)))
     for domain in policy.router.evidence_domains:
         domain_policy = policy.domains.get(domain)
         if domain_policy is None or domain in domains:
             continue
-        anywhere = _lexicon_regex(tuple(domain_policy.lexicon))
-        if anywhere is None or not anywhere.search(joined):
-            continue
-        terms = [term for term in domain_policy.lexicon if _term_regex(term).search(joined)]
+        terms = _terms_in(domain_policy.lexicon, words, joined)
         if len(terms) >= policy.router.evidence_min_terms:
             domains.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)

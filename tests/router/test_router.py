@@ -188,3 +188,18 @@ def test_following_the_evidence_never_lowers_rigor(shipped_policy):
     after = follow_evidence(legal, ["We host on Fly.io."], policy)
     assert after.rigorConfig.level.value == "high" and after.domainFlags == legal.domainFlags
     assert after.modeLabel == legal.modeLabel
+
+
+@pytest.mark.parametrize("text", [
+    LEAFLET, "Taxes, tax-free bonds_x and investing; a license, a licence; 401k and IRA.",
+    "Landlords evicting a tenant's lease. Side effects of the drugs.", "", "ß ǅ ﬁ 123 dose* dos",
+])
+def test_evidence_term_lookup_matches_the_routers_term_regex(shipped_policy, text):
+    """follow_evidence looks terms up in the evidence's word list (long evidence); it must find exactly what the
+    router's per-term regex finds."""
+    from controlplane.router import _EVIDENCE_WORD, _term_regex, _terms_in
+
+    joined = normalize_text(text).lower()
+    words = sorted(set(_EVIDENCE_WORD.findall(joined)))
+    for domain in shipped_policy.bundle.domains.values():
+        assert _terms_in(domain.lexicon, words, joined) == [t for t in domain.lexicon if _term_regex(t).search(joined)]
