@@ -149,3 +149,39 @@ def test_uncovered_invented_sentences_are_never_shown(kit, rigor, degrade_mode):
         assert result.assistant_text.startswith(claim + "\n\n[Not verified")
     else:
         assert result.status is TraceStatus.REFUSED
+
+
+@pytest.mark.parametrize("rigor", ["low", "medium"])
+def test_uncovered_invented_sentence_never_reaches_the_http_reply_or_the_stream(tmp_path, full_policy, rigor):
+    """The degraded path at the HTTP surfaces: the checked sentence and the notice are released, the invented one
+    never is, in the reply or in any stream chunk."""
+    from controlplane.api import ControlPlane
+    from controlplane.server import BackgroundServer
+
+    claim = "We host on Fly.io [E1]."
+    output = {"assistant_text": f"{claim} Our CEO founded the company in Berlin in 1999.",
+              "meta": {"modeLabel": "Ida" if rigor == "low" else "System", "domainFlags": [],
+                       "claim_map": [{"claim_id": "c1", "text": claim, "evidence_ids": ["E1"], "status": "FACTUAL"}],
+                       "citations": [{"claim_id": "c1", "evidence_ids": ["E1"]}], "used_evidence_ids": ["E1"]}}
+    script = tmp_path / "uncovered.jsonl"
+    script.write_text("\n".join(json.dumps(output) for _ in range(12)) + "\n")
+    plane = ControlPlane(model=f"scripted:{script}", policy=full_policy, db=False,
+                         nli_backend=PairTableNli({("We host on Fly.io.", claim): (0.97, 0.01)}))
+    server = BackgroundServer(plane.app()).start()
+    try:
+        body = {"model": "any", "messages": [{"role": "user", "content": RIGOR_MESSAGES[rigor]}],
+                "evidence": EVIDENCE}
+        reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=60).json()
+        content = reply["choices"][0]["message"]["content"]
+        assert content.startswith(claim) and "Berlin" not in content and "CEO" not in content
+        assert reply["controlplane"]["status"] == "degraded" and reply["controlplane"]["verified"] is False
+        chunks = []
+        with httpx.stream("POST", f"{server.url}/v1/chat/completions", json={**body, "stream": True},
+                          timeout=60) as response:
+            for line in response.iter_lines():
+                if line.startswith("data: {"):
+                    chunks.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+        assert "".join(chunks) == content and not any("Berlin" in c for c in chunks)
+    finally:
+        server.stop()
+        plane.close()
