@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from controlplane.contracts import Claim
 
+from .claim_checks import meaning_stems
+
 _ABBREVIATIONS = {
     "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co", "corp", "st", "no", "fig", "approx",
     "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "cf", "al",
@@ -161,3 +163,17 @@ def inline_markers(text: str) -> list[Marker]:
 def strip_markers(text: str) -> str:
     """The text without its citation markers; bracketed prose stays (it is content)."""
     return normalize_space(_MARKER_GROUP.sub("", text))
+
+
+def beyond_claims(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """Content of the sentence ``text[start:end]`` outside every claim span in it, as stems: what the sentence says
+    beyond its claims. Negations, quantifiers, modal words and numbers count ("no more" is not filler)."""
+    mask = list(text[start:end])
+    for span_start, span_end in spans:
+        for pos in range(max(span_start, start), min(span_end, end)):
+            mask[pos - start] = " "
+    rest = strip_markers("".join(mask))
+    claimed: set[str] = set()
+    for span_start, span_end in spans:
+        claimed.update(meaning_stems(text[span_start:span_end]))
+    return [s for s in dict.fromkeys(meaning_stems(rest)) if s not in claimed]

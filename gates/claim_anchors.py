@@ -18,7 +18,7 @@ import re
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode
 
-from .anchoring import anchor_claims, split_sentences, strip_markers
+from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -68,10 +68,17 @@ class ClaimAnchorsGate(BaseGate):
             exemption = None
             refused_exemption = f"the rewrite adds {', '.join(added[:5])}, which the user's text does not hold"
         if exemption is None:
+            cited = {claim.claim_id: bool(claim.evidence_ids) for claim in claims}
             for sentence in split_sentences(text):
                 if not strip_markers(sentence.text):
                     continue
-                if not any(a.start < sentence.end and sentence.start < a.end for a in anchors.values()):
+                inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
+                if not inside:
+                    uncovered.append(sentence.text)
+                elif not any(cited.get(a.claim_id) for a in inside) and beyond_claims(
+                        text, sentence.start, sentence.end, [(a.start, a.end) for a in inside]):
+                    # only uncited claims here (UNKNOWN, opinion, small talk), and the sentence says more than they
+                    # do: nothing can check the rest, so it is not covered
                     uncovered.append(sentence.text)
             if uncovered:
                 codes.append(ReasonCode.SENTENCE_UNCOVERED)

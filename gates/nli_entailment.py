@@ -48,7 +48,7 @@ from controlplane.contracts import (
 )
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 
-from .anchoring import anchor_claims, split_sentences, strip_markers
+from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
 from .atomic_claims import AtomicClaim, split_atomic
 from .claim_categories import ClaimCategoriesGate, states_absence
 from .claim_checks import CHECKS, MEANING_WORDS, meaning_stems, run_checks
@@ -423,15 +423,7 @@ class NliEntailmentGate(BaseGate):
     @staticmethod
     def _beyond_claims(text: str, start: int, end: int, inside) -> list[str]:
         """Content words of the sentence outside every claim anchored in it."""
-        mask = list(text[start:end])
-        for anchor in inside:
-            for pos in range(max(anchor.start, start), min(anchor.end, end)):
-                mask[pos - start] = " "
-        rest = strip_markers("".join(mask))
-        claimed = set()
-        for anchor in inside:
-            claimed.update(meaning_stems(text[anchor.start:anchor.end]))
-        return [s for s in dict.fromkeys(meaning_stems(rest)) if s not in claimed]
+        return beyond_claims(text, start, end, [(a.start, a.end) for a in inside])
 
 
 def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "relative") -> float:

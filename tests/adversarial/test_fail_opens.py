@@ -126,6 +126,18 @@ def test_one_unknown_claim_may_not_span_two_sentences(kit):
     assert_not_shown(result, "AWS")
 
 
+@pytest.mark.parametrize("claim, status", [("The evidence does not say when it ships", "UNKNOWN"),
+                                           ("Sure", "TRIVIAL")])
+@pytest.mark.parametrize("bundle", ["structural", "shipped"])
+def test_an_uncited_claim_does_not_cover_the_rest_of_its_sentence(kit, claim, status, bundle):
+    text = f"{claim}, and we host on AWS in us-east-1."
+    env = envelope(text, [(claim, [], status)], mode="Ida")
+    policy = kit.policy if bundle == "structural" else kit.full
+    result = kit.run([env] * 3, message="What changed lately?", evidence=[{"id": "E1", "text": HOSTING}],
+                     policy=policy, services=GateServices(nli_backend=PairTableNli({})))
+    assert_not_shown(result, "AWS")
+
+
 def test_an_honest_unknown_is_shown_but_never_verified(kit):
     text = "The evidence does not say when the Orion project ships."
     result = run(kit, envelope(text, [(text, [], "UNKNOWN")]), "When does the Orion project ship?",
