@@ -171,6 +171,12 @@ def degrade(
         result = refuse(decision, failing_claims, codes, pack, min_sources, why_override=gate_notes(results))
         result.record["requested_mode"] = mode.value
         result.record["removed_sentences"] = _removed_record(removed)
+        unbacked = sum(1 for s in removed if not s.claim_ids)
+        if unbacked and failing_claims:  # say that more was removed than the failed claims, without quoting it
+            result.assistant_text += (f"\n- {unbacked} other statement{'s' if unbacked > 1 else ''} "
+                                      f"{'were' if unbacked > 1 else 'was'} not shown: no claim backed "
+                                      f"{'them' if unbacked > 1 else 'it'}, so nothing checked "
+                                      f"{'them' if unbacked > 1 else 'it'} against the evidence.")
         return result
     text = " ".join(s.text for s in kept)
     cited = {c.claim_id: c.evidence_ids for c in claims}

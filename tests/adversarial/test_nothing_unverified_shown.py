@@ -49,6 +49,7 @@ def test_orion_python_pipeline(kit):
     assert result.mode_decision.rigorConfig.level.value == "low"
     assert result.status is TraceStatus.REFUSED and result.verified is False
     assert_only_notices(result.assistant_text)
+    assert "- 2 other statements were not shown: no claim backed them" in result.assistant_text
     # the trace keeps what was removed, in full
     removed = [r["text"] for r in result.degrade["removed_sentences"]]
     assert any("funded by the Orion project" in r for r in removed)
