@@ -100,10 +100,12 @@ class GateHarness:
     """Runs one gate in isolation, on inputs written by hand, through the same GateRegistry as the pipeline."""
 
     def __init__(self, policy: Any = None, load_entry_points: bool = True):
-        from controlplane.api import _load_policy
         from controlplane.gates.registry import GateRegistry
+        from controlplane.policy_source import PolicySource, signing_config
 
-        self.policy = _load_policy(policy)
+        # The same resolution as a ControlPlane without a trace store: policy=, else $CONTROLPLANE_POLICY, else the
+        # shipped bundle. A harness tests gates and serves nobody, so no signature is asked for.
+        self.policy = PolicySource(policy, None, signing_config(require_signed=False)).current
         self.registry = GateRegistry(load_entry_points=load_entry_points)
 
     def register(self, gate_or_plugin: Any) -> Any:
