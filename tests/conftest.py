@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -125,12 +124,10 @@ def core_policy(shipped_policy: LoadedPolicy) -> LoadedPolicy:
 
 
 # -- shared by the governance tests (traces, policy, critic) ---------------------------------------------------------
-# tests/traces/flowkit.py records real traces through the pipeline; the governance test modules import it directly.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "traces"))
-
-
+# tests/traces/flowkit.py records real traces through the pipeline; the governance test modules import it as
+# tests.traces.flowkit (tests/ is a package: no sys.path entry, so our folders never load under a second name).
 def _flowkit():
-    import flowkit
+    from tests.traces import flowkit
 
     return flowkit
 
