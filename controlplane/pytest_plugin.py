@@ -126,11 +126,16 @@ class GateHarness:
         claims: Sequence[Mapping[str, Any] | Sequence[Any]] | None = None,
         mode: str = "System",
         domain_flags: Sequence[str] = (),
+        spans: bool = False,
         **meta: Any,
     ) -> dict[str, Any]:
         """An OutputEnvelope dict. ``claims`` items are dicts, or tuples ``(text, [evidence ids])`` /
         ``(text, [ids], status)``; claim ids c1, c2, ... and citations/used ids are filled in. Without ``claims``,
-        every sentence becomes a FACTUAL claim citing nothing."""
+        every sentence becomes a FACTUAL claim citing nothing. ``spans=True`` anchors each claim at the next place
+        its text occurs in ``assistant_text`` (``span: {start_char, end_char}``). Any other keyword is a ``meta``
+        field (``ignored_evidence_ids=[...]``, ``citations=[...]`` ...) and replaces the filled-in value.
+
+        The test suite builds every envelope with this one function."""
         from controlplane.gates.anchoring import split_sentences
 
         if claims is None:
@@ -144,6 +149,14 @@ class GateHarness:
                 item = {"claim_id": f"c{index}", "text": text, "evidence_ids": list(ids),
                         "status": rest[0] if rest else "FACTUAL"}
             claim_map.append(item)
+        if spans:
+            cursor = 0
+            for item in claim_map:
+                start = assistant_text.find(item["text"], cursor)
+                if start < 0:
+                    raise ValueError(f"claim {item['claim_id']} text {item['text']!r} is not in assistant_text")
+                cursor = start + len(item["text"])
+                item["span"] = {"start_char": start, "end_char": cursor}
         used = list(dict.fromkeys(i for c in claim_map for i in c.get("evidence_ids", [])))
         body = {
             "modeLabel": mode,
