@@ -463,14 +463,28 @@ class ControlPlane:
             raise ConfigurationError("retrieval_k must be at least 1")
         if index is not None and index_db is not None and Path(index) != Path(index_db):
             raise ConfigurationError("give index= (the vector index directory) once; index_db is its old name")
-        # The store first: the policy may be the one promoted in it.
+        # The store first: the policy may be the one promoted in it. Nothing else is loaded if the policy is refused.
         self.store = _open_store(db)
         self._owns_store = self.store is not None and not isinstance(db, TraceStore)
         try:
-            self._policy_source = PolicySource(policy, self.store, signing_config(require_signed, public_key))
-        except Exception:
+            self._assemble(model, policy, retriever, collection, index if index is not None else index_db,
+                           collections, retrieval_k, nli_backend, critic, selector_model, gates, plugins,
+                           load_entry_points, registry, require_signed, public_key, max_model_concurrency)
+        except BaseException:
             self._close_owned_store()
             raise
+        self._sessions = _Sessions(max_sessions, max_session_turns, session_idle_seconds)
+        self._max_workers = max_workers or min(32, (os.cpu_count() or 1) + 4)
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._pipeline: Pipeline | None = None
+        self._closed = False
+
+    def _assemble(self, model, policy, retriever, collection, index, collections, retrieval_k, nli_backend, critic,
+                  selector_model, gates, plugins, load_entry_points, registry, require_signed, public_key,
+                  max_model_concurrency) -> None:
+        """Policy, gates, model, retriever, NLI backend (behind the score cache) and critic, in that order."""
+        self._policy_source = PolicySource(policy, self.store, signing_config(require_signed, public_key))
         self.policy = self._policy_source.current
         self.registry = registry if registry is not None else GateRegistry(load_entry_points=load_entry_points,
                                                                           plugins=plugins)
@@ -479,7 +493,6 @@ class ControlPlane:
                 self.registry.register_plugin(plugin)
         for gate in gates:
             self.registry.register_gate(gate)
-        index = index if index is not None else index_db
         self._index = Path(index) if index is not None else None
         self._retrieval_k = retrieval_k
         self.model: _BoundedModel | None = (
@@ -501,12 +514,6 @@ class ControlPlane:
         self._nli_spec = nli_backend
         self.nli_backend = self._resolve_nli(nli_backend)
         self.critic = self._resolve_critic(critic)
-        self._sessions = _Sessions(max_sessions, max_session_turns, session_idle_seconds)
-        self._max_workers = max_workers or min(32, (os.cpu_count() or 1) + 4)
-        self._executor: ThreadPoolExecutor | None = None
-        self._lock = threading.Lock()
-        self._pipeline: Pipeline | None = None
-        self._closed = False
 
     def check(self) -> ControlPlane:
         """Fail now, not on the first request: raises ConfigurationError if the policy names a gate that no plugin
