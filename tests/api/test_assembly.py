@@ -326,3 +326,11 @@ def test_the_plane_owns_the_sync_critic_so_the_critic_gate_can_run(tmp_path: Pat
         critic = [g for g in plane.respond(QUESTION, evidence=EVIDENCE).gate_results
                   if g.gate_id == "semantic_critic_sync"]
         assert critic[0].reason_codes == ("CRITIC_UNAVAILABLE",)
+
+
+def test_the_require_signed_flag_sets_the_same_bar_without_the_environment(tmp_path: Path, files):
+    private, public = keygen(tmp_path / "keys" / "ops")
+    flags = ["--require-signed", "--public-key", public]
+    assert_refused(surfaces(files, flags), "unsigned")
+    assert cli("run", "-m", QUESTION, "--evidence", files["evidence"], "--model", f"scripted:{files['script']}",
+               "--db", files["db"], "--nli-backend", "none").exit_code == 0  # without the flag the default runs
