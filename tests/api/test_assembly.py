@@ -18,16 +18,16 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-
-from controlplane import ConfigurationError, ControlPlane
-from controlplane.cli import main
 from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import canonical_content, parse_bundle
 from controlplane.policy_bundles.review import run_review
 from controlplane.policy_bundles.signing import SigningConfig, keygen, load_private_key, sign_hash, signature_path
+from controlplane.traces.store import TraceStore
+
+from controlplane import ConfigurationError, ControlPlane
+from controlplane.cli import main
 from controlplane.pytest_plugin import GateHarness
 from controlplane.server import BackgroundServer, free_port
-from controlplane.traces.store import TraceStore
 
 EVIDENCE = [
     {"id": "E1", "title": "Stack", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"},
@@ -194,7 +194,7 @@ def serve(files, extra: list[Any]) -> Finished:
         done = subprocess.run([sys.executable, "-c", "from controlplane.cli import main; main()", "serve", "--port",
                                str(port), "--model", f"scripted:{files['script']}", "--db", str(files["db"]),
                                "--nli-backend", "none", *map(str, extra)],
-                              capture_output=True, text=True, timeout=60, env={**os.environ})
+                              capture_output=True, text=True, timeout=60, env={**os.environ}, check=False)
     except subprocess.TimeoutExpired as exc:
         return Finished(-1, f"serve was still running after 60 s: {exc.stderr!r}")
     return Finished(done.returncode, done.stdout + done.stderr)
@@ -329,7 +329,7 @@ def test_the_plane_owns_the_sync_critic_so_the_critic_gate_can_run(tmp_path: Pat
 
 
 def test_the_require_signed_flag_sets_the_same_bar_without_the_environment(tmp_path: Path, files):
-    private, public = keygen(tmp_path / "keys" / "ops")
+    _, public = keygen(tmp_path / "keys" / "ops")
     flags = ["--require-signed", "--public-key", public]
     assert_refused(surfaces(files, flags), "unsigned")
     assert cli("run", "-m", QUESTION, "--evidence", files["evidence"], "--model", f"scripted:{files['script']}",

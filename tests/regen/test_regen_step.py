@@ -4,14 +4,14 @@ shared by the pipeline and replay, so a replay under the recorded policy decides
 from __future__ import annotations
 
 import pytest
-
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
-from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import parse_bundle
+from controlplane.traces.replay import replay_trace
+
+from controlplane.pipeline import Pipeline
 from controlplane.regen import RegenAction, RegenStep, next_step
 from controlplane.router import route
-from controlplane.traces.replay import replay_trace
 
 QUESTION = "What's our hosting architecture?"
 
