@@ -322,6 +322,14 @@ def test_the_plane_owns_the_sync_critic_so_the_critic_gate_can_run(tmp_path: Pat
         reply = plane.respond(QUESTION, evidence=EVIDENCE)
         critic = [g for g in reply.gate_results if g.gate_id == "semantic_critic_sync"]
         assert critic and critic[0].reason_codes == ("CRITIC_FINDING",), reply.as_json()
+        server = BackgroundServer(plane.app()).start()  # over HTTP the same plane, so the same critic
+        try:
+            answered = httpx.post(f"{server.url}/v1/chat/completions", timeout=30,
+                                  json={"messages": [{"role": "user", "content": QUESTION}], "evidence": EVIDENCE})
+        finally:
+            server.stop()
+        gates = answered.json()["controlplane"]["gate_results"]
+        assert [g["reason_codes"] for g in gates if g["gate_id"] == "semantic_critic_sync"][0] == ["CRITIC_FINDING"]
     with ControlPlane(model=f"scripted:{script}", policy=policy, db=False, nli_backend="none", critic=False) as plane:
         critic = [g for g in plane.respond(QUESTION, evidence=EVIDENCE).gate_results
                   if g.gate_id == "semantic_critic_sync"]
