@@ -329,7 +329,7 @@ def test_the_plane_owns_the_sync_critic_so_the_critic_gate_can_run(tmp_path: Pat
         finally:
             server.stop()
         gates = answered.json()["controlplane"]["gate_results"]
-        assert [g["reason_codes"] for g in gates if g["gate_id"] == "semantic_critic_sync"][0] == ["CRITIC_FINDING"]
+        assert next(g["reason_codes"] for g in gates if g["gate_id"] == "semantic_critic_sync") == ["CRITIC_FINDING"]
     with ControlPlane(model=f"scripted:{script}", policy=policy, db=False, nli_backend="none", critic=False) as plane:
         critic = [g for g in plane.respond(QUESTION, evidence=EVIDENCE).gate_results
                   if g.gate_id == "semantic_critic_sync"]
