@@ -122,11 +122,15 @@ def statuses(files, plane: ControlPlane, url: str) -> dict[str, str]:
     answered = httpx.post(f"{url}/v1/chat/completions", timeout=30,
                           json={"messages": [{"role": "user", "content": QUESTION}], "evidence": EVIDENCE})
     assert answered.status_code == 200, answered.text
+    envelope = write_json(files["db"].parent / "envelope.json", TWO_CLAIMS)
+    verified = cli("verify", "--envelope", envelope, "--evidence", files["evidence"], "-m", QUESTION, "--db",
+                   files["db"], "--nli-backend", "none", "--json")
     return {"cli": json.loads(ran.output)["status"], "api": plane.respond(QUESTION, evidence=EVIDENCE).status,
-            "http": answered.json()["controlplane"]["status"]}
+            "http": answered.json()["controlplane"]["status"],
+            "verify": "pass" if json.loads(verified.output)["status"] == "pass" else "not pass"}
 
 
-def test_a_promoted_bundle_changes_the_verdict_on_cli_api_and_http_and_a_rollback_changes_it_back(
+def test_a_promoted_bundle_changes_the_verdict_on_cli_verify_api_and_http_and_a_rollback_changes_it_back(
         tmp_path: Path, files, default_policy):
     store = TraceStore(files["db"])
     baseline, tight = default_policy, policy_with(default_policy, max_claims=1)
@@ -135,17 +139,19 @@ def test_a_promoted_bundle_changes_the_verdict_on_cli_api_and_http_and_a_rollbac
     plane = ControlPlane(model=f"scripted:{files['script']}", db=store, nli_backend="none")
     server = BackgroundServer(plane.app()).start()
     try:
-        assert statuses(files, plane, server.url) == {"cli": "pass", "api": "pass", "http": "pass"}
+        passing = {"cli": "pass", "api": "pass", "http": "pass", "verify": "pass"}
+        assert statuses(files, plane, server.url) == passing
 
         promote(store, tight, tmp_path, "at most one claim")
         after = statuses(files, plane, server.url)
-        assert set(after.values()) == {after["cli"]} and after["cli"] != "pass", after
+        assert after["verify"] == "not pass" and after["cli"] != "pass", after
+        assert after["api"] == after["http"] == after["cli"], after
         last = plane.trace(plane.traces(limit=1)[0]["trace_id"])
         assert last.policy.hash == tight.hash
         assert any("CLAIMS_EXCEEDED" in [c.value for c in g.reason_codes] for g in last.attempts[0].gate_results)
 
         PolicyLifecycle(store).rollback("default", "bo", "too tight")
-        assert statuses(files, plane, server.url) == {"cli": "pass", "api": "pass", "http": "pass"}
+        assert statuses(files, plane, server.url) == passing
         assert plane.policy.hash == baseline.hash
     finally:
         server.stop()
