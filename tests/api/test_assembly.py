@@ -348,3 +348,27 @@ def test_the_require_signed_flag_sets_the_same_bar_without_the_environment(tmp_p
     assert_refused(surfaces(files, flags), "unsigned")
     assert cli("run", "-m", QUESTION, "--evidence", files["evidence"], "--model", f"scripted:{files['script']}",
                "--db", files["db"], "--nli-backend", "none").exit_code == 0  # without the flag the default runs
+
+
+def test_an_evidence_files_rules_reach_the_pack_on_the_cli_and_in_python(tmp_path: Path, default_policy):
+    """The CLI hands an evidence file's rules to respond(rules=...): without the citation rule, an uncited claim
+    passes evidence_binding; with the default rules it fails UNCITED_CLAIM."""
+    uncited = GateHarness.envelope("We host on Fly.io.", claims=[("We host on Fly.io.", [])],
+                                   domain_flags=["architecture"])
+    script = tmp_path / "uncited.jsonl"
+    script.write_text(json.dumps(uncited) + "\n", encoding="utf-8")
+    rules = {"must_cite_for_factual_claims": False}
+    policy = write_policy(default_policy, tmp_path / "policy.json")
+
+    def binding(data: dict) -> list:
+        return [(g["result"], g["reason_codes"]) for g in data["gate_results"]
+                if g["gate_id"] == "evidence_binding" and g["attempt"] == 1]
+
+    for given, expected in ((rules, [("pass", [])]), ({}, [("fail", ["UNCITED_CLAIM"])])):
+        pack_file = write_json(tmp_path / "pack.json", {"evidence": EVIDENCE, "rules": given})
+        ran = cli("run", "-m", QUESTION, "--evidence", pack_file, "--model", f"scripted:{script}",
+                  "--policy", policy, "--db", tmp_path / "t.db", "--nli-backend", "none", "--json")
+        assert ran.exit_code == 0, ran.output
+        with ControlPlane(model=f"scripted:{script}", policy=policy, db=False, nli_backend="none") as plane:
+            reply = plane.respond(QUESTION, evidence=EVIDENCE, rules=given or None)
+        assert binding(json.loads(ran.output)) == binding(reply.as_json()) == expected
