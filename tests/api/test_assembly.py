@@ -351,13 +351,13 @@ def test_the_require_signed_flag_sets_the_same_bar_without_the_environment(tmp_p
 
 
 def test_an_evidence_files_rules_reach_the_pack_on_the_cli_and_in_python(tmp_path: Path, default_policy):
-    """The CLI hands an evidence file's rules to respond(rules=...): without the citation rule, an uncited claim
-    passes evidence_binding; with the default rules it fails UNCITED_CLAIM."""
+    """The CLI hands an evidence file's rules to respond(rules=...): without the citation and UNKNOWN-label rules,
+    an uncited claim passes evidence_binding; with the default rules it fails UNCITED_CLAIM."""
     uncited = GateHarness.envelope("We host on Fly.io.", claims=[("We host on Fly.io.", [])],
                                    domain_flags=["architecture"])
     script = tmp_path / "uncited.jsonl"
     script.write_text(json.dumps(uncited) + "\n", encoding="utf-8")
-    rules = {"must_cite_for_factual_claims": False}
+    rules = {"must_cite_for_factual_claims": False, "unknown_label_required": False}
     policy = write_policy(default_policy, tmp_path / "policy.json")
 
     def binding(data: dict) -> list:
