@@ -44,7 +44,7 @@ from controlplane.log import get_logger
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
 from controlplane.prompts import envelope_schema_for, main_context
-from controlplane.regen import build_delta, is_regenerable
+from controlplane.regen import RegenAction, next_step
 from controlplane.router import follow_evidence, needs_selector, normalize_text, route
 from controlplane.selector import run_selector
 from controlplane.traces.store import TraceStore
@@ -185,8 +185,14 @@ def validate_messages(messages: Any, max_chars: int) -> list[dict[str, str]]:
     return clean
 
 
-class ControlPlane:
-    """The composition root. Safe to share across threads: it keeps no per-request state."""
+class Pipeline:
+    """The engine of one request, built from parts it is given. Safe to share across threads: no per-request state.
+
+    Requests are assembled in one place, ``controlplane.ControlPlane`` (controlplane/api.py): it resolves the policy
+    (explicit, promoted with its signature checked, or shipped), loads the model and builds the gate services (NLI
+    score cache, critic, retriever) and hands them to this class. Built directly (engine tests), it runs the shipped
+    bundle with no services unless given others.
+    """
 
     def __init__(
         self,
@@ -423,7 +429,9 @@ class ControlPlane:
                     gate_results=evaluation.results, regen_delta=delta,
                 )
             )
-            if evaluation.passed:
+            step = next_step(attempt, evaluation.results, evaluation.parsed.envelope is not None, budgets,
+                             _elapsed(started), pack, decision)
+            if step.action is RegenAction.PASS:
                 status = TraceStatus.PASS if attempt == 1 else TraceStatus.REGEN_PASS
                 outcome = deliver(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims,
                                   evaluation.results, status)
@@ -431,17 +439,16 @@ class ControlPlane:
                     recorder.emit(Phase.DEGRADE, outcome.record)
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome,
                                     evaluation.claims, model_meta)
-            out_of_time = _elapsed(started) >= budgets.max_wall_time_ms
-            if attempt == max_attempts or out_of_time or not is_regenerable(evaluation.results):
+            if step.action is RegenAction.DEGRADE:
                 break
-            delta = build_delta(attempt + 1, evaluation.results, pack, decision, budgets.max_claims,
-                                budgets.max_output_tokens)
+            delta = step.delta
             recorder.emit(Phase.REGEN, delta.model_dump(mode="json"), attempt=attempt + 1)
 
         assert evaluation is not None
         outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
         outcome.record.update({"final_attempt": len(records),
-                               "failing_gates": [r.gate_id for r in evaluation.results if r.failed]})
+                               "failing_gates": [r.gate_id for r in evaluation.results if r.failed],
+                               "regen_stopped": step.why})
         recorder.emit(Phase.DEGRADE, outcome.record)
         return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, evaluation.claims,
                             model_meta)
@@ -491,9 +498,10 @@ class ControlPlane:
             redaction={"applied": False},
         )
 
-    def verify(self, raw_output: str, evidence: Any = None, message: str = "", facts: Any = None) -> VerifyResult:
+    def verify(self, raw_output: str, evidence: Any = None, message: str = "", facts: Any = None,
+               rules: Mapping[str, Any] | None = None) -> VerifyResult:
         """Router and gates on one envelope, no model call and nothing stored (``controlplane verify``)."""
-        pack = self.build_pack(evidence, facts)
+        pack = self.build_pack(evidence, facts, rules)
         text = normalize_text(message) if message else ""
         decision = self.decide(text, pack=pack) if text else follow_evidence(
             route("", self.policy.bundle), [item.text for item in pack.evidence], self.policy.bundle)
@@ -524,6 +532,11 @@ class VerifyResult:
             ],
             "problems": [{"path": i.path, "message": i.message} for i in self.evaluation.parsed.issues],
         }
+
+
+# The engine's former name. Assemble requests with ``controlplane.ControlPlane``; this alias keeps code that drove
+# the engine directly (engine tests, older scripts) working.
+ControlPlane = Pipeline
 
 
 def _pack_before_retrieval(result: RunResult, intake: dict[str, Any] | None) -> EvidencePack:

@@ -4,7 +4,7 @@ SUBJECTIVE or TRIVIAL to escape citation."""
 from __future__ import annotations
 
 import pytest
-from decision_helpers import envelope, gate_input
+from tests.gates.decision_helpers import envelope, gate_input
 
 from controlplane.contracts import ClaimStatus
 from controlplane.gates.claim_categories import ClaimCategoriesGate, classify
@@ -88,7 +88,7 @@ def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, st
     from controlplane.contracts import TraceStatus
     from controlplane.gates.interfaces import GateServices
     from controlplane.pipeline import ControlPlane
-    from nli_backends import OverlapNliBackend
+    from tests.gates.nli_backends import OverlapNliBackend
 
     dose = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day."
     evidence = [{"id": "E1", "text": dose, "trust_tier": "authoritative", "source": "https://label.example/ibuprofen"},

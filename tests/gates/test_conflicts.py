@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from decision_helpers import codes, envelope, gate_input
-from nli_backends import OverlapNliBackend, TableNliBackend
+from tests.gates.decision_helpers import codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend, TableNliBackend
 
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.evidence_conflicts import EvidenceConflictsGate, deterministic_conflict, resolve_pair

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from decision_helpers import POLICY, codes, envelope, gate_input
-from nli_backends import OverlapNliBackend, SimilarityOnlyBackend, TableNliBackend
+from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend, SimilarityOnlyBackend, TableNliBackend
 
 from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices, NliScore

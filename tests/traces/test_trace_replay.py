@@ -13,7 +13,7 @@ from controlplane.traces.bundles import export_bundles, read_bundles
 from controlplane.traces.critic import ModelCritic
 from controlplane.traces.replay import replay_bundles, replay_trace
 from controlplane.traces.store import TraceStore
-from flowkit import envelope, governance_policy, run, write_policy
+from tests.traces.flowkit import envelope, governance_policy, run, write_policy
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main

@@ -15,7 +15,7 @@ from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.traces.critic import ModelCritic, RuleCritic, run_critic
 from controlplane.traces.store import TraceStore
-from flowkit import envelope, run
+from tests.traces.flowkit import envelope, run
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
