@@ -36,51 +36,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
 
-    from controlplane.adapters import load_model
-    from controlplane.evidence_pack import build_pack
-    from controlplane.evidence_pack.retriever import ChromaRetriever
+    from controlplane.api import ControlPlane
     from controlplane.evidence_pack.vector_store import VectorStore
-    from controlplane.pipeline import ControlPlane
     from controlplane.policy_bundles.loader import load_bundle
-    from controlplane.services import build_services
-    from controlplane.traces.critic import ModelCritic
-    from controlplane.traces.store import TraceStore
 
     started_all = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="bench-ask-"))
     index_started = time.perf_counter()
     VectorStore(workdir / "index", create=True).add_paths("examples", [CORPUS])
     index_s = time.perf_counter() - index_started
-    policy = load_bundle()
     load_started = time.perf_counter()
-    model = load_model(args.model)
-    retriever = ChromaRetriever(workdir / "index", "examples", k=4)
-    services = build_services(None, retriever=retriever, policy=policy.bundle, critic=ModelCritic(model))
-    plane = ControlPlane(model=model, policy=policy, store=TraceStore(workdir / "traces.db"), services=services)
+    # Assembled as `controlplane ask` assembles it (the one ControlPlane), on the shipped bundle.
+    plane = ControlPlane(model=args.model, policy=load_bundle(), db=workdir / "traces.db", collection="examples",
+                         index=workdir / "index", retrieval_k=4)
     load_s = time.perf_counter() - load_started
 
     rows = []
     first_verified_s = None
     for question in QUESTIONS[: args.questions]:
         began = time.perf_counter()
-        pack = build_pack(retrieved=retriever.retrieve(question, 4), budget=policy.bundle.budgets)
-        result = plane.run([{"role": "user", "content": question}], evidence=pack)
+        result = plane.respond(question, retrieve=True)
         took = time.perf_counter() - began
-        last = result.attempts[-1].gate_results if result.attempts else result.pre_generation
         rows.append({
             "question": question,
-            "status": result.status.value,
+            "status": result.status,
             "verified": result.verified,
-            "attempts": len(result.attempts),
+            "attempts": result.attempts,
             "seconds": round(took, 2),
-            "failing_gates": sorted({g.gate_id for g in last if g.failed}),
+            "failing_gates": sorted(result.failing_gates),
         })
         if result.verified and first_verified_s is None:
             first_verified_s = round(time.perf_counter() - started_all, 2)
         print(f"{rows[-1]['status']:<11} {rows[-1]['attempts']} attempt(s) {took:6.1f} s  {question}", flush=True)
 
     summary = {
-        "model": model.metadata().model_id,
+        "model": plane.model_id,
         "nli_backend": "shipped",
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg()[0],

@@ -25,7 +25,8 @@ class RigorConfig(Contract):
     level: RigorLevel = Field(description="Risk level of the riskiest detected domain.", examples=["high"])
     strict_sentences: bool = Field(
         default=False,
-        description="Every sentence of assistant_text must be covered by a claim anchor (seed §6 strict mode).",
+        description="Seed §6 strict mode, recorded as the router decides it (medium rigor and up). The gates no "
+        "longer read it: every sentence must be covered by a claim anchor in every rigor (grounded generation G-1).",
     )
     require_citations: bool = Field(
         default=True, description="Factual claims must cite evidence ids or be labelled UNKNOWN."

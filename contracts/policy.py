@@ -74,6 +74,16 @@ class RouterPolicy(Contract):
     disagreement_penalty: float = Field(
         default=0.25, ge=0, le=1, description="Confidence removed when the selector contradicts router signals."
     )
+    evidence_domains: list[str] = Field(
+        default_factory=list,
+        description="Domains whose lexicon is also matched against the evidence text: when the evidence is high "
+        "stakes (medical, legal, finance), rigor follows the evidence too, not only the message.",
+    )
+    evidence_min_terms: int = Field(
+        default=2, ge=1,
+        description="Distinct lexicon terms of an evidence domain the evidence must contain before rigor follows it "
+        "(one passing mention, a project's 'budget', is not a finance document).",
+    )
 
     @field_validator("evasion_patterns", "retrieval_triggers")
     @classmethod
@@ -164,6 +174,12 @@ class CitationPolicy(Contract):
     )
     inline_markers_required: dict[RigorLevel, bool] = Field(
         default_factory=dict, description="Every cited claim must carry an inline [Ex] marker (strict mode)."
+    )
+    rewrite_exempt_domains: list[str] = Field(
+        default_factory=list,
+        description="Domain flags under which a sentence no claim covers may be shown: the rewrite flow, where the "
+        "text is the user's own. The router keeps such a flag only when no evidence was given; the answer is then "
+        "never 'verified' and the reply says it was not checked.",
     )
 
 

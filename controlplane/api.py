@@ -6,10 +6,15 @@
     reply = plane.respond("Where do we host?", evidence=[{"text": "We host on Fly.io."}])
     print(reply.assistant_text, reply.status, reply.verified, reply.trace_id)
 
-It is a thin layer over ``controlplane.pipeline.ControlPlane`` (the composition root, which keeps no per-request
-state) and uses the CLI's vocabulary: ``model`` (``--model`` spec), ``policy`` (``--policy``), ``db`` (``--db``, the
-trace store), ``collection``/``index_db`` (``--collection``/``--index-db``), ``respond`` (``run``), ``verify``
-(``verify``), ``trace``/``traces`` (``trace show``/``trace list``), ``serve`` (``serve``).
+This class is the one place a request is assembled: the CLI (``run``, ``ask``, ``verify``, ``serve``), the pytest
+plugin and replay all build it. It resolves the policy (``controlplane.policy_source``: explicit bundle, else the
+promoted one with its signature checked, else the shipped one), loads the model, registers the gates, and owns the
+services the gates call: the NLI backend behind one score cache, the sync critic and the retriever. It then drives
+``controlplane.pipeline.Pipeline`` (the engine: route, evidence, generate, gate, regen, degrade, trace), which keeps
+no per-request state. It uses the CLI's vocabulary: ``model`` (``--model`` spec), ``policy`` (``--policy``), ``db``
+(``--db``, the trace store), ``collection``/``index`` (``--collection``/``--index``, the vector index), ``critic``
+(``--critic``), ``nli_backend`` (``--nli-backend``), ``require_signed`` (``--require-signed``), ``respond``
+(``run``), ``verify`` (``verify``), ``trace``/``traces`` (``trace show``/``trace list``), ``serve`` (``serve``).
 
 Threads: one ``ControlPlane`` may be shared by any number of threads. The trace store opens a connection per thread,
 gates are stateless, and model calls go through a semaphore (``max_model_concurrency``, default 1) because local
@@ -26,6 +31,7 @@ written anywhere except the trace of each request, which records the messages th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import os
 import threading
@@ -40,7 +46,7 @@ from typing import Any
 
 from controlplane.contracts import EvidencePack, PolicyBundle, TraceBundle
 from controlplane.errors import ConfigurationError, InputError
-from controlplane.gates.interfaces import Gate, GateServices, NliBackend, Retriever
+from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
 from controlplane.model_boundary import (
     AssembledContext,
@@ -49,9 +55,9 @@ from controlplane.model_boundary import (
     IntelligenceResponse,
     ModuleMetadata,
 )
-from controlplane.pipeline import ControlPlane as Pipeline
-from controlplane.pipeline import RunResult, VerifyResult, validate_messages
-from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, load_bundle, parse_bundle
+from controlplane.pipeline import Pipeline, RunResult, VerifyResult, validate_messages
+from controlplane.policy_bundles.loader import LoadedPolicy
+from controlplane.policy_source import PolicySource, signing_config
 from controlplane.traces.store import TraceStore, TraceStoreError
 
 __all__ = [
@@ -133,6 +139,11 @@ class GateVerdict:
             "latency_ms": self.latency_ms,
         }
 
+    def summary(self) -> dict[str, Any]:
+        """The short form (``pipeline.gate_summary``): gate_id, result, reason_codes, latency_ms."""
+        return {"gate_id": self.gate_id, "result": self.result, "reason_codes": list(self.reason_codes),
+                "latency_ms": self.latency_ms}
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -163,6 +174,10 @@ class Response:
     usage: Usage = Usage()
     degrade: dict[str, Any] | None = None
     session_id: str | None = None
+    mode_decision: dict[str, Any] | None = None  # the final ModeDecision as JSON (mode, flags, rigor, confidence ...)
+    verification: dict[str, Any] | None = None  # EBOM confidence and source warnings of the last attempt
+    # The pack the answer was checked against (items with provenance, to show sources); not part of as_json().
+    evidence_pack: EvidencePack | None = field(default=None, compare=False, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -198,6 +213,10 @@ class Response:
             "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens,
                       "total_tokens": self.usage.total_tokens},
             "session_id": self.session_id,
+            # the keys `controlplane run --json` has always printed (it prints exactly this object)
+            "mode_decision": self.mode_decision,
+            "pre_generation_gates": [g.summary() for g in self.gate_results if g.stage == "pre_generation"],
+            "verification": self.verification or {"confidence": None, "warnings": []},
         }
 
 
@@ -245,6 +264,9 @@ def response_from_run(result: RunResult, session_id: str | None = None) -> Respo
         usage=usage,
         degrade=result.degrade,
         session_id=session_id,
+        mode_decision=result.mode_decision.model_dump(mode="json"),
+        verification=result.verification_summary(),
+        evidence_pack=result.evidence_pack,
     )
 
 
@@ -383,50 +405,99 @@ class ControlPlane:
 
     * ``model`` [--model]: a spec string (``scripted:FILE``, ``gguf:PATH``, ``default``, ``openai:URL#MODEL`` or a
       plugin prefix from ``controlplane_model_adapters``) or any IntelligenceModule object. Default:
-      $CONTROLPLANE_MODEL, else ``default``.
+      $CONTROLPLANE_MODEL, else ``default``. ``False``: no model at all; the plane can ``verify``, not ``respond``.
     * ``policy`` [--policy]: a bundle file path, a LoadedPolicy, a PolicyBundle or a dict. Default:
-      $CONTROLPLANE_POLICY, else the shipped bundle.
+      $CONTROLPLANE_POLICY, else the bundle promoted in ``db`` (looked up again on every request, so a promotion or
+      rollback takes effect at once), else the shipped bundle. See ``controlplane.policy_source``.
+    * ``require_signed``/``public_key`` [--require-signed/--public-key]: refuse any bundle without a valid signature
+      (the shipped default and bundles given in code included). ``None`` follows
+      $CONTROLPLANE_REQUIRE_SIGNED_POLICY and $CONTROLPLANE_POLICY_PUBLIC_KEY.
     * ``db`` [--db]: trace store path or TraceStore; ``None`` is the default store (``$CONTROLPLANE_HOME/traces.db``);
       ``False`` stores nothing (trace ids are still returned).
     * ``retriever``: a Retriever object, or a spec: ``chroma:COLLECTION`` or a ``controlplane_retrievers`` plugin name
-      (``name`` or ``name:ARG``). ``collection``/``index_db`` [--collection/--index-db] are shorthand for
-      ``chroma:COLLECTION`` in that index directory. The policy's ``retrieval_required`` gate uses it; requests
-      without evidence are also answered from it (see ``respond``).
+      (``name`` or ``name:ARG``). ``collection``/``index`` [--collection/--index] are shorthand for
+      ``chroma:COLLECTION`` in that vector index directory (``index_db`` is the old name of ``index``). The policy's
+      ``retrieval_required`` gate uses it; requests without evidence are also answered from it (see ``respond``).
+      ``retrieval_k`` [ask --k] overrides the policy's ``retrieval_required`` ``params.k``.
     * ``collections``: extra named retrievers (name -> Retriever or spec) a request may choose by name.
-    * ``nli_backend``: an NliBackend object or a backend name (``shipped``, ``transformers:PATH``, a plugin name).
+    * ``nli_backend`` [--nli-backend]: an NliBackend object or a backend name (``shipped``, ``transformers:PATH``, a
+      plugin name, ``none``). Default: the policy's, else the shipped verifier, loaded on first use. Whatever it is,
+      the plane puts one score cache in front of it (pairs repeat across gates and regen attempts).
+    * ``critic`` [--critic]: the sync critic (G7): a Critic object or a model spec string; default: the main model;
+      ``False``: none (the gate then fails CRITIC_UNAVAILABLE when the policy calls for it).
     * ``gates``/``plugins``: gate objects and pluggy plugins registered in code; ``load_entry_points`` also loads the
       ``controlplane`` entry-point group (gates, adapters, retrievers, NLI backends of installed packages).
+      ``registry``: a GateRegistry to use instead (replay shares one across many traces).
     """
 
     def __init__(
         self,
-        model: str | IntelligenceModule | None = None,
+        model: str | IntelligenceModule | None | bool = None,
         policy: str | Path | LoadedPolicy | PolicyBundle | Mapping[str, Any] | None = None,
         *,
         db: str | Path | TraceStore | None | bool = None,
         retriever: Retriever | str | None = None,
         collection: str | None = None,
+        index: str | Path | None = None,
         index_db: str | Path | None = None,
         collections: Mapping[str, Retriever | str] | None = None,
+        retrieval_k: int | None = None,
         nli_backend: NliBackend | str | None = None,
+        critic: Critic | str | None | bool = None,
         selector_model: str | IntelligenceModule | None = None,
         gates: Iterable[Gate] = (),
         plugins: Iterable[ModuleType | object] = (),
         load_entry_points: bool = True,
+        registry: GateRegistry | None = None,
+        require_signed: bool | None = None,
+        public_key: str | Path | None = None,
         max_model_concurrency: int = 1,
         max_workers: int | None = None,
         max_sessions: int = 1000,
         max_session_turns: int = 40,
         session_idle_seconds: float = 3600.0,
     ):
-        self.policy = _load_policy(policy)
-        self.registry = GateRegistry(load_entry_points=load_entry_points, plugins=plugins)
-        for gate in gates:
-            self.registry.register_gate(gate)
         if max_model_concurrency < 1:
             raise ConfigurationError("max_model_concurrency must be at least 1")
-        self._index_db = Path(index_db) if index_db is not None else None
-        self.model = _BoundedModel(self._resolve_model(model), max_model_concurrency)
+        if retrieval_k is not None and retrieval_k < 1:
+            raise ConfigurationError("retrieval_k must be at least 1")
+        if index is not None and index_db is not None and Path(index) != Path(index_db):
+            raise ConfigurationError("give index= (the vector index directory) once; index_db is its old name")
+        # The store first: the policy may be the one promoted in it. Nothing else is loaded if the policy is refused.
+        self.store = _open_store(db)
+        self._owns_store = self.store is not None and not isinstance(db, TraceStore)
+        try:
+            self._assemble(model, policy, retriever, collection, index if index is not None else index_db,
+                           collections, retrieval_k, nli_backend, critic, selector_model, gates, plugins,
+                           load_entry_points, registry, require_signed, public_key, max_model_concurrency)
+        except BaseException:
+            self._close_owned_store()
+            raise
+        self._sessions = _Sessions(max_sessions, max_session_turns, session_idle_seconds)
+        self._max_workers = max_workers or min(32, (os.cpu_count() or 1) + 4)
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._pipeline: Pipeline | None = None
+        self._closed = False
+
+    def _assemble(self, model, policy, retriever, collection, index, collections, retrieval_k, nli_backend, critic,
+                  selector_model, gates, plugins, load_entry_points, registry, require_signed, public_key,
+                  max_model_concurrency) -> None:
+        """Policy, gates, model, retriever, NLI backend (behind the score cache) and critic, in that order."""
+        self._policy_source = PolicySource(policy, self.store, signing_config(require_signed, public_key))
+        self.policy = self._policy_source.current
+        self.registry = registry if registry is not None else GateRegistry(load_entry_points=load_entry_points,
+                                                                          plugins=plugins)
+        if registry is not None:
+            for plugin in plugins:
+                self.registry.register_plugin(plugin)
+        for gate in gates:
+            self.registry.register_gate(gate)
+        self._index = Path(index) if index is not None else None
+        self._retrieval_k = retrieval_k
+        self.model: _BoundedModel | None = (
+            None if model is False else _BoundedModel(self._resolve_model(model), max_model_concurrency)
+        )
         self.selector_model = (
             _BoundedModel(self._resolve_model(selector_model), max_model_concurrency)
             if selector_model is not None else self.model
@@ -440,15 +511,9 @@ class ControlPlane:
         if collection and self.retriever is not None:
             self._collections.setdefault(collection, self.retriever)
         self._collections_lock = threading.Lock()
+        self._nli_spec = nli_backend
         self.nli_backend = self._resolve_nli(nli_backend)
-        self.store = _open_store(db)
-        self._owns_store = self.store is not None and not isinstance(db, TraceStore)
-        self._sessions = _Sessions(max_sessions, max_session_turns, session_idle_seconds)
-        self._max_workers = max_workers or min(32, (os.cpu_count() or 1) + 4)
-        self._executor: ThreadPoolExecutor | None = None
-        self._lock = threading.Lock()
-        self._pipeline: Pipeline | None = None
-        self._closed = False
+        self.critic = self._resolve_critic(critic)
 
     def check(self) -> ControlPlane:
         """Fail now, not on the first request: raises ConfigurationError if the policy names a gate that no plugin
@@ -485,20 +550,31 @@ class ControlPlane:
 
     @property
     def pipeline(self) -> Pipeline:
-        """The composition root this facade drives (router, evidence, model, gates, regen, degrade, traces)."""
+        """The engine this plane drives (router, evidence, model, gates, regen, degrade, traces)."""
         return self._pipeline_now()
 
+    @property
+    def services(self) -> GateServices:
+        """What the gates may call: the retriever, the NLI backend (behind the plane's score cache), the critic."""
+        return GateServices(retriever=self.retriever, nli_backend=self.nli_backend, critic=self.critic)
+
     def _pipeline_now(self) -> Pipeline:
+        policy = self._policy_source.refresh()  # a promotion or rollback since the last request takes effect here
         with self._lock:
+            if policy is not self.policy:
+                previous, self.policy = self.policy, policy
+                if self._nli_spec is None and _policy_nli_name(previous) != _policy_nli_name(policy):
+                    self.nli_backend = self._resolve_nli(None)
+                self._pipeline = None
             if self._pipeline is None:
                 try:
                     self._pipeline = Pipeline(
-                        model=self.model,
+                        model=self.model,  # type: ignore[arg-type]  # None only on a verify-only plane
                         policy=self.policy,
                         selector_model=self.selector_model,
                         registry=self.registry,
                         store=self.store,
-                        services=GateServices(retriever=self.retriever, nli_backend=self.nli_backend),
+                        services=self.services,
                     )
                 except GateRegistryError as exc:
                     raise ConfigurationError(str(exc)) from None
@@ -506,7 +582,7 @@ class ControlPlane:
 
     @property
     def model_id(self) -> str:
-        return self.model.metadata().model_id
+        return self.model.metadata().model_id if self.model is not None else "none"
 
     def gate_ids(self) -> list[str]:
         return sorted(self.registry.gates())
@@ -527,6 +603,7 @@ class ControlPlane:
         retrieve: bool | None = None,
         keep_context: bool = True,
         trace_id: str | None = None,
+        rules: Mapping[str, Any] | None = None,
     ) -> Response:
         """Answer the last user message through the whole gate pipeline; the trace is stored under ``trace_id``.
 
@@ -535,17 +612,19 @@ class ControlPlane:
         are AtomicFacts. Evidence is also retrieved up front for the question when ``collection`` names one
         (``collections=`` or a chroma collection in ``index_db``), or when the plane has a retriever and the request
         carries no evidence; ``retrieve=False`` leaves retrieval to the policy's retrieval_required gate, ``True``
-        forces it. With ``session_id`` (and ``keep_context``) the session's earlier turns are put before
-        ``messages``; send only the new message(s). Raises InputError (a caller mistake, message names the field)
-        or ConfigurationError.
+        forces it. ``rules`` are the pack's EvidencePack rules (an evidence file's ``"rules"``). With ``session_id``
+        (and ``keep_context``) the session's earlier turns are put before ``messages``; send only the new
+        message(s). Raises InputError (a caller mistake, message names the field) or ConfigurationError.
         """
         if self._closed:
             raise ConfigurationError("this ControlPlane is closed")
+        if self.model is None:
+            raise ConfigurationError("this ControlPlane has no model (model=False): it can verify, not respond")
         pipeline = self._pipeline_now()
         new_messages = _as_messages(messages)
         if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
             raise InputError("session_id must be a non-empty string")
-        pack = self._pack_for(pipeline, new_messages, evidence, facts, collection, retrieve)
+        pack = self._pack_for(pipeline, new_messages, evidence, facts, collection, retrieve, rules)
         if session_id is None or not keep_context:
             result = pipeline.run(new_messages, evidence=pack, session_id=session_id, trace_id=trace_id)
             return response_from_run(result, session_id)
@@ -573,16 +652,17 @@ class ControlPlane:
         return await loop.run_in_executor(self._pool(), functools.partial(function, *args, **kwargs))
 
     def verify(self, envelope: str | Mapping[str, Any], evidence: Any = None, message: str = "",
-               facts: Any = None) -> VerifyResult:
+               facts: Any = None, rules: Mapping[str, Any] | None = None) -> VerifyResult:
         """Router and gates on one envelope, no model call and nothing stored (CLI ``verify``)."""
         import json
 
         raw = envelope if isinstance(envelope, str) else json.dumps(envelope, ensure_ascii=False)
         pipeline = self._pipeline_now()
-        checker = Pipeline(model=None, policy=self.policy, selector_model=None,  # type: ignore[arg-type]
-                           registry=self.registry, services=pipeline.services)
+        # verify never calls a model: no main model, no selector (the router's decision stands), no critic model.
+        checker = Pipeline(model=None, policy=pipeline.policy, selector_model=None,  # type: ignore[arg-type]
+                           registry=self.registry, services=dataclasses.replace(pipeline.services, critic=None))
         checker.selector_model = None
-        return checker.verify(raw, evidence=evidence, message=message, facts=facts)
+        return checker.verify(raw, evidence=evidence, message=message, facts=facts, rules=rules)
 
     # -- sessions -----------------------------------------------------------------------------------------------
     def end_session(self, session_id: str) -> int:
@@ -642,6 +722,9 @@ class ControlPlane:
         self._sessions.end_all()
         if executor is not None:
             executor.shutdown(wait=True)
+        self._close_owned_store()
+
+    def _close_owned_store(self) -> None:
         if self.store is not None and self._owns_store:
             self.store.close()
 
@@ -666,9 +749,9 @@ class ControlPlane:
         return system + kept + rest
 
     def _pack_for(self, pipeline: Pipeline, messages: list[dict[str, str]], evidence: Any, facts: Any,
-                  collection: str | None, retrieve: bool | None) -> EvidencePack:
+                  collection: str | None, retrieve: bool | None, rules: Mapping[str, Any] | None) -> EvidencePack:
         # Validate the new messages before any retrieval, so a bad request costs nothing.
-        validate_messages(messages, self.policy.bundle.budgets.max_message_chars)
+        validate_messages(messages, pipeline.policy.bundle.budgets.max_message_chars)
         if isinstance(evidence, EvidencePack):
             if collection is not None or retrieve:
                 raise InputError("a prebuilt EvidencePack is used as is; pass evidence as a list to add retrieval")
@@ -677,9 +760,9 @@ class ControlPlane:
         retriever = self.collection(collection) if collection is not None else self.retriever
         wanted = retrieve if retrieve is not None else (collection is not None or not caller_given)
         if not wanted or retriever is None:
-            return pipeline.build_pack(evidence, facts)
+            return pipeline.build_pack(evidence, facts, rules)
         query = next(m["content"] for m in reversed(messages) if m["role"] == "user")
-        k, min_score = self._retrieval_params()
+        k, min_score = self._retrieval_params(pipeline.policy)
         try:
             items = list(retriever.retrieve(query, k))
         except InputError:
@@ -693,32 +776,33 @@ class ControlPlane:
 
         try:
             return build_pack(caller_items=list(evidence or []), facts=list(facts or []), retrieved=items,
-                              budget=self.policy.bundle.budgets)
+                              budget=pipeline.policy.bundle.budgets, rules=rules)
         except EvidenceError as exc:
             raise InputError(str(exc)) from None
 
-    def _retrieval_params(self) -> tuple[int, float]:
-        spec = next((g for g in self.policy.bundle.gates if g.gate_id == "retrieval_required"), None)
+    def _retrieval_params(self, policy: LoadedPolicy) -> tuple[int, float]:
+        spec = next((g for g in policy.bundle.gates if g.gate_id == "retrieval_required"), None)
         params = spec.params if spec else {}
-        return int(params.get("k", DEFAULT_RETRIEVAL_K)), float(params.get("min_score", 0.0))
+        k = self._retrieval_k or int(params.get("k", DEFAULT_RETRIEVAL_K))
+        return k, float(params.get("min_score", 0.0))
 
     def collection(self, name: str) -> Retriever:
-        """The retriever a request names: one of ``collections=``, else a chroma collection of ``index_db``."""
+        """The retriever a request names: one of ``collections=``, else a chroma collection of ``index``."""
         if not isinstance(name, str) or not name.strip():
             raise InputError("collection must be a non-empty string")
         with self._collections_lock:
             known = self._collections.get(name)
         if known is not None:
             return known
-        if self._index_db is None:
+        if self._index is None:
             raise InputError(
                 f"unknown collection {name!r}; known: {', '.join(self.collection_names()) or 'none'} "
-                "(serve --index-db DIR to answer from any collection of an index)"
+                "(serve --index DIR to answer from any collection of an index)"
             )
         from controlplane.evidence_pack.retriever import ChromaRetriever
 
         try:
-            retriever = ChromaRetriever(self._index_db, name, DEFAULT_RETRIEVAL_K)
+            retriever = ChromaRetriever(self._index, name, self._retrieval_k or DEFAULT_RETRIEVAL_K)
             retriever.check()  # fails when the index or the collection does not exist
         except InputError as exc:  # the request named it, so it is the request's mistake (400), not the server's
             raise InputError(f"collection {name!r} cannot be used: {exc}") from None
@@ -753,7 +837,8 @@ class ControlPlane:
 
             if not argument:
                 raise ConfigurationError("retriever chroma:COLLECTION needs a collection name")
-            return ChromaRetriever(self._index_db or default_index_dir(), argument, DEFAULT_RETRIEVAL_K)
+            return ChromaRetriever(self._index or default_index_dir(), argument,
+                                   self._retrieval_k or DEFAULT_RETRIEVAL_K)
         factories = self.registry.hook_results("controlplane_retrievers")
         factory = factories.get(kind)
         if factory is None:
@@ -766,25 +851,49 @@ class ControlPlane:
 
     def _resolve_nli(self, spec: NliBackend | str | None) -> NliBackend | None:
         """As the CLI's --nli-backend: an object or name is used as given (``none`` for no backend); without one, the
-        policy's nli_entailment ``params.backend`` (else the shipped verifier) is loaded lazily on first use."""
-        if spec is not None and not isinstance(spec, str):
-            return spec
-        if isinstance(spec, str):
-            kind, _, argument = spec.partition(":")
-            factories = self.registry.hook_results("controlplane_nli_backends")
-            if kind in factories:  # plugins registered in code or by entry point on this plane
-                return factories[kind](argument) if argument else factories[kind]()
-        try:
-            from controlplane.services import resolve_nli_backend
-        except ModuleNotFoundError as exc:  # older checkouts without controlplane.services
-            if exc.name != "controlplane.services":
-                raise
-            if spec is None:
-                return None
-            from controlplane.nli.registry import load_nli_backend
+        policy's nli_entailment ``params.backend`` (else the shipped verifier) is loaded lazily on first use. The
+        result sits behind one score cache, shared by every gate and attempt of this plane."""
+        from controlplane.services import CachedNliBackend, resolve_nli_backend
 
-            return load_nli_backend(spec)
-        return resolve_nli_backend(spec, self.policy.bundle)
+        backend: NliBackend | None
+        if spec is not None and not isinstance(spec, str):
+            backend = spec
+        else:
+            backend = None
+            if isinstance(spec, str):
+                kind, _, argument = spec.partition(":")
+                factories = self.registry.hook_results("controlplane_nli_backends")
+                if kind in factories:  # plugins registered in code or by entry point on this plane
+                    backend = factories[kind](argument) if argument else factories[kind]()
+            if backend is None:
+                backend = resolve_nli_backend(spec, self.policy.bundle)
+        if backend is None or isinstance(backend, CachedNliBackend):
+            return backend
+        return CachedNliBackend(backend)
+
+    def _resolve_critic(self, spec: Critic | str | None | bool) -> Critic | None:
+        """As the CLI's --critic: a model spec or Critic object; default the main model; False for none."""
+        if spec is False:
+            return None
+        if spec is None or spec is True:
+            if self.model is None:
+                return None
+            from controlplane.traces.critic import ModelCritic
+
+            return ModelCritic(self.model)
+        if isinstance(spec, str):
+            from controlplane.traces.critic import ModelCritic
+
+            return ModelCritic(_BoundedModel(self._resolve_model(spec), 1))
+        if not isinstance(spec, Critic):
+            raise ConfigurationError(f"critic must be a model spec string or a Critic (critique), not {spec!r}")
+        return spec
+
+
+def _policy_nli_name(policy: LoadedPolicy) -> str | None:
+    from controlplane.services import policy_backend_name
+
+    return policy_backend_name(policy.bundle)
 
 
 def _as_messages(messages: Any) -> list[dict[str, str]]:
@@ -800,21 +909,6 @@ def _as_messages(messages: Any) -> list[dict[str, str]]:
             raise InputError(f"messages[{index}] must be an object with 'role' and 'content'")
         out.append({"role": message.get("role"), "content": message.get("content")})
     return out  # roles and contents are checked by the pipeline (validate_messages)
-
-
-def _load_policy(policy: Any) -> LoadedPolicy:
-    if isinstance(policy, LoadedPolicy):
-        return policy
-    try:
-        if isinstance(policy, PolicyBundle):
-            return parse_bundle(policy.model_dump(mode="json"), source="code")
-        if isinstance(policy, Mapping):
-            return parse_bundle(dict(policy), source="code")
-        if policy is None and os.environ.get(POLICY_ENV):
-            policy = os.environ[POLICY_ENV]
-        return load_bundle(policy)
-    except PolicyBundleError as exc:
-        raise ConfigurationError(str(exc)) from None
 
 
 def _open_store(db: Any) -> TraceStore | None:

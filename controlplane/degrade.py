@@ -21,7 +21,13 @@ from controlplane.contracts import (
     ReasonCode,
     TraceStatus,
 )
-from controlplane.verdicts import ClaimVerdict, global_failures, sentence_verdicts
+from controlplane.verdicts import (
+    ClaimVerdict,
+    SentenceVerdict,
+    coverage_exemption,
+    global_failures,
+    sentence_verdicts,
+)
 
 WHY = {
     "UNCITED_CLAIM": "it states a fact without citing evidence",
@@ -74,20 +80,29 @@ def _why(codes: Sequence[str]) -> str:
     return "; ".join(dict.fromkeys(reasons)) or "it failed verification"
 
 
-def _needed(claim_text: str, codes: Sequence[str], policy_sources: int) -> str:
+def _needed(codes: Sequence[str], policy_sources: int, evidence_ids: Sequence[str] = ()) -> str:
+    """What evidence would let the statement through (G-5), said without restating the statement: removed text is
+    unverified, so a notice never quotes it (the trace's degrade record keeps it in full)."""
+    cited = f" ({', '.join(evidence_ids)} does not)" if len(evidence_ids) == 1 else (
+        f" ({', '.join(evidence_ids)} do not)" if evidence_ids else "")
     if "INSUFFICIENT_SOURCES" in codes:
-        return f"at least {policy_sources} independent sources that state: \"{claim_text}\""
+        return f"at least {policy_sources} independent sources that state it"
     if "LOW_CREDIBILITY" in codes:
-        return f"a credible source (official, peer-reviewed or authoritative) that states: \"{claim_text}\""
+        return "a credible source (official, peer-reviewed or authoritative) that states it"
     if "EVIDENCE_CONFLICT" in codes:
-        return f"an authoritative source that resolves the conflicting evidence about: \"{claim_text}\""
+        return "an authoritative source that resolves the conflicting evidence"
     if "STALE_EVIDENCE" in codes:
-        return f"current evidence (within its freshness window) that states: \"{claim_text}\""
+        return "current evidence (within its freshness window) that states it"
     if "EVIDENCE_TEXT_REDACTED" in codes:
-        return f"the unredacted text of the evidence cited for: \"{claim_text}\""
+        return "the unredacted text of the evidence it cites"
     if "VERIFIER_UNAVAILABLE" in codes:
-        return f"a working NLI verifier (--nli-backend) and evidence that states: \"{claim_text}\""
-    return f"evidence that states: \"{claim_text}\""
+        return "a working NLI verifier (--nli-backend) and evidence that states it"
+    return f"evidence that states it{cited}"
+
+
+REMOVED_NOTICE = "[Not verified: some statements were removed.]"
+REWRITE_NOTICE = ("[Not checked: this rewrites your own text; the policy exempts rewrites from evidence checks, so no "
+                  "statement in it was verified.]")
 
 
 @dataclass
@@ -108,9 +123,11 @@ def refuse(
     lines = ["I can't give a verified answer from the evidence provided."]
     needed = []
     for claim in failures:
-        need = _needed(claim.text, claim.reason_codes, min_sources)
+        need = _needed(claim.reason_codes, min_sources, claim.evidence_ids)
         needed.append({"claim_id": claim.claim_id, "text": claim.text, "why": _why(claim.reason_codes), "needed": need})
-        lines.append(f"- \"{claim.text}\" was not shown because {_why(claim.reason_codes)}. To state it I need {need}.")
+        cites = f" citing {', '.join(claim.evidence_ids)}" if claim.evidence_ids else ""
+        lines.append(f"- A statement{cites} was not shown because {_why(claim.reason_codes)}. To state it I need "
+                     f"{need}.")
     if why_override:
         lines.append(why_override)
     elif global_codes and not failures:
@@ -146,31 +163,67 @@ def degrade(
         result.record["requested_mode"] = mode.value
         return result
 
-    sentences = sentence_verdicts(envelope, claims, strict=decision.rigorConfig.strict_sentences)
+    exemption = coverage_exemption(results)
+    sentences = sentence_verdicts(envelope, claims, coverage_exempt=exemption is not None)
     kept = [s for s in sentences if s.verdict == "PASS"]
     removed = [s for s in sentences if s.verdict == "FAIL"]
     if not kept:
         result = refuse(decision, failing_claims, codes, pack, min_sources, why_override=gate_notes(results))
         result.record["requested_mode"] = mode.value
+        result.record["removed_sentences"] = _removed_record(removed)
+        unbacked = sum(1 for s in removed if not s.claim_ids)
+        if unbacked and failing_claims:  # say that more was removed than the failed claims, without quoting it
+            result.assistant_text += (f"\n- {unbacked} other statement{'s' if unbacked > 1 else ''} "
+                                      f"{'were' if unbacked > 1 else 'was'} not shown: no claim backed "
+                                      f"{'them' if unbacked > 1 else 'it'}, so nothing checked "
+                                      f"{'them' if unbacked > 1 else 'it'} against the evidence.")
         return result
     text = " ".join(s.text for s in kept)
+    cited = {c.claim_id: c.evidence_ids for c in claims}
     notes = []
     for sentence in removed:
+        ids = list(dict.fromkeys(i for cid in sentence.claim_ids for i in cited.get(cid, [])))
         notes.append(
-            f"- Removed \"{sentence.text}\" because {_why(sentence.reason_codes)}; to include it, provide "
-            f"{_needed(sentence.text, sentence.reason_codes, min_sources)}."
+            f"- A statement was removed because {_why(sentence.reason_codes)}; to include it, provide "
+            f"{_needed(sentence.reason_codes, min_sources, ids)}."
         )
-    text += "\n\n[Not verified: some statements were removed.]\n" + "\n".join(notes)
+    text += f"\n\n{REMOVED_NOTICE}\n" + "\n".join(notes)
     if extra := gate_notes(results):
         text += "\n" + extra
-    return DegradeResult(
-        TraceStatus.DEGRADED,
-        text,
-        {
-            "mode": "suppress",
-            "kept_sentences": [s.text for s in kept],
-            "removed_sentences": [
-                {"text": s.text, "claim_ids": s.claim_ids, "reason_codes": s.reason_codes} for s in removed
-            ],
-        },
-    )
+    record = {"mode": "suppress", "kept_sentences": [s.text for s in kept], "removed_sentences": _removed_record(removed)}
+    if exemption is not None:  # kept sentences no claim covers were shown only under the rewrite exemption: say so
+        text += f"\n{REWRITE_NOTICE}"
+        record["coverage_exemption"] = exemption
+    return DegradeResult(TraceStatus.DEGRADED, text, record)
+
+
+def _removed_record(removed: Sequence[SentenceVerdict]) -> list[dict[str, Any]]:
+    return [{"text": s.text, "claim_ids": s.claim_ids, "reason_codes": s.reason_codes} for s in removed]
+
+
+def deliver(
+    policy: PolicyBundle,
+    decision: ModeDecision,
+    pack: EvidencePack,
+    envelope: OutputEnvelope,
+    claims: Sequence[ClaimVerdict],
+    results: Sequence[GateResult],
+    status: TraceStatus,
+) -> DegradeResult:
+    """What a passing attempt shows (G-1 at the last step, whatever the bundle's gates did).
+
+    Every sentence must be covered by claims that all passed. The gates normally ensure it; if they did not (a bundle
+    that skips claim_anchors, a gate with a hole), the attempt degrades like a failing one instead of showing
+    unchecked text. Under the bundle's rewrite exemption the text is shown as it is, with a notice that it was not
+    checked, and the record says so (the run is then never "verified").
+    """
+    exemption = coverage_exemption(results)
+    if exemption is not None:
+        return DegradeResult(status, f"{envelope.assistant_text}\n\n{REWRITE_NOTICE}",
+                             {"mode": "rewrite_exempt", "coverage_exemption": exemption})
+    sentences = sentence_verdicts(envelope, claims)
+    if all(s.verdict == "PASS" for s in sentences):
+        return DegradeResult(status, envelope.assistant_text, {})
+    result = degrade(policy, decision, pack, envelope, claims, results)
+    result.record["display_check"] = "the gates passed, but a sentence is not covered by a passing claim"
+    return result

@@ -34,7 +34,7 @@ from controlplane.contracts import (
     TraceOutcome,
     TraceStatus,
 )
-from controlplane.degrade import DegradeResult, degrade, refuse
+from controlplane.degrade import DegradeResult, degrade, deliver, refuse
 from controlplane.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
@@ -44,8 +44,8 @@ from controlplane.log import get_logger
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
 from controlplane.prompts import envelope_schema_for, main_context
-from controlplane.regen import build_delta, is_regenerable
-from controlplane.router import needs_selector, normalize_text, route
+from controlplane.regen import RegenAction, next_step
+from controlplane.router import follow_evidence, needs_selector, normalize_text, route
 from controlplane.selector import run_selector
 from controlplane.traces.store import TraceStore
 from controlplane.verdicts import ClaimVerdict, claim_verdicts
@@ -185,8 +185,14 @@ def validate_messages(messages: Any, max_chars: int) -> list[dict[str, str]]:
     return clean
 
 
-class ControlPlane:
-    """The composition root. Safe to share across threads: it keeps no per-request state."""
+class Pipeline:
+    """The engine of one request, built from parts it is given. Safe to share across threads: no per-request state.
+
+    Requests are assembled in one place, ``controlplane.ControlPlane`` (controlplane/api.py): it resolves the policy
+    (explicit, promoted with its signature checked, or shipped), loads the model and builds the gate services (NLI
+    score cache, critic, retriever) and hands them to this class. Built directly (engine tests), it runs the shipped
+    bundle with no services unless given others.
+    """
 
     def __init__(
         self,
@@ -221,7 +227,8 @@ class ControlPlane:
         except EvidenceError as exc:
             raise InputError(str(exc)) from None
 
-    def decide(self, message: str, recorder: EventRecorder | None = None) -> ModeDecision:
+    def decide(self, message: str, recorder: EventRecorder | None = None,
+               pack: EvidencePack | None = None) -> ModeDecision:
         policy = self.policy.bundle
         draft = route(message, policy)
         decision, selector_payload = draft, None
@@ -234,6 +241,8 @@ class ControlPlane:
                 "raw_output": outcome.response.text if outcome.response else None,
                 "tokens_out": outcome.response.tokens_used if outcome.response else 0,
             }
+        if pack is not None:  # rigor follows the evidence too; the writing exemption is for the user's own text
+            decision = follow_evidence(decision, [item.text for item in pack.evidence], policy)
         if recorder is not None:
             recorder.emit(
                 Phase.GATE_INTENT_RISK,
@@ -368,7 +377,7 @@ class ControlPlane:
         )
         model_messages = copy.deepcopy(messages)
         model_messages[-1]["content"] = normalized
-        decision = self.decide(normalized, recorder)
+        decision = self.decide(normalized, recorder, pack)
         recorder.emit(
             Phase.GATE_LATTICE,
             {"gates": [p.as_dict() for p in self.registry.plan(policy, decision, message=normalized)],
@@ -420,22 +429,26 @@ class ControlPlane:
                     gate_results=evaluation.results, regen_delta=delta,
                 )
             )
-            if evaluation.passed:
+            step = next_step(attempt, evaluation.results, evaluation.parsed.envelope is not None, budgets,
+                             _elapsed(started), pack, decision)
+            if step.action is RegenAction.PASS:
                 status = TraceStatus.PASS if attempt == 1 else TraceStatus.REGEN_PASS
-                outcome = DegradeResult(status, evaluation.parsed.envelope.assistant_text, {})
+                outcome = deliver(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims,
+                                  evaluation.results, status)
+                if outcome.record:
+                    recorder.emit(Phase.DEGRADE, outcome.record)
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome,
                                     evaluation.claims, model_meta)
-            out_of_time = _elapsed(started) >= budgets.max_wall_time_ms
-            if attempt == max_attempts or out_of_time or not is_regenerable(evaluation.results):
+            if step.action is RegenAction.DEGRADE:
                 break
-            delta = build_delta(attempt + 1, evaluation.results, pack, decision, budgets.max_claims,
-                                budgets.max_output_tokens)
+            delta = step.delta
             recorder.emit(Phase.REGEN, delta.model_dump(mode="json"), attempt=attempt + 1)
 
         assert evaluation is not None
         outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
         outcome.record.update({"final_attempt": len(records),
-                               "failing_gates": [r.gate_id for r in evaluation.results if r.failed]})
+                               "failing_gates": [r.gate_id for r in evaluation.results if r.failed],
+                               "regen_stopped": step.why})
         recorder.emit(Phase.DEGRADE, outcome.record)
         return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, evaluation.claims,
                             model_meta)
@@ -443,10 +456,11 @@ class ControlPlane:
     def _finish(self, recorder: EventRecorder, trace_id: str, decision: ModeDecision, pack: EvidencePack,
                 records: list[AttemptRecord], pre_results: list[GateResult], outcome: DegradeResult,
                 claims: list[ClaimVerdict], model_meta: dict[str, Any]) -> RunResult:
-        # An UNKNOWN claim passes the gates (it is the honest label) but is, by definition, not verified.
-        verified = outcome.status in (TraceStatus.PASS, TraceStatus.REGEN_PASS) and all(
-            c.verdict == "PASS" and c.status != ClaimStatus.UNKNOWN.value for c in claims
-        )
+        # An UNKNOWN claim passes the gates (it is the honest label) but is, by definition, not verified; text shown
+        # under the rewrite exemption was not checked (deliver() records that), so it is never "verified" either.
+        verified = (outcome.status in (TraceStatus.PASS, TraceStatus.REGEN_PASS) and bool(claims)
+                    and not outcome.record.get("coverage_exemption")
+                    and all(c.verdict == "PASS" and c.status != ClaimStatus.UNKNOWN.value for c in claims))
         if outcome.status is TraceStatus.REFUSED and not any(e.phase is Phase.DEGRADE for e in recorder.events):
             recorder.emit(Phase.DEGRADE, outcome.record)
         recorder.emit(
@@ -484,11 +498,13 @@ class ControlPlane:
             redaction={"applied": False},
         )
 
-    def verify(self, raw_output: str, evidence: Any = None, message: str = "", facts: Any = None) -> VerifyResult:
+    def verify(self, raw_output: str, evidence: Any = None, message: str = "", facts: Any = None,
+               rules: Mapping[str, Any] | None = None) -> VerifyResult:
         """Router and gates on one envelope, no model call and nothing stored (``controlplane verify``)."""
-        pack = self.build_pack(evidence, facts)
+        pack = self.build_pack(evidence, facts, rules)
         text = normalize_text(message) if message else ""
-        decision = self.decide(text) if text else route("", self.policy.bundle)
+        decision = self.decide(text, pack=pack) if text else follow_evidence(
+            route("", self.policy.bundle), [item.text for item in pack.evidence], self.policy.bundle)
         evaluation = self.evaluate_attempt(raw_output, decision, pack, text, BudgetUsage(attempt=1))
         return VerifyResult(decision, pack, evaluation)
 
@@ -516,6 +532,11 @@ class VerifyResult:
             ],
             "problems": [{"path": i.path, "message": i.message} for i in self.evaluation.parsed.issues],
         }
+
+
+# The engine's former name. Assemble requests with ``controlplane.ControlPlane``; this alias keeps code that drove
+# the engine directly (engine tests, older scripts) working.
+ControlPlane = Pipeline
 
 
 def _pack_before_retrieval(result: RunResult, intake: dict[str, Any] | None) -> EvidencePack:

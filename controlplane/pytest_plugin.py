@@ -100,10 +100,12 @@ class GateHarness:
     """Runs one gate in isolation, on inputs written by hand, through the same GateRegistry as the pipeline."""
 
     def __init__(self, policy: Any = None, load_entry_points: bool = True):
-        from controlplane.api import _load_policy
         from controlplane.gates.registry import GateRegistry
+        from controlplane.policy_source import PolicySource, signing_config
 
-        self.policy = _load_policy(policy)
+        # The same resolution as a ControlPlane without a trace store: policy=, else $CONTROLPLANE_POLICY, else the
+        # shipped bundle. A harness tests gates and serves nobody, so no signature is asked for.
+        self.policy = PolicySource(policy, None, signing_config(require_signed=False)).current
         self.registry = GateRegistry(load_entry_points=load_entry_points)
 
     def register(self, gate_or_plugin: Any) -> Any:
@@ -124,11 +126,16 @@ class GateHarness:
         claims: Sequence[Mapping[str, Any] | Sequence[Any]] | None = None,
         mode: str = "System",
         domain_flags: Sequence[str] = (),
+        spans: bool = False,
         **meta: Any,
     ) -> dict[str, Any]:
         """An OutputEnvelope dict. ``claims`` items are dicts, or tuples ``(text, [evidence ids])`` /
         ``(text, [ids], status)``; claim ids c1, c2, ... and citations/used ids are filled in. Without ``claims``,
-        every sentence becomes a FACTUAL claim citing nothing."""
+        every sentence becomes a FACTUAL claim citing nothing. ``spans=True`` anchors each claim at the next place
+        its text occurs in ``assistant_text`` (``span: {start_char, end_char}``). Any other keyword is a ``meta``
+        field (``ignored_evidence_ids=[...]``, ``citations=[...]`` ...) and replaces the filled-in value.
+
+        The test suite builds every envelope with this one function."""
         from controlplane.gates.anchoring import split_sentences
 
         if claims is None:
@@ -142,6 +149,14 @@ class GateHarness:
                 item = {"claim_id": f"c{index}", "text": text, "evidence_ids": list(ids),
                         "status": rest[0] if rest else "FACTUAL"}
             claim_map.append(item)
+        if spans:
+            cursor = 0
+            for item in claim_map:
+                start = assistant_text.find(item["text"], cursor)
+                if start < 0:
+                    raise ValueError(f"claim {item['claim_id']} text {item['text']!r} is not in assistant_text")
+                cursor = start + len(item["text"])
+                item["span"] = {"start_char": start, "end_char": cursor}
         used = list(dict.fromkeys(i for c in claim_map for i in c.get("evidence_ids", [])))
         body = {
             "modeLabel": mode,

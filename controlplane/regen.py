@@ -1,6 +1,9 @@
-"""One delta builder: a RegenDelta from failing GateResults' reason codes and structured details.
+"""The regen step (pass, regen or degrade) and its one delta builder, shared by the pipeline and replay.
 
-Never from error-message strings. Each instruction names exactly what to fix: claim ids, unknown evidence ids,
+``next_step`` decides, from one attempt's gate results and the budgets, whether the answer passes, is regenerated
+with a targeted delta, or goes to degrade; ``controlplane.pipeline`` and ``traces.replay`` both ask it, so a replay
+under the recorded policy decides exactly as the run did. The delta is built from the failing GateResults' reason
+codes and structured details, never from error-message strings. Each instruction names exactly what to fix: claim ids, unknown evidence ids,
 uncovered sentences, schema paths. The next prompt is rebuilt from the caller's original messages + evidence + this
 delta (see prompts.main_context); failed transcripts are never appended and the caller's input is never mutated.
 """
@@ -8,8 +11,10 @@ delta (see prompts.main_context); failed transcripts are never appended and the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
 
-from controlplane.contracts import EvidencePack, GateResult, ModeDecision, ReasonCode, RegenDelta
+from controlplane.contracts import BudgetConfig, EvidencePack, GateResult, ModeDecision, ReasonCode, RegenDelta
 
 # Failures the model cannot fix by answering again: regenerating would only burn budget.
 NOT_REGENERABLE = frozenset(
@@ -162,3 +167,41 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
         expected_mode_label=decision.modeLabel,
         instructions=instructions,
     )
+
+
+class RegenAction(Enum):
+    PASS = "pass"
+    REGEN = "regen"
+    DEGRADE = "degrade"
+
+
+@dataclass(frozen=True)
+class RegenStep:
+    """What follows one attempt, and why (the why is recorded in the degrade record as ``regen_stopped``)."""
+
+    action: RegenAction
+    why: str
+    delta: RegenDelta | None = None
+
+    def __post_init__(self) -> None:
+        if (self.action is RegenAction.REGEN) != (self.delta is not None):
+            raise ValueError("a regen step carries a delta, and only a regen step does")
+
+
+def next_step(attempt: int, results: Sequence[GateResult], envelope_parsed: bool, budgets: BudgetConfig,
+              elapsed_ms: float, pack: EvidencePack, decision: ModeDecision) -> RegenStep:
+    """Pass, regen (with the delta for attempt + 1) or degrade, for attempt ``attempt`` (1-based).
+
+    Fail closed: output that did not parse never passes, even if the policy skipped every gate that says so.
+    """
+    if envelope_parsed and not any(result.failed for result in results):
+        return RegenStep(RegenAction.PASS, "every gate passed")
+    if attempt >= 1 + budgets.max_regen_attempts:
+        return RegenStep(RegenAction.DEGRADE, f"regen cap reached ({budgets.max_regen_attempts} regen attempt(s))")
+    if elapsed_ms >= budgets.max_wall_time_ms:
+        return RegenStep(RegenAction.DEGRADE, f"wall time spent ({budgets.max_wall_time_ms} ms)")
+    if not is_regenerable(results):
+        codes = sorted({code.value for result in failing(results) for code in result.reason_codes})
+        return RegenStep(RegenAction.DEGRADE, "a new answer cannot fix: " + (", ".join(codes) or "unparsed output"))
+    delta = build_delta(attempt + 1, results, pack, decision, budgets.max_claims, budgets.max_output_tokens)
+    return RegenStep(RegenAction.REGEN, "failures a new answer can fix", delta)

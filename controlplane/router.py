@@ -7,8 +7,10 @@ exemption, and a high-rigor trigger forces the strict mode whatever else was ask
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -196,6 +198,74 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
         mixedIntent=mixed,
         selectorUsed=False,
     )
+
+
+_EVIDENCE_WORD = re.compile(r"\w+")
+
+
+def _terms_in(lexicon: Sequence[str], words: list[str], text: str) -> list[str]:
+    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``). Evidence can be long (up to
+    budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in its sorted word list; only
+    terms with spaces or other wildcards fall back to a regex search."""
+    found = []
+    for term in lexicon:
+        bare = term.lower()
+        if bare.endswith("*") and _EVIDENCE_WORD.fullmatch(bare[:-1]):
+            stem = bare[:-1]
+            at = bisect.bisect_left(words, stem)
+            if at < len(words) and words[at].startswith(stem):
+                found.append(term)
+        elif _EVIDENCE_WORD.fullmatch(bare):
+            at = bisect.bisect_left(words, bare)
+            if at < len(words) and words[at] == bare:
+                found.append(term)
+        elif _term_regex(term).search(text):
+            found.append(term)
+    return found
+
+
+def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
+    """The decision once the evidence is known (issue 16): routing reads the message, but what the answer rests on
+    matters as much.
+
+    - The writing exemption is for rewriting the user's own text. A request that comes with evidence ("summarize
+      this" over a leaflet) is answered from that evidence, so its claims are checked: the writing flag is dropped.
+    - High-stakes evidence raises rigor: the lexicons of ``router.evidence_domains`` are matched against the evidence
+      text, and ``router.evidence_min_terms`` distinct terms of one add that domain (its rigor, and the strict mode
+      when it is high stakes).
+    Only ever adds risk; never lowers what the message decided.
+    """
+    texts = [t for t in evidence_texts if t and t.strip()]
+    if not texts:
+        return decision
+    domains = list(decision.domainFlags)
+    reasons = list(decision.reasons)
+    if WRITING_DOMAIN in domains:
+        domains.remove(WRITING_DOMAIN)
+        reasons.append("override:writing_exemption_dropped_for_evidence")
+    joined = normalize_text(" ".join(texts)).lower()
+    words = sorted(set(_EVIDENCE_WORD.findall(joined)))
+    for domain in policy.router.evidence_domains:
+        domain_policy = policy.domains.get(domain)
+        if domain_policy is None or domain in domains:
+            continue
+        terms = _terms_in(domain_policy.lexicon, words, joined)
+        if len(terms) >= policy.router.evidence_min_terms:
+            domains.append(domain)
+            reasons.extend(f"evidence:{domain}:{term}" for term in terms)
+    if domains == list(decision.domainFlags):
+        return decision
+    domains.sort()
+    level = max(risk_of(domains, policy), decision.rigorConfig.level, key=lambda lv: lv.rank)
+    mode = decision.modeLabel
+    if high_rigor_domains(domains, policy) and mode != policy.router.strict_mode:
+        reasons.append(f"override:high_rigor_forces:{policy.router.strict_mode}")
+        mode = policy.router.strict_mode
+    rigor = rigor_for(level, domains)
+    return decision.model_copy(update={
+        "modeLabel": mode, "domainFlags": domains, "rigorConfig": rigor, "clusterIds": [f"rigor:{level.value}"],
+        "reasons": reasons,
+    })
 
 
 def needs_selector(decision: ModeDecision, policy: PolicyBundle) -> bool:

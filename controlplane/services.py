@@ -1,4 +1,9 @@
-"""Building the services gates may call (GateServices) from names, for the CLI and for embedding code.
+"""Building the services gates may call (GateServices) from names.
+
+``controlplane.ControlPlane`` (the one assembly, used by the CLI, ``serve``, the pytest plugin and replay) resolves
+its NLI backend with ``resolve_nli_backend`` and puts one ``CachedNliBackend`` in front of it; ``build_services`` does
+the same for code that drives the engine (``controlplane.pipeline.Pipeline``) directly, such as engine tests and
+benchmarks.
 
 ``build_services(nli_backend=None)`` resolves the NLI backend by name through ``controlplane.nli.registry``:
 an explicit name (``--nli-backend NAME``: ``shipped``, ``transformers:PATH``, a plugin name) is loaded now and a

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from controlplane.contracts import GateResult, OutputEnvelope, ReasonCode
-from controlplane.gates.anchoring import anchor_claims, split_sentences, strip_markers
+from controlplane.gates.anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
 
 
 @dataclass
@@ -86,17 +86,23 @@ class SentenceVerdict:
     reason_codes: list[str]
 
 
-def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict], strict: bool) -> list[SentenceVerdict]:
-    """A sentence passes only if every claim anchored in it passes; in strict mode an unanchored sentence fails."""
+def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict],
+                      coverage_exempt: bool = False) -> list[SentenceVerdict]:
+    """Grounded generation G-1/G-2: a sentence passes only if at least one claim is anchored in it and every claim
+    anchored in it passes; one failing claim fails the whole sentence. A sentence no claim covers fails in every
+    rigor, and so does one whose claims are all uncited and which says more than they do, unless the bundle's
+    rewrite exemption applied (``coverage_exempt``: the text is the user's own)."""
     out = []
     for sentence in split_sentences(envelope.assistant_text):
         if not strip_markers(sentence.text):
             continue
         inside = [c for c in claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
         codes = [code for c in inside for code in c.reason_codes]
-        if not inside and strict:
-            codes = [ReasonCode.SENTENCE_UNCOVERED.value]
-        failed = bool(codes) or any(c.verdict == "FAIL" for c in inside)
+        if not coverage_exempt and (not inside or (not any(c.evidence_ids for c in inside) and beyond_claims(
+                envelope.assistant_text, sentence.start, sentence.end, [c.span for c in inside if c.span]))):
+            # no claim, or only uncited claims (UNKNOWN, opinion, small talk) and more than they say: unchecked
+            codes = [*codes, ReasonCode.SENTENCE_UNCOVERED.value]
+        failed = bool(codes) or any(c.verdict != "PASS" for c in inside)
         out.append(
             SentenceVerdict(
                 sentence.start, sentence.end, sentence.text, "FAIL" if failed else "PASS",
@@ -104,3 +110,12 @@ def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict], 
             )
         )
     return out
+
+
+def coverage_exemption(results: Sequence[GateResult]) -> str | None:
+    """Why the bundle's rewrite exemption applied to this attempt (claim_anchors records it), or None."""
+    for result in results:
+        why = result.details.get("coverage_exemption")
+        if isinstance(why, str) and why:
+            return why
+    return None

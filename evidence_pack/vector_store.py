@@ -144,10 +144,11 @@ class VectorStore:
     def __init__(self, db_dir: str | Path, *, create: bool = False) -> None:
         self.db_dir = Path(db_dir).expanduser()
         if self.db_dir.exists() and not self.db_dir.is_dir():
-            raise InputError(f"--db {self.db_dir} is a file; give a directory for the vector index")
+            raise InputError(f"--index {self.db_dir} is a file; give a directory for the vector index")
         if not create and not (self.db_dir / "chroma.sqlite3").is_file():
             raise InputError(
-                f"no vector index at {self.db_dir}; create one with `controlplane index add PATH --db {self.db_dir}`"
+                f"no vector index at {self.db_dir}; create one with "
+                f"`controlplane index add PATH --index {self.db_dir}`"
             )
         self._client: Any = None
 
@@ -194,7 +195,8 @@ class VectorStore:
                 known = ", ".join(self.collection_names()) or "none yet"
                 raise InputError(
                     f"unknown collection {name!r} in {self.db_dir} (collections: {known}); "
-                    f"index documents into it with `controlplane index add PATH --collection {name} --db {self.db_dir}`"
+                    f"index documents into it with "
+                    f"`controlplane index add PATH --collection {name} --index {self.db_dir}`"
                 )
             collection = self.client.get_collection(name, embedding_function=self.embedding_function())
         stored_model = (collection.metadata or {}).get("embedding_model")
@@ -371,7 +373,7 @@ class VectorStore:
             sample = ", ".join(known[:5]) + (" …" if len(known) > 5 else "")
             raise InputError(
                 f"no document {document_id!r} in collection {collection!r} (documents: {sample or 'none'}); "
-                f"see the ids with `controlplane index list --db {self.db_dir}`"
+                f"see the ids with `controlplane index list --index {self.db_dir}`"
             )
         return removed
 

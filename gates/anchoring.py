@@ -12,13 +12,25 @@ from dataclasses import dataclass
 
 from controlplane.contracts import Claim
 
+from .claim_checks import meaning_stems
+
 _ABBREVIATIONS = {
     "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co", "corp", "st", "no", "fig", "approx",
     "u.s", "u.k", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "cf", "al",
 }
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|\n+")
-_MARKER_GROUP = re.compile(r"\[([^\[\]\n]{1,80})\]")
-_MARKERS_ONLY = re.compile(r"^(\s*\[[^\[\]\n]{1,80}\])+")
+# Zero-width and bidi control characters. They are invisible, so a sentence boundary must not depend on them: a
+# zero-width space after a full stop still ends the sentence. They are never removed from the text (offsets into
+# assistant_text stay exact, and what the user is shown is what was checked).
+INVISIBLE = "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad"
+_BOUNDARY = re.compile(rf"[.!?]+[\"')\]]*(?=[\s{INVISIBLE}]|$)|\n+")
+# A citation marker is exactly a marker: one or more ids ([E1], [FACT_012], [E1, E2]), each a run without spaces
+# that holds a digit. "[Note: moved to AWS in 2024]" is prose, checked like any other text. Look-alike ids ("[Е1]"
+# with a Cyrillic Е, "[E\u200b1]") are still markers, so citation_integrity reports them as unresolved.
+_MARKER_ID = r"[^\s\[\],\d]{0,40}\d[^\s\[\],]{0,40}"  # the first digit fixes the split: no backtracking blow-up
+_MARKER = rf"\[[ \t]*{_MARKER_ID}(?:[ \t]*,[ \t]*{_MARKER_ID})*[ \t]*\]"
+_MARKER_GROUP = re.compile(_MARKER)
+_MARKERS_ONLY = re.compile(rf"^(?:[\s{INVISIBLE}]*{_MARKER})+")
+_BLANK = re.compile(rf"^[\s{INVISIBLE}]*$")
 _SPACE = re.compile(r"\s+")
 
 
@@ -64,7 +76,7 @@ def split_sentences(text: str) -> list[Sentence]:
             continue
         chunk = text[start:end]
         stripped = chunk.strip()
-        if stripped and not _MARKERS_ONLY.fullmatch(stripped):
+        if not _BLANK.match(stripped) and not _MARKERS_ONLY.fullmatch(stripped):
             offset = start + (len(chunk) - len(chunk.lstrip()))
             sentences.append(Sentence(offset, offset + len(stripped), stripped))
         start = end
@@ -139,16 +151,29 @@ class Marker:
 
 
 def inline_markers(text: str) -> list[Marker]:
-    """Bracketed citation markers: [E3], [E1][E2], [E1, E2], [FACT_012]. Bracketed words without a digit
-    ([sic], [citation needed]) are prose, not markers."""
+    """Bracketed citation markers: [E3], [E1][E2], [E1, E2], [FACT_012]. Any other bracketed text ([sic],
+    [citation needed], [Note: ... 2024 ...]) is prose, not a marker."""
     markers = []
     for match in _MARKER_GROUP.finditer(text):
-        for token in match.group(1).split(","):
-            token = token.strip()
-            if token and any(ch.isdigit() for ch in token) and not any(ch.isspace() for ch in token):
-                markers.append(Marker(token, match.start(), match.end()))
+        for token in match.group()[1:-1].split(","):
+            markers.append(Marker(token.strip(), match.start(), match.end()))
     return markers
 
 
 def strip_markers(text: str) -> str:
-    return normalize_space(_MARKER_GROUP.sub(lambda m: "" if any(c.isdigit() for c in m.group(1)) else m.group(), text))
+    """The text without its citation markers; bracketed prose stays (it is content)."""
+    return normalize_space(_MARKER_GROUP.sub("", text))
+
+
+def beyond_claims(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """Content of the sentence ``text[start:end]`` outside every claim span in it, as stems: what the sentence says
+    beyond its claims. Negations, quantifiers, modal words and numbers count ("no more" is not filler)."""
+    mask = list(text[start:end])
+    for span_start, span_end in spans:
+        for pos in range(max(span_start, start), min(span_end, end)):
+            mask[pos - start] = " "
+    rest = strip_markers("".join(mask))
+    claimed: set[str] = set()
+    for span_start, span_end in spans:
+        claimed.update(meaning_stems(text[span_start:span_end]))
+    return [s for s in dict.fromkeys(meaning_stems(rest)) if s not in claimed]

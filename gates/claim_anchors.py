@@ -1,5 +1,12 @@
-"""claim_anchors (seed §6 option B): every claim sits inside assistant_text, anchors do not cross, and in strict
-mode every sentence is covered by at least one claim.
+"""claim_anchors (seed §6 option B): every claim sits inside assistant_text, anchors do not cross, and every
+sentence is covered by at least one claim, in every rigor (grounded generation G-1: a sentence no claim covers was
+never checked, so it may not be shown).
+
+The one exception is the bundle's rewrite exemption (``citations.rewrite_exempt_domains``, e.g. ``writing``): the
+router keeps that flag only when no evidence was given, i.e. the text being rewritten is the user's own. Then coverage
+is not required, and the result says so in ``details["coverage_exemption"]`` (the run is then never "verified"). A
+rewrite that adds numbers or names the user's message does not hold is not a rewrite: the exemption is refused
+(``details["exemption_refused"]``) and every sentence needs a claim as usual.
 
 A claim with a model-given span must match the text at that span; a claim without one is anchored by the server
 by exact text match (``require_model_spans: true`` in the gate's params makes spans mandatory).
@@ -7,9 +14,11 @@ by exact text match (``require_model_spans: true`` in the gate's params makes sp
 
 from __future__ import annotations
 
+import re
+
 from controlplane.contracts import CostClass, GateResult, ReasonCode
 
-from .anchoring import anchor_claims, split_sentences, strip_markers
+from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -50,11 +59,26 @@ class ClaimAnchorsGate(BaseGate):
             per_claim.setdefault(claim_id, []).append(ReasonCode.SPAN_OVERLAP.value)
 
         uncovered: list[str] = []
-        if inp.mode_decision.rigorConfig.strict_sentences:
+        exempt_by = sorted(set(inp.policy.citations.rewrite_exempt_domains) & set(inp.mode_decision.domainFlags))
+        exemption = (f"rewrite exemption ({', '.join(exempt_by)}): the text is the user's own, so sentences need "
+                     "no claim; nothing in it is verified") if exempt_by else None
+        refused_exemption = None
+        if exemption is not None and (added := added_facts(text, inp.user_message)):
+            # a rewrite restates the user's text; numbers or names it does not hold are new facts, checked as such
+            exemption = None
+            refused_exemption = f"the rewrite adds {', '.join(added[:5])}, which the user's text does not hold"
+        if exemption is None:
+            cited = {claim.claim_id: bool(claim.evidence_ids) for claim in claims}
             for sentence in split_sentences(text):
                 if not strip_markers(sentence.text):
                     continue
-                if not any(a.start < sentence.end and sentence.start < a.end for a in anchors.values()):
+                inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
+                if not inside:
+                    uncovered.append(sentence.text)
+                elif not any(cited.get(a.claim_id) for a in inside) and beyond_claims(
+                        text, sentence.start, sentence.end, [(a.start, a.end) for a in inside]):
+                    # only uncited claims here (UNKNOWN, opinion, small talk), and the sentence says more than they
+                    # do: nothing can check the rest, so it is not covered
                     uncovered.append(sentence.text)
             if uncovered:
                 codes.append(ReasonCode.SENTENCE_UNCOVERED)
@@ -71,9 +95,27 @@ class ClaimAnchorsGate(BaseGate):
                     "uncovered_sentences": uncovered,
                     "anchors": anchor_map,
                     "global_reason_codes": [ReasonCode.SENTENCE_UNCOVERED.value] if uncovered else [],
+                    **({"coverage_exemption": exemption} if exemption else {}),
+                    **({"exemption_refused": refused_exemption} if refused_exemption else {}),
                 },
             )
-        return self.passing(details={"anchors": anchor_map})
+        return self.passing(details={"anchors": anchor_map, **({"coverage_exemption": exemption} if exemption else {})})
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_WORD = re.compile(r"[A-Za-z][\w.'-]*")
+
+
+def added_facts(rewrite: str, user_text: str) -> list[str]:
+    """Numbers, and names (capitalised words not opening a sentence), of the rewrite that the user's text lacks."""
+    source = user_text.lower()
+    added: list[str] = []
+    for sentence in split_sentences(strip_markers(rewrite)):
+        added.extend(n for n in _NUMBER.findall(sentence.text) if n not in source)
+        words = _WORD.findall(sentence.text)
+        added.extend(w.rstrip(".") for w in words[1:] if w[0].isupper() and w != "I" and w.rstrip(".").lower()
+                     not in source)
+    return list(dict.fromkeys(added))
 
 
 @hookimpl

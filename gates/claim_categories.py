@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode, RigorLevel
 
-from .anchoring import strip_markers
+from .anchoring import split_sentences, strip_markers
 from .interfaces import BaseGate, GateInput, GateStage
 
 CONFIDENCE_THRESHOLD = 0.7  # EBOM: classifier confidence threshold; below it, FACTUAL
@@ -78,7 +78,9 @@ def classify(text: str) -> Category:
     if _CONSENSUS.search(plain):
         return Category(ClaimStatus.CONSENSUS, 0.9, (*signals, "consensus_marker"))
     if _REASONING.search(plain):
-        return Category(ClaimStatus.REASONING, 0.8, (*signals, "inference_connective"))
+        if not facts:  # "Therefore we host on AWS in us-east-1" still asserts a checkable fact
+            return Category(ClaimStatus.REASONING, 0.8, (*signals, "inference_connective"))
+        signals.append("inference_connective_with_facts")
     if _SUBJECTIVE.search(plain):
         confidence = 0.75 if facts else 0.9  # "I think the limit is 100/min" is still a factual assertion
         if confidence >= CONFIDENCE_THRESHOLD and not facts:
@@ -91,27 +93,45 @@ def classify(text: str) -> Category:
     return Category(ClaimStatus.FACTUAL, 0.5, (*signals, "uncertain_default_factual"))
 
 
-_UNKNOWN_WORDING = re.compile(
-    r"\b(unknown|not known|(?:do|does|did)(?: not|n't) (?:know|say|state|mention|specify|show|cover|answer|have|"
-    r"contain|include|provide|give|tell)|(?:could|can)(?: not|n't|not) (?:find|tell|say|determine|confirm)|nothing|"
-    r"not in the (?:evidence|documents?|sources?|context)|"
-    r"no (?:evidence|information|data|source)|not (?:stated|specified|mentioned|provided|given|available|covered|"
-    r"clear|sure|certain)|cannot (?:tell|say|determine|confirm|verify|answer)|can't (?:tell|say|determine|confirm)|"
-    r"unclear|uncertain|unable to|insufficient|not enough|whether|may or may not|unverified|no answer)\b", re.I)
+# What stating the absence of information sounds like. Deliberately narrow: "Nothing runs on Fly.io", "whether",
+# "unclear" or a question mark do not say that information is missing (issue 16: they let facts pass as UNKNOWN).
+_ABSENCE = re.compile(
+    r"\b(unknown|not known|(?:do|does|did)(?: not|n't) (?:say|state|mention|specify|show|cover|answer|contain|include|"
+    r"provide|give|tell|know|list|describe|indicate|have (?:any )?(?:evidence|information|data))|have no (?:evidence|"
+    r"information|data)|(?:could|can)(?: ?not|n't) (?:find|tell|say|determine|confirm|"
+    r"verify|answer)|no (?:evidence|information|data|source|mention|answer|details?)|not (?:stated|specified|"
+    r"mentioned|provided|given|available|covered|listed|described|documented)|not in the (?:evidence|documents?|"
+    r"sources?|context)|(?:is|are|remains?) unclear (?:from|in)|unable to (?:find|determine|tell|confirm|verify|answer)|"
+    r"insufficient (?:evidence|information)|not enough (?:evidence|information)|nothing in the (?:evidence|documents?|"
+    r"sources?|context)|(?:i am|i'm) not sure)\b", re.I)
+# Where one clause ends and another assertion may begin: "The evidence does not say X; we host on AWS."
+_CLAUSE = re.compile(r"\s*[;:\u2014]\s*|\s+-{1,2}\s+|,\s*(?:but|and|while|whereas|although|though|however|yet|so|"
+                     r"which|who|because|since|as|though)\b\s*|\s+(?:but|however|whereas|although)\s+", re.I)
+
+
+def states_absence(text: str) -> bool:
+    """An UNKNOWN claim (issue 16): ONE sentence that states the absence of information and asserts nothing else.
+    Every clause of it must say that something is not known / not in the evidence."""
+    plain = strip_markers(text).strip()
+    if not plain or plain.endswith("?") or len(split_sentences(plain)) != 1:
+        return False
+    clauses = [c for c in _CLAUSE.split(plain.rstrip(".!")) if c and c.strip(" ,.")]
+    return bool(clauses) and all(_ABSENCE.search(clause) for clause in clauses)
 
 
 def worded_as_unknown(text: str) -> bool:
-    """The claim says it does not know ("The evidence does not say who founded it"), or asks."""
-    plain = strip_markers(text).strip()
-    return bool(_UNKNOWN_WORDING.search(plain)) or plain.endswith("?")
+    """Kept for callers of the old name: the claim states absence of information and nothing else."""
+    return states_absence(text)
 
 
 NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
-ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL})
+ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL, ClaimStatus.REASONING})
 
 
 class ClaimCategoriesGate(BaseGate):
-    """An uncited claim labelled SUBJECTIVE/TRIVIAL whose text classifies as FACTUAL/CONSENSUS is mislabelled."""
+    """An uncited claim labelled SUBJECTIVE/TRIVIAL/REASONING whose text classifies as FACTUAL/CONSENSUS, or an
+    UNKNOWN claim that does not only state the absence of information, is mislabelled. Fails in every rigor by
+    default (``fail_at_rigor: low``): a mislabelled fact shown at low rigor would be an unchecked fact."""
 
     gate_id = "claim_categories"
     version = "v1"
@@ -122,7 +142,7 @@ class ClaimCategoriesGate(BaseGate):
         if (missing := self.needs_envelope(inp)) is not None:
             return missing
         level = inp.mode_decision.rigorConfig.level
-        fail_at = RigorLevel(inp.params.get("fail_at_rigor", RigorLevel.MEDIUM.value))
+        fail_at = RigorLevel(inp.params.get("fail_at_rigor", RigorLevel.LOW.value))
         records: dict[str, dict] = {}
         per_claim: dict[str, list[str]] = {}
         warnings: list[str] = []
@@ -130,8 +150,7 @@ class ClaimCategoriesGate(BaseGate):
             found = classify(claim.text)
             records[claim.claim_id] = {"labelled": claim.status.value, "classified": found.category.value,
                                        "confidence": found.confidence, "signals": list(found.signals)}
-            laundered = (claim.status is ClaimStatus.UNKNOWN and found.category in NEEDS_CITATION
-                         and found.confidence >= CONFIDENCE_THRESHOLD and not worded_as_unknown(claim.text))
+            laundered = claim.status is ClaimStatus.UNKNOWN and not states_absence(claim.text)
             if laundered:
                 records[claim.claim_id]["unknown_not_worded_as_unknown"] = True
             if laundered or (claim.status in ESCAPE_LABELS and not claim.evidence_ids

@@ -94,6 +94,23 @@ def content_stems(text: str) -> list[str]:
     return [stem(w) for w in words(text) if w not in STOPWORDS and not w[0].isdigit() and len(w) > 1]
 
 
+# Negations, quantifiers, modal and temporal words carry meaning: "We host on Fly.io no more" says the opposite of
+# "We host on Fly.io". The sentence re-check ("says more than its claims") counts them, and numbers, as content.
+MEANING_WORDS = frozenset(["not", "no", "nor", "never", "none", "without", "don't", "isn't", "aren't", "wasn't",
+                           "weren't", "more", "most", "less", "least", "much", "many", "some", "any", "all", "few",
+                           "several", "both", "either", "each", "only", "can", "will", "would", "shall", "should",
+                           "may", "might", "must", "could", "again", "once", "still", "yet", "ever", "even", "until",
+                           "since", "before", "after", "during", "while", "against", "unlike", "however", "although",
+                           "though"])
+
+
+def meaning_stems(text: str) -> list[str]:
+    """Content stems for the sentence re-check: like content_stems, but negations, quantifiers, modal words and
+    numbers are kept."""
+    return [w if w[0].isdigit() else stem(w) for w in words(text)
+            if (w not in STOPWORDS or w in MEANING_WORDS) and (len(w) > 1 or w[0].isdigit())]
+
+
 def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
     """The evidence sentence (or pair of adjacent sentences) sharing most claim content words, and that share."""
     claim_set = set(content_stems(claim))

@@ -1,7 +1,7 @@
 """nli_entailment: every claim entailed by the evidence it cites, sentence by sentence, with the evidence
 sufficiency decision (Smart Notes), EBOM confidence and the deterministic claim checks as vetoes.
 
-Per claim of the envelope (UNKNOWN claims are honest and pass; uncited claims with a status the policy exempts at
+Per claim of the envelope (UNKNOWN claims that only state the absence of information are honest and pass; uncited claims with a status the policy exempts at
 this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
 
 1. the claim text, inline markers removed, is split into atomic claims (gates/atomic_claims.py, R1-R6);
@@ -21,8 +21,8 @@ this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
    min_confidence the claim is LOW_CONFIDENCE / LOW_CONFIDENCE.
 
 A claim passes only when VERIFIED. Per sentence of assistant_text (grounded-generation contract): PASS only if every
-claim anchored in it passes; in strict mode a sentence with no claim fails, and a sentence that says more than its
-claims is itself verified against its claims' evidence. ``details["claims"]`` holds the failing claims' reason
+claim anchored in it passes; in every rigor a sentence with no claim fails, and a sentence that says more than its
+claims (negations, quantifiers, modal words and numbers count) is itself verified against its claims' evidence. ``details["claims"]`` holds the failing claims' reason
 codes (regen and degrade read it); ``details["claim_records"]``, ``details["sentences"]`` and
 ``details["confidence"]`` hold the full decision.
 
@@ -48,10 +48,10 @@ from controlplane.contracts import (
 )
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 
-from .anchoring import anchor_claims, split_sentences, strip_markers
+from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
 from .atomic_claims import AtomicClaim, split_atomic
-from .claim_categories import ClaimCategoriesGate
-from .claim_checks import CHECKS, content_stems, run_checks
+from .claim_categories import ClaimCategoriesGate, states_absence
+from .claim_checks import CHECKS, MEANING_WORDS, meaning_stems, run_checks
 from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
@@ -68,6 +68,7 @@ from .sufficiency import (
     thresholds_for,
 )
 
+_MEANING_STEMS = frozenset(meaning_stems(" ".join(MEANING_WORDS)))
 SIMILARITY_METHODS = frozenset({"similarity", "cosine", "embedding", "bi-encoder"})
 INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near zero
 _RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
@@ -129,7 +130,8 @@ class NliEntailmentGate(BaseGate):
         level = decision.rigorConfig.level
         high_stakes = decision.rigorConfig.nli_required or (domain is not None and
                                                              inp.policy.domains[domain].risk_level is RigorLevel.HIGH)
-        exempt = {ClaimStatus.UNKNOWN, *inp.policy.citations.exempt_statuses.get(level, [])}
+        # UNKNOWN is honest only when it states absence (above); any other UNKNOWN claim is checked as a fact
+        exempt = set(inp.policy.citations.exempt_statuses.get(level, [])) - {ClaimStatus.UNKNOWN}
         backend = inp.services.nli_backend
         checks = [c for c in params.get("checks", list(CHECKS)) if c in CHECKS]
         stale_fails = {Volatility(v) for v in params.get("stale_fails", [])}
@@ -140,7 +142,7 @@ class NliEntailmentGate(BaseGate):
         for claim in envelope.meta.claim_map:
             work = ClaimWork(claim.claim_id, claim.text, claim.status.value, [])
             works.append(work)
-            if claim.status is ClaimStatus.UNKNOWN:
+            if claim.status is ClaimStatus.UNKNOWN and states_absence(claim.text):
                 work.decision, work.record = None, {"decision": "UNKNOWN", "verdict": "PASS",
                                                     "why": "labelled UNKNOWN: an honest answer, not checked"}
                 continue
@@ -162,7 +164,8 @@ class NliEntailmentGate(BaseGate):
             if not work.atoms:
                 self._reject(work, [ReasonCode.NO_EVIDENCE])
 
-        sentence_rows = self._sentences(envelope, works, decision.rigorConfig.strict_sentences)
+        # G-1 in every rigor: a sentence with no claim, or saying more than its claims, is checked (or fails)
+        sentence_rows = self._sentences(envelope, works, strict=True)
         to_score = [w for w in works if w.scored]
         unavailable = None
         scores: list[NliScore] = []
@@ -210,14 +213,19 @@ class NliEntailmentGate(BaseGate):
         for row in sentence_rows:
             codes = [c for cid in row["claim_ids"] for c in by_key[cid].codes]
             whole = by_key.get(row.get("whole_key", ""))
-            if whole is not None and whole.codes:
-                codes.extend(whole.codes)
-                for cid in row["claim_ids"]:  # the sentence fails as a unit: its claims carry the reason
-                    if by_key[cid].status != ClaimStatus.UNKNOWN.value:
-                        failing.setdefault(cid, [])
-                        failing[cid] = list(dict.fromkeys(failing[cid] + whole.codes))
+            unit_codes = list(whole.codes) if whole is not None and whole.codes else []
+            if row.get("unsupported_meaning"):
+                unit_codes.append(ReasonCode.UNSUPPORTED_CONTENT.value)
             if row["uncovered"]:
                 codes.append(ReasonCode.SENTENCE_UNCOVERED.value)
+                if row["claim_ids"]:
+                    unit_codes.append(ReasonCode.SENTENCE_UNCOVERED.value)
+            if unit_codes:
+                codes.extend(unit_codes)
+                # the sentence fails as a unit: every claim in it carries the reason (an UNKNOWN one too, or the
+                # sentence would be shown for the sake of its honest part)
+                for cid in row["claim_ids"]:
+                    failing[cid] = list(dict.fromkeys(failing.get(cid, []) + unit_codes))
             row["verdict"] = "FAIL" if codes else "PASS"
             row["reason_codes"] = list(dict.fromkeys(codes))
             row.pop("whole_key", None)
@@ -395,26 +403,27 @@ class NliEntailmentGate(BaseGate):
                 extra = self._beyond_claims(text, sentence.start, sentence.end, inside)
                 items = list({i.id: i for a in inside for i in by_key[a.claim_id].items}.values())
                 if extra and items and not any(i.redacted for i in items):
+                    # a negation, quantifier or modal word the evidence never uses changes what the sentence says,
+                    # whatever a (possibly fooled) verifier scores: a deterministic veto, like the claim checks
+                    said = set(meaning_stems(" ".join(i.text for i in items)))
+                    novel = [w for w in extra if w in _MEANING_STEMS and w not in said]
+                    if novel:
+                        row["unsupported_meaning"] = novel
                     whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items,
                                       atoms=split_atomic(sentence.text))
                     works.append(whole)
                     row["whole_key"] = whole.key
                     row["beyond_claims"] = extra
+                elif extra:  # more than its claims, and no evidence to check the rest against: not covered
+                    row["beyond_claims"] = extra
+                    row["uncovered"] = True
             rows.append(row)
         return rows
 
     @staticmethod
     def _beyond_claims(text: str, start: int, end: int, inside) -> list[str]:
         """Content words of the sentence outside every claim anchored in it."""
-        mask = list(text[start:end])
-        for anchor in inside:
-            for pos in range(max(anchor.start, start), min(anchor.end, end)):
-                mask[pos - start] = " "
-        rest = strip_markers("".join(mask))
-        claimed = set()
-        for anchor in inside:
-            claimed.update(content_stems(text[anchor.start:anchor.end]))
-        return [s for s in dict.fromkeys(content_stems(rest)) if s not in claimed]
+        return beyond_claims(text, start, end, [(a.start, a.end) for a in inside])
 
 
 def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "relative") -> float:

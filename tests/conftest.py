@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from controlplane.adapters.scripted import ScriptedModel  # noqa: E402
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle  # noqa: E402
+from controlplane.pytest_plugin import GateHarness  # noqa: E402
 from controlplane.traces.store import TraceStore  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,32 +75,17 @@ def store(tmp_path: Path) -> TraceStore:
 
 def build_envelope(claims: list[tuple], mode: str = "System", domain_flags: list[str] | None = None,
                    citations: bool = True, extra_text: str = "") -> dict[str, Any]:
-    """An OutputEnvelope dict whose assistant_text is the claims' texts joined by spaces.
-
-    Each claim is (text, evidence_ids) or (text, evidence_ids, status).
-    """
-    claim_map, texts = [], []
-    for index, claim in enumerate(claims, start=1):
-        text, ids = claim[0], list(claim[1])
-        status = claim[2] if len(claim) > 2 else "FACTUAL"
-        texts.append(text)
-        claim_map.append({"claim_id": f"c{index}", "text": text, "evidence_ids": ids, "status": status})
-    assistant_text = " ".join(texts) + (f" {extra_text}" if extra_text else "")
-    used = sorted({i for c in claim_map for i in c["evidence_ids"]})
-    return {
-        "assistant_text": assistant_text,
-        "meta": {
-            "modeLabel": mode,
-            "domainFlags": domain_flags or [],
-            "claim_map": claim_map,
-            "citations": [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in claim_map]
-            if citations
-            else [],
-            "used_evidence_ids": used,
-            "ignored_evidence_ids": [],
-            "checkpointSuggested": False,
-        },
-    }
+    """An OutputEnvelope dict whose assistant_text is the claims' texts joined by spaces (GateHarness.envelope, the
+    suite's one builder). Each claim is (text, evidence_ids) or (text, evidence_ids, status); every claim gets a
+    citation entry (an empty one when it cites nothing) unless ``citations=False``."""
+    text = " ".join(claim[0] for claim in claims) + (f" {extra_text}" if extra_text else "")
+    built = GateHarness.envelope(text, claims=claims, mode=mode, domain_flags=domain_flags or [],
+                                 ignored_evidence_ids=[], checkpointSuggested=False)
+    meta = built["meta"]
+    meta["citations"] = ([{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in meta["claim_map"]]
+                         if citations else [])
+    meta["used_evidence_ids"] = sorted(meta["used_evidence_ids"])
+    return built
 
 
 @pytest.fixture
@@ -125,12 +110,10 @@ def core_policy(shipped_policy: LoadedPolicy) -> LoadedPolicy:
 
 
 # -- shared by the governance tests (traces, policy, critic) ---------------------------------------------------------
-# tests/traces/flowkit.py records real traces through the pipeline; the governance test modules import it directly.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "traces"))
-
-
+# tests/traces/flowkit.py records real traces through the pipeline; the governance test modules import it as
+# tests.traces.flowkit (tests/ is a package: no sys.path entry, so our folders never load under a second name).
 def _flowkit():
-    import flowkit
+    from tests.traces import flowkit
 
     return flowkit
 

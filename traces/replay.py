@@ -4,7 +4,7 @@ For each trace, in the recorded seq order: normalise the user message, route (``
 selector output is fed back by :class:`RecordedModel`), plan the gates, run the pre-generation gates (a recorded
 retrieval is fed back by :class:`RecordedRetriever`), then for every recorded attempt run the post-generation gates
 through ``ControlPlane.evaluate_attempt`` on the output exactly as received, and decide regen / pass / degrade with
-the pipeline's own functions (``is_regenerable``, ``build_delta``, ``degrade``, ``refuse``). Nothing here
+the pipeline's own functions (the shared regen step ``regen.next_step``, ``degrade``, ``refuse``). Nothing here
 reimplements a gate.
 
 * Under the recorded policy (the bundle's ``policy.content``) every verdict must come out the same: gate result and
@@ -44,11 +44,12 @@ from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
 
-from controlplane.degrade import DegradeResult, degrade
+from controlplane.degrade import DegradeResult, degrade, deliver
 from controlplane.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
-from controlplane.pipeline import ControlPlane, EventRecorder
-from controlplane.regen import build_delta, is_regenerable
+from controlplane.api import ControlPlane
+from controlplane.pipeline import EventRecorder
+from controlplane.regen import RegenAction, next_step
 from controlplane.router import normalize_text
 from controlplane.verdicts import claim_verdicts
 
@@ -308,7 +309,11 @@ class _Replayer:
         self.registry = registry
         self.model = RecordedModel(_selector_output(bundle), bundle.model)
         self.nli = options.nli_backend if options.nli_backend is not None else _recorded_nli_backend(bundle, self.policy)
-        self.plane = ControlPlane(model=self.model, policy=self._effective_policy(), registry=registry)
+        # Assembled like every request (controlplane.ControlPlane) from the recorded parts, with no signature bar (replay
+        # judges recorded traces and serves nobody); replay then drives the engine step by step.
+        self.plane = ControlPlane(model=self.model, policy=self._effective_policy(), db=False, registry=registry,
+                                  nli_backend=self.nli if self.nli is not None else "none", critic=False,
+                                  require_signed=False).pipeline
         self.out = TraceReplay(
             trace_id=bundle.trace_id, policy_hash=self.policy.hash, recorded_policy_hash=bundle.policy.hash,
             recorded_status=bundle.outcome.status.value if bundle.outcome else None, replayed_status=UNRESOLVED,
@@ -336,7 +341,7 @@ class _Replayer:
         user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
         normalized = normalize_text(user_message)
         redacted_input = bool(bundle.redaction.get("applied"))
-        decision = self.plane.decide(normalized)
+        decision = self.plane.decide(normalized, pack=bundle.evidence_pack or EvidencePack())
         recorded_decision = bundle.mode_decision
         if recorded_decision is not None and decision.model_dump(mode="json") != recorded_decision.model_dump(mode="json"):
             if redacted_input:
@@ -419,12 +424,17 @@ class _Replayer:
                                                    verdict_of(recorded_gates.get(result.gate_id)), verdict_of(result),
                                                    result.details))
                 continue
-            if not any(r.failed for r in results):
-                return (TraceStatus.PASS.value if n == 1 else TraceStatus.REGEN_PASS.value), n
-            out_of_time = usage.elapsed_ms >= budgets.max_wall_time_ms
-            if n == max_attempts or out_of_time or not is_regenerable(results):
+            step = next_step(n, results, evaluation.parsed.envelope is not None, budgets, usage.elapsed_ms, pack,
+                             decision)
+            if step.action is RegenAction.PASS:
+                passed = TraceStatus.PASS if n == 1 else TraceStatus.REGEN_PASS
+                # the pipeline's last display check (G-1) may still degrade a passing attempt
+                claims = claim_verdicts(evaluation.parsed.envelope, results)
+                shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results, passed)
+                return shown.status.value, n
+            if step.action is RegenAction.DEGRADE:
                 return self._finish_degrade(decision, pack, evaluation, results), n
-            delta = build_delta(n + 1, results, pack, decision, budgets.max_claims, budgets.max_output_tokens)
+            delta = step.delta
             following = next((a for a in bundle.attempts if a.attempt == n + 1), None)
             if following is None:
                 self.out.notes.append(f"the policy asks for attempt {n + 1}, which was never recorded; replay does not "

@@ -14,22 +14,21 @@ from typing import Any
 
 import click
 
-from controlplane.adapters import load_model
+from controlplane.api import ControlPlane
 from controlplane.errors import InputError
 from controlplane.paths import default_index_dir
-from controlplane.pipeline import ControlPlane
 
 from .common import (
-    build_critic,
+    chosen_index,
     critic_option,
     db_option,
     emit_json,
+    index_option,
     json_option,
     model_spec,
-    open_store,
     policy_option,
     read_evidence,
-    resolve_run_policy,
+    signing_options,
 )
 from .render import render_run
 
@@ -50,7 +49,7 @@ def _ensure_collection(index_dir: Path, collection: str, explicit: bool) -> None
     if explicit or collection != DEFAULT_COLLECTION or not REPO_EXAMPLES.is_dir():
         raise InputError(
             f"collection {collection!r} does not exist in {index_dir}; create it with "
-            f"`controlplane index add PATH --collection {collection} --db {index_dir}`"
+            f"`controlplane index add PATH --collection {collection} --index {index_dir}`"
         )
     _progress(f"first run: indexing the example corpus {REPO_EXAMPLES} into collection '{collection}' ...")
     store.add_paths(collection, [REPO_EXAMPLES], progress=_progress)  # reports documents, chunks and time itself
@@ -78,59 +77,44 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @click.command("ask")
 @click.argument("question")
 @click.option("--collection", default=None, help=f"Document collection to answer from (default: {DEFAULT_COLLECTION}).")
-@click.option("--index-db", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="chromadb directory (default: $CONTROLPLANE_HOME/index or ./.controlplane/index).")
+@index_option
 @click.option("--evidence", "evidence_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="JSON evidence file (array of items or an EvidencePack); with it, no collection is searched "
                    "unless --collection is given.")
-@click.option("--k", "k", type=int, default=4, show_default=True, help="Chunks to retrieve.")
+@click.option("--k", "k", type=click.IntRange(min=1), default=4, show_default=True, help="Chunks to retrieve.")
 @click.option("--model", "model", default=None, help="Model spec (default: $CONTROLPLANE_MODEL or the embedded default).")
 @click.option("--nli-backend", "nli_backend", default=None, help="NLI backend (default: the shipped verifier).")
 @critic_option
 @db_option
 @policy_option
+@signing_options
 @json_option
 def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None, k: int,
                 model: str | None, nli_backend: str | None, db_path: Path | None, policy_path: Path | None,
-                as_json: bool, critic_spec: str | None = None) -> None:
+                as_json: bool, critic_spec: str | None = None, legacy_index: Path | None = None,
+                require_signed: bool | None = None, public_key: Path | None = None) -> None:
     """Answer QUESTION from your documents with verified, cited claims."""
-    from controlplane.evidence_pack import build_pack
-    from controlplane.evidence_pack.retriever import ChromaRetriever
-    from controlplane.services import build_services
-    from controlplane.traces.critic import ModelCritic
-
     items, facts, rules = read_evidence(evidence_path)
-    store = open_store(db_path)
-    policy = resolve_run_policy(store, policy_path)
-    retriever = None
-    retrieved = []
+    index = chosen_index(index_dir, legacy_index) or default_index_dir()
     use_collection = collection is not None or evidence_path is None
-    if use_collection:
-        name = collection or DEFAULT_COLLECTION
-        index = index_dir or default_index_dir()
+    name = (collection or DEFAULT_COLLECTION) if use_collection else None
+    if name is not None:
         _ensure_collection(index, name, explicit=collection is not None)
-        retriever = ChromaRetriever(index, name, k=k)
-        _progress(f"searching collection '{name}' ...")
-        retrieved = retriever.retrieve(question, k)
     spec = model_spec(model)
     _progress(f"loading model {spec} ...")
     started = time.perf_counter()
-    adapter = load_model(spec)
-    services = build_services(nli_backend, retriever=retriever, policy=policy.bundle,
-                              critic=build_critic(critic_spec) if critic_spec else ModelCritic(adapter))
-    plane = ControlPlane(model=adapter, policy=policy, store=store, services=services)
-    try:
-        pack = build_pack(items, facts=facts, retrieved=retrieved, budget=policy.bundle.budgets, rules=rules)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    _progress("generating and checking the answer ...")
-    result = plane.run([{"role": "user", "content": question}], evidence=pack)
+    with ControlPlane(model=spec, policy=policy_path, db=db_path, collection=name, index=index, retrieval_k=k,
+                      nli_backend=nli_backend, critic=critic_spec, require_signed=require_signed or None,
+                      public_key=public_key) as plane:
+        _progress(f"searching collection '{name}', generating and checking the answer ..." if name else
+                  "generating and checking the answer ...")
+        reply = plane.respond(question, evidence=items, facts=facts, rules=rules or None, retrieve=use_collection)
+        store_path = str(plane.store.path) if plane.store is not None else None
     elapsed = time.perf_counter() - started
-    data = result.as_json()
+    data = reply.as_json()
     data["elapsed_s"] = round(elapsed, 2)
     if as_json:
         emit_json(data)
         return
-    pack_items = {item.id: item for item in result.evidence_pack.evidence}
-    click.echo(render_run(data, str(store.path), sources=_sources(data, pack_items)))
+    click.echo(render_run(data, store_path, sources=_sources(data, {i.id: i for i in reply.evidence_pack.evidence})))
     click.echo(f"time: {elapsed:.1f} s (model load included)")

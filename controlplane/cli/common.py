@@ -12,7 +12,6 @@ import click
 from controlplane.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import EvidenceError, read_evidence_file
 from controlplane.paths import default_trace_db
-from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, load_bundle
 from controlplane.traces.store import TraceStore, TraceStoreError
 
 MODEL_ENV = "CONTROLPLANE_MODEL"
@@ -22,7 +21,7 @@ POLICY_ENV = "CONTROLPLANE_POLICY"
 def policy_option(f):
     return click.option(
         "--policy", "policy_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-        help=f"Policy bundle file (default: ${POLICY_ENV} or the shipped default bundle).",
+        help=f"Policy bundle file (default: ${POLICY_ENV}, else the bundle promoted in --db, else the shipped one).",
     )(f)
 
 
@@ -37,23 +36,36 @@ def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")(f)
 
 
-def load_policy(path: Path | None) -> LoadedPolicy:
-    chosen = path or (Path(os.environ[POLICY_ENV]) if os.environ.get(POLICY_ENV) else None)
-    try:
-        return load_bundle(chosen)
-    except PolicyBundleError as exc:
-        raise InputError(str(exc)) from None
+def signing_options(f):
+    """--require-signed/--public-key: the same bar on every command that runs requests (run, ask, verify, serve)."""
+    f = click.option(
+        "--public-key", "public_key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        help="Public key that policy signatures must verify with (default: $CONTROLPLANE_POLICY_PUBLIC_KEY).",
+    )(f)
+    return click.option(
+        "--require-signed", "require_signed", is_flag=True, default=None,
+        help="Refuse any policy bundle without a valid signature, the unsigned shipped default included "
+             "(default: $CONTROLPLANE_REQUIRE_SIGNED_POLICY).",
+    )(f)
 
 
-def resolve_run_policy(store: TraceStore, path: Path | None) -> LoadedPolicy:
-    """--policy FILE (or $CONTROLPLANE_POLICY), else the promoted bundle in this store, else the shipped default;
-    signatures are checked when the deployment requires them."""
-    from controlplane.policy_bundles.lifecycle import resolve_policy
+def index_option(f):
+    """--index DIR: the vector index (chromadb directory) everywhere; --index-db is its old, hidden spelling."""
+    f = click.option("--index-db", "legacy_index", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     hidden=True, help="Deprecated spelling of --index.")(f)
+    return click.option(
+        "--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+        help="Vector index directory (see `controlplane index`; default: $CONTROLPLANE_HOME/index).",
+    )(f)
 
-    try:
-        return resolve_policy(store, path)
-    except (PolicyBundleError, ValueError) as exc:
-        raise InputError(str(exc)) from None
+
+def chosen_index(index_dir: Path | None, legacy: Path | None, legacy_name: str = "--index-db") -> Path | None:
+    if legacy is None:
+        return index_dir
+    if index_dir is not None and index_dir != legacy:
+        raise InputError(f"give the vector index once: --index {index_dir} and {legacy_name} {legacy} disagree")
+    click.echo(f"warning: {legacy_name} is deprecated here; use --index (the vector index)", err=True)
+    return legacy
 
 
 def critic_option(f):
@@ -61,12 +73,6 @@ def critic_option(f):
         "--critic", "critic_spec", default=None,
         help="Model spec of the sync critic (G7) when the bundle calls for it (default: the main model).",
     )(f)
-
-
-def build_critic(spec: str):
-    from controlplane.traces.critic import critic_from_spec
-
-    return critic_from_spec(spec)
 
 
 def open_store(path: Path | None) -> TraceStore:
@@ -124,14 +130,17 @@ def emit_json(data: Any) -> None:
 __all__ = [
     "ConfigurationError",
     "InputError",
+    "chosen_index",
+    "critic_option",
     "db_option",
     "emit_json",
+    "index_option",
     "json_option",
-    "load_policy",
     "model_spec",
     "open_store",
     "policy_option",
     "read_evidence",
+    "signing_options",
     "since_option_value",
     "status_option_value",
 ]

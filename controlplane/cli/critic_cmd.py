@@ -115,12 +115,13 @@ def suggest(output: Path, actor: str | None, db_path: Path | None, policy_path: 
     The base is --policy, else the promoted bundle, else the shipped default. Review it next:
     controlplane policy review DRAFT.json --db FILE
     """
-    from controlplane.policy_bundles.lifecycle import PolicyLifecycle, default_actor, resolve_policy
+    from controlplane.policy_bundles.lifecycle import PolicyLifecycle, default_actor
     from controlplane.policy_bundles.suggest import suggest_draft, write_bundle
+    from controlplane.policy_source import PolicySource, signing_config
 
     store = open_store(db_path)
     try:
-        base = resolve_policy(store, policy_path)
+        base = PolicySource(policy_path, store, signing_config()).current  # the bundle that runs, as for requests
         accepted = store.list_findings(status="accepted")
         if not accepted:
             raise InputError("no accepted findings; accept some with: controlplane critic accept FINDING")

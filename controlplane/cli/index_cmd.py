@@ -1,7 +1,8 @@
 """`controlplane index`: the local document index that retrieval draws evidence from.
 
 A thin layer over ``controlplane.evidence_pack.vector_store.VectorStore`` (add_paths, list_collections, remove, query)
-and ``ChromaRetriever``; the names match. Progress goes to stderr, results to stdout.
+and ``ChromaRetriever``; the names match. Progress goes to stderr, results to stdout. ``--index DIR`` names the
+vector index, as on ``ask`` and ``serve`` (``--db`` is the trace store everywhere).
 """
 
 from __future__ import annotations
@@ -12,13 +13,27 @@ from pathlib import Path
 import click
 
 from controlplane.contracts import TrustTier
+from controlplane.errors import InputError
 from controlplane.paths import default_index_dir
 
-DB_HELP = "Vector index directory [default: $CONTROLPLANE_HOME/index, else ./.controlplane/index]."
+INDEX_HELP = "Vector index directory [default: $CONTROLPLANE_HOME/index, else ./.controlplane/index]."
 
 
-def _db_dir(db: str | None) -> Path:
-    return Path(db) if db else default_index_dir()
+def index_dir_option(f):
+    """--index DIR, as on ask and serve. --db (the trace store everywhere else) once named the index here; it still
+    works, hidden, with a warning."""
+    f = click.option("--db", "legacy_db", default=None, hidden=True, help="Deprecated spelling of --index.")(f)
+    return click.option("--index", "index", default=None, help=INDEX_HELP)(f)
+
+
+def _index_dir(index: str | None, legacy_db: str | None = None) -> Path:
+    if legacy_db is not None:
+        if index is not None and Path(index) != Path(legacy_db):
+            raise InputError(f"give the vector index once: --index {index} and --db {legacy_db} disagree")
+        click.echo("warning: `index ... --db` is deprecated: --db is the trace store everywhere else; use --index",
+                   err=True)
+        index = index or legacy_db
+    return Path(index) if index else default_index_dir()
 
 
 def _progress(message: str) -> None:
@@ -33,7 +48,7 @@ def index_group() -> None:
 @index_group.command("add")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--collection", "-c", default="default", show_default=True, help="Collection to add to.")
-@click.option("--db", default=None, help=DB_HELP)
+@index_dir_option
 @click.option("--max-words", default=150, show_default=True, type=int, help="Target chunk size in words.")
 @click.option("--overlap", default=30, show_default=True, type=int, help="Words of whole sentences repeated.")
 @click.option(
@@ -45,14 +60,14 @@ def index_group() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def add_command(
-    paths: tuple[str, ...], collection: str, db: str | None, max_words: int, overlap: int, trust_tier: str,
-    as_json: bool,
+    paths: tuple[str, ...], collection: str, index: str | None, max_words: int, overlap: int, trust_tier: str,
+    as_json: bool, legacy_db: str | None = None,
 ) -> None:
     """Index files and folders (folders recurse). Re-adding a file replaces its chunks."""
     from controlplane.evidence_pack.vector_store import VectorStore, check_collection_name
 
     check_collection_name(collection)
-    store = VectorStore(_db_dir(db), create=True)
+    store = VectorStore(_index_dir(index, legacy_db), create=True)
     report = store.add_paths(
         collection, paths, max_words=max_words, overlap_words=overlap, trust_tier=trust_tier, progress=_progress
     )
@@ -69,13 +84,13 @@ def add_command(
 
 
 @index_group.command("list")
-@click.option("--db", default=None, help=DB_HELP)
+@index_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print collections and their documents as JSON.")
-def list_command(db: str | None, as_json: bool) -> None:
+def list_command(index: str | None, as_json: bool, legacy_db: str | None = None) -> None:
     """Collections with their document and chunk counts."""
     from controlplane.evidence_pack.vector_store import VectorStore
 
-    store = VectorStore(_db_dir(db))
+    store = VectorStore(_index_dir(index, legacy_db))
     infos = store.list_collections()
     if as_json:
         click.echo(json.dumps([info.to_dict() for info in infos], indent=2))
@@ -96,12 +111,12 @@ def list_command(db: str | None, as_json: bool) -> None:
 @click.option(
     "--document", "document_id", default=None, help="Document id (see `index list`); omit to drop the collection."
 )
-@click.option("--db", default=None, help=DB_HELP)
-def remove_command(collection: str, document_id: str | None, db: str | None) -> None:
+@index_dir_option
+def remove_command(collection: str, document_id: str | None, index: str | None, legacy_db: str | None = None) -> None:
     """Remove one document's chunks, or a whole collection."""
     from controlplane.evidence_pack.vector_store import VectorStore
 
-    store = VectorStore(_db_dir(db))
+    store = VectorStore(_index_dir(index, legacy_db))
     removed = store.remove(collection, document_id)
     what = f"document {document_id!r} from" if document_id else "collection"
     click.echo(f"removed {what} {collection!r}: {removed} chunk(s)")
@@ -110,17 +125,16 @@ def remove_command(collection: str, document_id: str | None, db: str | None) -> 
 @index_group.command("query")
 @click.argument("text")
 @click.option("--collection", "-c", default="default", show_default=True, help="Collection to search.")
-@click.option("--db", default=None, help=DB_HELP)
+@index_dir_option
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(min=1), help="How many snippets.")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence items as JSON.")
-def query_command(text: str, collection: str, db: str | None, k: int, as_json: bool) -> None:
+def query_command(text: str, collection: str, index: str | None, k: int, as_json: bool, legacy_db: str | None = None) -> None:
     """Search a collection; prints evidence items (score, id, title, provenance, text)."""
-    from controlplane.errors import InputError
     from controlplane.evidence_pack.retriever import ChromaRetriever
 
     if not text.strip():
         raise InputError("the query text is empty; give the question to search for, e.g. index query \"rate limits\"")
-    retriever = ChromaRetriever(_db_dir(db), collection, k)
+    retriever = ChromaRetriever(_index_dir(index, legacy_db), collection, k)
     items = retriever.retrieve(text, k)
     if as_json:
         click.echo(json.dumps([item.model_dump(mode="json") for item in items], indent=2, ensure_ascii=False))

@@ -22,6 +22,15 @@ def gate_table(attempts: list[dict[str, Any]], pre: list[dict[str, Any]] | None 
     return "\n".join(lines)
 
 
+def attempts_of(gate_results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``Response.as_json()["gate_results"]`` (one flat list, each with its attempt) grouped per attempt."""
+    grouped: dict[int, list[dict[str, Any]]] = {}
+    for gate in gate_results:
+        if gate.get("attempt") is not None:
+            grouped.setdefault(gate["attempt"], []).append(gate)
+    return [{"attempt": attempt, "gates": gates} for attempt, gates in sorted(grouped.items())]
+
+
 def render_run(data: dict[str, Any], db_path: str | None, sources: str = "") -> str:
     decision = data["mode_decision"]
     out = [
@@ -31,7 +40,7 @@ def render_run(data: dict[str, Any], db_path: str | None, sources: str = "") -> 
         f"mode: {decision['modeLabel']}  domains: {', '.join(decision['domainFlags']) or '-'}  "
         f"rigor: {decision['rigorConfig']['level']}  confidence: {decision['confidence']:.2f}",
         "",
-        gate_table(data["gate_results"], data.get("pre_generation_gates")),
+        gate_table(attempts_of(data["gate_results"]), data.get("pre_generation_gates")),
         "",
         *_verification_lines(data.get("verification") or {}),
         f"status: {data['status']}  verified: {'yes' if data['verified'] else 'no'}  attempts: {data['attempts']}",

@@ -1,4 +1,7 @@
-"""`controlplane run`: one request through the whole pipeline with a chosen model (scripted for tests)."""
+"""`controlplane run`: one request through the whole pipeline with a chosen model (scripted for tests).
+
+Mirrors ``controlplane.ControlPlane(...).respond(...)``: ``run --json`` prints exactly ``Response.as_json()``.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +9,17 @@ from pathlib import Path
 
 import click
 
-from controlplane.adapters import load_model
-from controlplane.pipeline import ControlPlane
-from controlplane.services import build_services
+from controlplane.api import ControlPlane
 
 from .common import (
-    build_critic,
     critic_option,
     db_option,
     emit_json,
     json_option,
     model_spec,
-    open_store,
     policy_option,
     read_evidence,
-    resolve_run_policy,
+    signing_options,
 )
 from .render import render_run
 
@@ -37,25 +36,20 @@ from .render import render_run
 @critic_option
 @db_option
 @policy_option
+@signing_options
 @json_option
 def run_command(message: str, evidence_path: Path | None, model: str | None, db_path: Path | None,
                 policy_path: Path | None, as_json: bool, nli_backend: str | None = None,
-                critic_spec: str | None = None) -> None:
+                critic_spec: str | None = None, require_signed: bool | None = None,
+                public_key: Path | None = None) -> None:
     """Run one message through router, evidence, model, gates, regen and degrade; store the trace."""
     items, facts, rules = read_evidence(evidence_path)
-    store = open_store(db_path)
-    policy = resolve_run_policy(store, policy_path)
-    spec = model_spec(model)
-    adapter = load_model(spec)
-    from controlplane.traces.critic import ModelCritic
-
-    critic = build_critic(critic_spec) if critic_spec else ModelCritic(adapter)
-    services = build_services(nli_backend, policy=policy.bundle, critic=critic)
-    plane = ControlPlane(model=adapter, policy=policy, store=store, services=services)
-    pack = plane.build_pack(items, facts, rules)
-    result = plane.run([{"role": "user", "content": message}], evidence=pack)
-    data = result.as_json()
+    with ControlPlane(model=model_spec(model), policy=policy_path, db=db_path, nli_backend=nli_backend,
+                      critic=critic_spec, require_signed=require_signed or None, public_key=public_key) as plane:
+        reply = plane.respond(message, evidence=items, facts=facts, rules=rules or None)
+        data = reply.as_json()
+        store_path = str(plane.store.path) if plane.store is not None else None
     if as_json:
         emit_json(data)
     else:
-        click.echo(render_run(data, str(store.path)))
+        click.echo(render_run(data, store_path))

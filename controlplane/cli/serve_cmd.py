@@ -13,7 +13,7 @@ from controlplane.adapters.openai_compat import is_loopback_host
 from controlplane.errors import InputError
 from controlplane.server_limits import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, DEFAULT_MAX_BODY_BYTES
 
-from .common import db_option, model_spec, policy_option
+from .common import chosen_index, db_option, index_option, model_spec, policy_option, signing_options
 
 
 @click.command("serve")
@@ -24,14 +24,16 @@ from .common import db_option, model_spec, policy_option
 @db_option
 @policy_option
 @click.option("--collection", default=None, help="Default collection: requests without evidence are answered from it.")
-@click.option("--index-db", "index_db", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Vector index directory (see `controlplane index`); requests may name any of its collections.")
+@index_option
 @click.option("--nli-backend", "nli_backend", default=None,
               help="NLI backend for nli_entailment: shipped, transformers:PATH, a plugin name, or none "
                    "(default: the policy's, else the shipped verifier; if it cannot load, claims fail closed).")
 @click.option("--max-body-bytes", default=DEFAULT_MAX_BODY_BYTES, show_default=True, type=click.IntRange(1024),
               help="Larger request bodies get 413.")
 @click.option("--workers", default=None, type=click.IntRange(1, 256), help="Pipeline threads (default: CPUs + 4).")
+@click.option("--critic", "critic_spec", default=None,
+              help="Model spec of the sync critic (G7) when the bundle calls for it (default: the main model).")
+@signing_options
 @click.option("--allow-remote", is_flag=True,
               help="Allow a non-loopback --host. The server has no authentication: put it behind one.")
 @click.option("--allowed-host", "allowed_hosts", multiple=True,
@@ -44,10 +46,16 @@ from .common import db_option, model_spec, policy_option
 @click.option("--body-timeout", default=DEFAULT_BODY_TIMEOUT_S, show_default=True, type=click.FloatRange(0.1),
               help="Seconds a connection has to send its whole request.")
 def serve_command(host: str, port: int, model: str | None, db_path: Path | None, policy_path: Path | None,
-                  collection: str | None, index_db: Path | None, nli_backend: str | None, max_body_bytes: int,
+                  collection: str | None, index_dir: Path | None, nli_backend: str | None, max_body_bytes: int,
                   workers: int | None, allow_remote: bool, allowed_hosts: tuple[str, ...], unredacted_traces: bool,
-                  header_timeout: float, body_timeout: float) -> None:
-    """Serve POST /v1/chat/completions (OpenAI-compatible), /v1/traces, /healthz and the viewer at /traces."""
+                  header_timeout: float, body_timeout: float, legacy_index: Path | None = None,
+                  critic_spec: str | None = None, require_signed: bool | None = None,
+                  public_key: Path | None = None) -> None:
+    """Serve POST /v1/chat/completions (OpenAI-compatible), /v1/traces, /healthz and the viewer at /traces.
+
+    The policy is --policy, else the bundle promoted in --db (a later promotion or rollback takes effect on the next
+    request), else the shipped default; with --require-signed an unsigned bundle stops the server before it starts.
+    """
     from controlplane.api import ControlPlane
     from controlplane.server import bind_socket, serve_app
     from controlplane.server_limits import LOOPBACK_HOST_NAMES
@@ -61,8 +69,9 @@ def serve_command(host: str, port: int, model: str | None, db_path: Path | None,
                          "deadline includes the headers")
     names = [*LOOPBACK_HOST_NAMES, *([bare_host] if bare_host not in ("0.0.0.0", "::") else []), *allowed_hosts]
     plane = ControlPlane(
-        model=model_spec(model), policy=policy_path, db=db_path, collection=collection, index_db=index_db,
-        nli_backend=nli_backend, max_workers=workers,
+        model=model_spec(model), policy=policy_path, db=db_path, collection=collection,
+        index=chosen_index(index_dir, legacy_index), nli_backend=nli_backend, critic=critic_spec,
+        require_signed=require_signed or None, public_key=public_key, max_workers=workers,
     )
     try:
         # Everything that can fail on bad settings fails here, before the banner: policy, gates, model, port.

@@ -97,7 +97,7 @@ def export(trace_ids: tuple[str, ...], since: str | None, status: str | None, li
 
     The redaction rules come from --policy, else the promoted bundle in --db, else the shipped default.
     """
-    from controlplane.policy_bundles.lifecycle import resolve_policy
+    from controlplane.policy_source import PolicySource, signing_config
     from controlplane.traces.bundles import BundleError, export_bundles
     from controlplane.traces.redaction import RedactionError
 
@@ -106,7 +106,8 @@ def export(trace_ids: tuple[str, ...], since: str | None, status: str | None, li
     since = since_option_value(since)
     status = status_option_value(status, EXPORTABLE_STATUSES)
     store = open_store(db_path)
-    redaction = None if no_redact else resolve_policy(store, policy_path).bundle.redaction
+    # the same resolution as every request (controlplane.policy_source): the rules of the bundle that runs
+    redaction = None if no_redact else PolicySource(policy_path, store, signing_config()).current.bundle.redaction
     try:
         summary = export_bundles(store, output, trace_ids=trace_ids, since=since, status=status, redaction=redaction,
                                  limit=limit)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
+from controlplane.api import ControlPlane
 from controlplane.errors import InputError
-from controlplane.pipeline import ControlPlane
-from controlplane.services import build_services
+from controlplane.paths import default_trace_db
 
-from .common import emit_json, json_option, load_policy, policy_option, read_evidence
+from .common import db_option, emit_json, json_option, policy_option, read_evidence, signing_options
 from .render import gate_table
 
 
@@ -23,12 +23,18 @@ from .render import gate_table
 @click.option("--nli-backend", "nli_backend", default=None,
               help="NLI backend for nli_entailment: shipped, transformers:PATH, a plugin name, or none "
                    "(default: the policy's, else the shipped verifier; if it cannot load, claims fail closed).")
+@db_option
 @policy_option
+@signing_options
 @json_option
 def verify_command(evidence_path: Path | None, envelope_path: Path, message: str, policy_path: Path | None,
-                   as_json: bool, nli_backend: str | None = None) -> None:
-    """Check one envelope against evidence with the gates of the policy bundle. Exit 0 pass, 1 fail."""
-    policy = load_policy(policy_path)
+                   as_json: bool, nli_backend: str | None = None, db_path: Path | None = None,
+                   require_signed: bool | None = None, public_key: Path | None = None) -> None:
+    """Check one envelope against evidence with the gates of the policy bundle. Exit 0 pass, 1 fail.
+
+    The policy is the one `run` would use: --policy, else the bundle promoted in --db (or in the default trace store
+    when it exists; verify never creates one), else the shipped default. Nothing is stored.
+    """
     items, facts, rules = read_evidence(evidence_path)
     try:
         raw = envelope_path.read_text(encoding="utf-8")
@@ -36,12 +42,11 @@ def verify_command(evidence_path: Path | None, envelope_path: Path, message: str
         raise InputError(f"envelope file not found: {envelope_path} (pass --envelope with an existing file)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read envelope file {envelope_path}: {exc}") from None
-    # verify never calls a model: no main model, and no selector (the router's decision stands).
-    services = build_services(nli_backend, policy=policy.bundle)
-    plane = ControlPlane(model=None, policy=policy, services=services)  # type: ignore[arg-type]
-    plane.selector_model = None
-    pack = plane.build_pack(items, facts, rules)
-    result = plane.verify(raw, evidence=pack, message=message)
+    db = db_path if db_path is not None else (default_trace_db() if default_trace_db().is_file() else False)
+    # verify never calls a model: no main model, no selector, no critic (ControlPlane.verify).
+    with ControlPlane(model=False, policy=policy_path, db=db, nli_backend=nli_backend, critic=False,
+                      require_signed=require_signed or None, public_key=public_key) as plane:
+        result = plane.verify(raw, evidence=items, message=message, facts=facts, rules=rules or None)
     data = result.as_json()
     if as_json:
         emit_json(data)

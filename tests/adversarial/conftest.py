@@ -53,6 +53,38 @@ class AlwaysEntailsNli:
         return {"name": self.name, "method": self.method}
 
 
+class PairTableNli:
+    """A real NliBackend whose scores come from a table of (premise, hypothesis) pairs written in the test; any other
+    pair is neutral. It never consults the deterministic claim checks, so a test can tell an NLI score from a veto.
+    A row matches when its premise is contained in the scored premise and the hypotheses agree (markers, case and
+    the final full stop aside)."""
+
+    name = "pair-table"
+    method = "nli"
+
+    def __init__(self, table: dict[tuple[str, str], tuple[float, float]]):
+        self.table = {(p, plain_claim(h)): s for (p, h), s in table.items()}
+
+    def score(self, pairs):
+        from controlplane.gates.interfaces import NliScore
+
+        out = []
+        for premise, hypothesis in pairs:
+            ent, con = next((s for (p, h), s in self.table.items() if p in premise and h == plain_claim(hypothesis)),
+                            (0.05, 0.05))
+            out.append(NliScore(entailment=ent, contradiction=con, neutral=max(0.0, 1 - ent - con)))
+        return out
+
+    def metadata(self):
+        return {"name": self.name, "method": self.method}
+
+
+def plain_claim(text: str) -> str:
+    from controlplane.gates.anchoring import strip_markers
+
+    return strip_markers(text).strip().rstrip(".").strip().lower()
+
+
 def structural_policy(policy: LoadedPolicy) -> LoadedPolicy:
     data = policy.bundle.model_dump(mode="json", exclude_none=True)
     data["gates"] = [g for g in data["gates"] if g["gate_id"] in STRUCTURAL_GATES]
@@ -101,6 +133,7 @@ class Kit:
     failing = staticmethod(failing)
     DOSE, LEASE, STACK, EVIDENCE, MEDICAL_Q, INJECTION = DOSE, LEASE, STACK, EVIDENCE, MEDICAL_Q, INJECTION
     AlwaysEntailsNli = AlwaysEntailsNli
+    PairTableNli = PairTableNli
 
     def __init__(self, tmp_path: Path, policy: LoadedPolicy, full: LoadedPolicy):
         self.tmp_path = tmp_path

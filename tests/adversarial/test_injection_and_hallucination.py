@@ -170,9 +170,10 @@ LAUNDERED = "The maximum dose of ibuprofen is 4000 mg per day."
 
 
 def test_unknown_label_never_counts_as_verified(kit, store):
-    """Found by this suite: a confident claim labelled UNKNOWN passed with verified=True. UNKNOWN passes the gates
-    (it is the honest label) but is never 'verified'."""
-    env = kit.envelope([(LAUNDERED, [])], status="UNKNOWN")
+    """Found by this suite: a confident claim labelled UNKNOWN passed with verified=True. An honest UNKNOWN (one
+    sentence stating the absence of information) passes the gates but is never 'verified'; a laundered one is a
+    factual claim and fails (tests/adversarial/test_fail_opens.py)."""
+    env = kit.envelope([("The evidence does not say what the maximum dose is.", [])], status="UNKNOWN")
     result = kit.run([env], evidence=EVIDENCE, store=store)
     assert [c.status for c in result.claims] == ["UNKNOWN"]
     assert result.verified is False

@@ -150,25 +150,26 @@ def test_arespond_runs_in_the_thread_pool_and_never_blocks_the_event_loop(script
         async def ticker():
             nonlocal ticks
             while not done.is_set():
-                ticks += 1
+                if slow.active == 2:  # a tick while both requests sit inside the model
+                    ticks += 1
                 await asyncio.sleep(0.01)
 
         tick_task = asyncio.create_task(ticker())
-        started = time.perf_counter()
         replies = await asyncio.gather(
             plane.arespond("Where do we host? (architecture)", EVIDENCE, session_id="a"),
             plane.arespond("Where do we host? (architecture)", evidence=EVIDENCE, session_id="b"),
         )
-        elapsed = time.perf_counter() - started
         done.set()
         await tick_task
-        return replies, ticks, elapsed
+        return replies, ticks
 
     try:
-        replies, ticks, elapsed = asyncio.run(main())
+        replies, ticks = asyncio.run(main())
     finally:
         plane.close()
     assert [r.status for r in replies] == ["pass", "pass"]
     assert {r.session_id for r in replies} == {"a", "b"}
-    assert ticks >= 15  # the loop kept running while both requests waited on the model
-    assert elapsed < 0.55  # the two requests ran side by side (two model slots), not one after the other
+    # Counted, not timed (a loaded machine stretches any wall-clock bound): both requests were inside the model at
+    # once (two model slots), and the event loop kept ticking while they waited there.
+    assert slow.max_active == 2
+    assert ticks >= 1

@@ -37,10 +37,13 @@ def test_run_json_keys_and_trace_show(files):
     data = json.loads(out.output)
     assert {"trace_id", "status", "attempts", "assistant_text", "gate_results"} <= set(data)
     assert data["status"] == "regen_pass" and data["attempts"] == 2
-    assert [a["attempt"] for a in data["gate_results"]] == [1, 2]
-    assert data["gate_results"][0]["gates"][0] == {
-        "gate_id": "output_schema", "result": "fail", "reason_codes": ["INVALID_JSON"],
-        "latency_ms": data["gate_results"][0]["gates"][0]["latency_ms"],
+    # one flat list, as respond().as_json() and the HTTP metadata: each gate with its attempt (None before generation)
+    assert [g["attempt"] for g in data["gate_results"] if g["stage"] == "pre_generation"] == [None]
+    assert sorted({g["attempt"] for g in data["gate_results"]} - {None}) == [1, 2]
+    first = next(g for g in data["gate_results"] if g["attempt"] == 1)
+    assert first == {
+        "gate_id": "output_schema", "result": "fail", "reason_codes": ["INVALID_JSON"], "attempt": 1,
+        "stage": "post_generation", "latency_ms": first["latency_ms"],
     }
 
     shown = invoke("trace", "show", data["trace_id"], "--db", files["db"], "--json")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from flowkit import ARCH_EVIDENCE, envelope, run
+from tests.traces.flowkit import ARCH_EVIDENCE, envelope, run
 
 from controlplane.cli import main
 from controlplane.traces.store import TraceStore

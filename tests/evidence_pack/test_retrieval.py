@@ -101,7 +101,7 @@ def test_missing_or_broken_model_names_the_setting(tmp_path, monkeypatch):
     monkeypatch.setenv(embeddings.MODEL_ENV, str(broken))
     with pytest.raises(ConfigurationError, match="cannot load the embedding model.*CONTROLPLANE_EMBEDDING_MODEL"):
         embeddings.embed(["x"])
-    args = ["index", "add", str(CORPUS / "on-call-policy.md"), "--db", str(tmp_path / "db")]
+    args = ["index", "add", str(CORPUS / "on-call-policy.md"), "--index", str(tmp_path / "db")]
     result = CliRunner().invoke(cli_main, args)
     assert result.exit_code == 2
     assert "CONTROLPLANE_EMBEDDING_MODEL" in result.output
@@ -281,47 +281,49 @@ def test_cli_add_list_query_remove(tmp_path):
     empty = tmp_path / "empty.md"
     empty.write_text("\n\n")
     files = [str(CORPUS / "api-rate-limits.md"), str(CORPUS / "on-call-policy.md"), str(empty)]
-    added = runner.invoke(cli_main, ["index", "add", *files, "--collection", "ops", "--db", db])
+    added = runner.invoke(cli_main, ["index", "add", *files, "--collection", "ops", "--index", db])
     assert added.exit_code == 0, added.output
     assert "added 3 document(s)" in added.stdout
     assert "[index] embedding" in added.stderr  # progress on stderr, results on stdout
     assert "[index] warning: no text in empty.md" in added.stderr
 
-    listed = runner.invoke(cli_main, ["index", "list", "--db", db, "--json"])
+    listed = runner.invoke(cli_main, ["index", "list", "--index", db, "--json"])
     assert listed.exit_code == 0, listed.output
     [info] = json.loads(listed.stdout)
     assert info["name"] == "ops" and info["documents"] == 2 and info["chunks"] > 2
 
     queried = runner.invoke(
         cli_main, ["index", "query", "How many requests per minute may an Enterprise key make?", "-c", "ops",
-                   "--db", db, "--k", "2", "--json"]
+                   "--index", db, "--k", "2", "--json"]
     )
     assert queried.exit_code == 0, queried.output
     items = [EvidenceItem.model_validate(x) for x in json.loads(queried.stdout)]
     assert len(items) == 2
     assert "3,000 requests per minute" in items[0].text
 
-    text_out = runner.invoke(cli_main, ["index", "query", "on-call pay", "-c", "ops", "--db", db, "--k", "1"])
+    text_out = runner.invoke(cli_main, ["index", "query", "on-call pay", "-c", "ops", "--index", db, "--k", "1"])
     assert text_out.exit_code == 0 and "EUR 250" in text_out.stdout
 
     doc_id = next(d["document_id"] for d in info["document_list"] if d["document_id"].startswith("on-call"))
-    removed = runner.invoke(cli_main, ["index", "remove", "-c", "ops", "--document", doc_id, "--db", db])
+    removed = runner.invoke(cli_main, ["index", "remove", "-c", "ops", "--document", doc_id, "--index", db])
     assert removed.exit_code == 0, removed.output
-    after = json.loads(runner.invoke(cli_main, ["index", "list", "--db", db, "--json"]).stdout)
+    after = json.loads(runner.invoke(cli_main, ["index", "list", "--index", db, "--json"]).stdout)
     assert after[0]["documents"] == 1
+    # --db is the trace store everywhere; here it is the old, hidden spelling of --index and still works, with a warning
     dropped = runner.invoke(cli_main, ["index", "remove", "-c", "ops", "--db", db])
     assert dropped.exit_code == 0 and "removed collection 'ops'" in dropped.stdout
+    assert "deprecated" in dropped.stderr and "--index" in dropped.stderr
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["index", "add", "{tmp}/missing.md", "--db", "{tmp}/db"], "path not found"),
-        (["index", "add", "{tmp}/notes.docx", "--db", "{tmp}/db"], "unsupported file type"),
-        (["index", "add", "{corpus}", "-c", "a", "--db", "{tmp}/db"], "invalid collection name"),
-        (["index", "list", "--db", "{tmp}/nothing"], "no vector index at"),
-        (["index", "query", "x", "-c", "nope", "--db", "{corpus_db}"], "unknown collection 'nope'"),
-        (["index", "remove", "-c", "example", "--document", "zzz@0", "--db", "{corpus_db}"], "no document 'zzz@0'"),
+        (["index", "add", "{tmp}/missing.md", "--index", "{tmp}/db"], "path not found"),
+        (["index", "add", "{tmp}/notes.docx", "--index", "{tmp}/db"], "unsupported file type"),
+        (["index", "add", "{corpus}", "-c", "a", "--index", "{tmp}/db"], "invalid collection name"),
+        (["index", "list", "--index", "{tmp}/nothing"], "no vector index at"),
+        (["index", "query", "x", "-c", "nope", "--index", "{corpus_db}"], "unknown collection 'nope'"),
+        (["index", "remove", "-c", "example", "--document", "zzz@0", "--index", "{corpus_db}"], "no document 'zzz@0'"),
     ],
 )
 def test_cli_errors_exit_2_with_one_line(tmp_path, corpus_db, args, message):

@@ -103,8 +103,9 @@ def test_flow3_spoofed_citation_never_passes_and_refuses_in_high_rigor(write_scr
     assert codes(gates_of(result)["citation_integrity"]) == [
         "CITATION_UNKNOWN_EVIDENCE_ID", "USED_IDS_INCONSISTENT", "INLINE_MARKER_UNRESOLVED"]
     assert result.status is TraceStatus.REFUSED  # high rigor degrades by refusing (policy degrade.by_rigor)
-    assert "LLC members always owe self-employment tax" in result.assistant_text
-    assert "evidence that states" in result.assistant_text
+    assert "LLC members always owe self-employment tax" not in result.assistant_text  # never restated...
+    assert "A statement citing E7 was not shown" in result.assistant_text and "evidence that states" in result.assistant_text
+    assert result.degrade["claims"][0]["text"] == "LLC members always owe self-employment tax [E7]."  # ...but traced
     assert not result.verified
 
 

@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from controlplane.adapters.scripted import ScriptedModel
@@ -320,3 +320,89 @@ def test_no_framing_or_noise_lowers_a_high_stakes_question(question, framing, no
     decision = route(message, BASE.bundle)
     assert decision.rigorConfig.level.value == "high", (message, decision.reasons)
     assert decision.modeLabel == BASE.bundle.router.strict_mode
+
+
+# -- G-1 as a property (issue 16): nothing unverified is displayed ---------------------------------------------------
+INVENTED = ["Our CEO founded the company in 1999.", "Revenue doubled last year.", "Nothing runs on Fly.io.",
+            "It is unclear whether we moved, but we host on AWS.", "The evidence does not say who founded it.",
+            "Happy to help.", "I think the layout is cleaner."]
+
+
+@st.composite
+def covered_or_not(draw):
+    """Envelopes that could pass: real and invented sentences, each covered by a claim or not, with inline markers,
+    glued notes and invisible characters; the mode is the router's so mode_echo_match does not hide the rest."""
+    message = draw(st.sampled_from(QUESTIONS + ["What changed lately?", "Where do we host?"]))
+    parts, claims = [], []
+    for index in range(draw(st.integers(1, 4))):
+        sentence = draw(st.sampled_from(FACTS + INVENTED))
+        marker = draw(st.sampled_from(["", " [E1]", " [E2]", " [E1][E2]"]))
+        body = sentence[:-1] + marker + sentence[-1]
+        glue = draw(st.sampled_from(["", " [Note: we moved to AWS in 2024]", "\u200bWe host on AWS."]))
+        parts.append(body + glue)
+        if draw(st.booleans()):
+            claim_text = draw(st.sampled_from([body, sentence[:-1], body + glue]))
+            claims.append({"claim_id": f"c{index + 1}", "text": claim_text,
+                           "evidence_ids": [m for m in ("E1", "E2") if f"[{m}]" in marker],
+                           "status": draw(st.sampled_from(["FACTUAL", "FACTUAL", "UNKNOWN", "SUBJECTIVE", "TRIVIAL",
+                                                           "REASONING"]))})
+    text = " ".join(parts)
+    meta = {"modeLabel": route(message, BASE.bundle).modeLabel, "claim_map": claims,
+            "citations": [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in claims
+                          if c["evidence_ids"]],
+            "used_evidence_ids": sorted({i for c in claims for i in c["evidence_ids"]})}
+    return message, {"assistant_text": text, "meta": meta}
+
+
+def _assert_every_shown_sentence_passed(result) -> None:
+    """Every sentence displayed is covered by claims that all passed, unless the bundle's rewrite exemption applied;
+    ``verified`` is true only when that holds and no shown claim is UNKNOWN."""
+    from controlplane.contracts import TraceStatus
+    from controlplane.degrade import REMOVED_NOTICE
+
+    record = result.degrade or {}
+    if record.get("coverage_exemption"):
+        assert result.verified is False
+        return
+    if result.status is TraceStatus.REFUSED:
+        assert result.verified is False
+        return
+    envelope = result.attempts[-1].envelope
+    checked = envelope["assistant_text"]
+    if result.status is TraceStatus.DEGRADED:
+        assert result.verified is False
+        shown = list(record["kept_sentences"])
+        assert result.assistant_text.split(f"\n\n{REMOVED_NOTICE}")[0] == " ".join(shown)
+    else:
+        assert result.assistant_text == checked
+        shown = [s.text for s in split_sentences(checked)]
+    def passed(sentence) -> bool:
+        inside = [c for c in result.claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
+        return bool(inside) and all(c.verdict == "PASS" for c in inside)
+
+    sentences = split_sentences(checked)
+    for text in shown:  # the same words may occur twice; the one shown must be a copy that passed
+        assert any(s.text == text and passed(s) for s in sentences), f"shown but not covered by passing claims: {text!r}"
+    if result.verified:
+        assert result.status in (TraceStatus.PASS, TraceStatus.REGEN_PASS)
+        assert all(c.verdict == "PASS" and c.status != "UNKNOWN" for c in result.claims)
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=covered_or_not(),
+       items=st.one_of(evidence_items(), st.lists(st.sampled_from(FACTS), max_size=2).map(
+           lambda texts: [{"id": f"E{i + 1}", "text": t, "trust_tier": "authoritative"} for i, t in enumerate(texts)])),
+       policy=st.one_of(st.just(BASE), policies()))
+def test_every_displayed_sentence_passed_a_check(case, items, policy):
+    message, envelope = case
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "script.jsonl"
+        path.write_text("\n".join(json.dumps(envelope) for _ in range(3)) + "\n", encoding="utf-8")
+        plane = plane_for(policy, ScriptedModel(path))
+        try:
+            pack = plane.build_pack(items)
+        except InputError:
+            return
+        result = plane.run([{"role": "user", "content": message}], evidence=pack)
+    event(f"status={result.status.value} verified={result.verified}")
+    _assert_every_shown_sentence_passed(result)

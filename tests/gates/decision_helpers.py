@@ -8,6 +8,7 @@ from controlplane.contracts import GateSpec, OutputEnvelope
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import GateInput, GateServices
 from controlplane.policy_bundles.loader import load_bundle
+from controlplane.pytest_plugin import GateHarness
 from controlplane.router import route
 
 POLICY = load_bundle().bundle
@@ -15,17 +16,14 @@ NOW = "2026-06-01T12:00:00+00:00"
 
 
 def envelope(claims: list[tuple], text: str | None = None, mode: str = "System") -> dict[str, Any]:
-    """claims: (text, evidence_ids) or (text, evidence_ids, status); assistant_text = texts joined."""
-    claim_map = []
-    for index, claim in enumerate(claims, start=1):
-        claim_map.append({"claim_id": f"c{index}", "text": claim[0], "evidence_ids": list(claim[1]),
-                          "status": claim[2] if len(claim) > 2 else "FACTUAL"})
-    return {
-        "assistant_text": text if text is not None else " ".join(c[0] for c in claims),
-        "meta": {"modeLabel": mode, "claim_map": claim_map,
-                 "citations": [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in claim_map],
-                 "used_evidence_ids": sorted({i for c in claim_map for i in c["evidence_ids"]})},
-    }
+    """claims: (text, evidence_ids) or (text, evidence_ids, status); assistant_text = texts joined
+    (GateHarness.envelope, the suite's one builder; every claim gets a citation entry)."""
+    built = GateHarness.envelope(text if text is not None else " ".join(c[0] for c in claims), claims=claims,
+                                 mode=mode)
+    meta = built["meta"]
+    meta["citations"] = [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in meta["claim_map"]]
+    meta["used_evidence_ids"] = sorted(meta["used_evidence_ids"])
+    return built
 
 
 def gate_input(gate_id: str, question: str, evidence: list[dict], env: dict, backend=None,

@@ -3,28 +3,39 @@
 tests are written; tests that can use the shipped verifier do so when ``controlplane/nli/verifier/config.json``
 exists.
 
-- :class:`ClaimCheckNliBackend` derives P(entailed) / P(contradicted) from the deterministic claim checks and word
-  overlap (gates/claim_checks.py): a contradiction when the best-matching evidence sentence states another number or
-  the opposite polarity, entailment when it covers the claim's content words with no check finding, else neutral.
+- :class:`OverlapNliBackend` derives P(entailed) from word overlap with its own tokenizer, independent of the gate's
+  deterministic claim checks (an earlier backend computed its scores from those checks, so end-to-end tests could
+  not tell "NLI works" from "a check fired"); contradictions come only from a table the test writes.
 - :class:`TableNliBackend` returns the scores a test sets per premise text (to drive the sufficiency tree with the
   exact probabilities of the Smart Notes table).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controlplane.contracts import ReasonCode
-from controlplane.gates.claim_checks import best_sentence, run_checks
 from controlplane.gates.interfaces import NliBackend, NliScore
 
 
-class ClaimCheckNliBackend:
-    name = "claim-checks-test"
-    method = "nli"
+class OverlapNliBackend:
+    """Scores from word overlap alone, computed here with its own tokenizer: it shares nothing with the gate's
+    deterministic claim checks (gates/claim_checks.py), so a test can tell "NLI said so" from "a check vetoed".
 
-    def __init__(self) -> None:
+    P(entailed) is high when the premise holds the hypothesis's content words, else neutral. It knows nothing of
+    numbers or negation: "4000 mg" and "1200 mg" look alike to it, as they would to a fooled model. A contradiction
+    comes only from the ``contradictions`` table the test writes: (premise fragment, hypothesis) pairs.
+    """
+
+    name = "overlap-test"
+    method = "nli"
+    _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+    _FUNCTION = frozenset("a an the of to in on at for by with from and or is are was were be been it its this that "
+                          "these those as our we you they".split())
+
+    def __init__(self, contradictions: Sequence[tuple[str, str]] = ()) -> None:
+        self.contradictions = [(premise, self._norm(hypothesis)) for premise, hypothesis in contradictions]
         self.calls = 0
         self.pairs_scored = 0
 
@@ -33,20 +44,24 @@ class ClaimCheckNliBackend:
         self.pairs_scored += len(pairs)
         return [self._one(premise, hypothesis) for premise, hypothesis in pairs]
 
-    @staticmethod
-    def _one(premise: str, hypothesis: str) -> NliScore:
-        sentence, share = best_sentence(premise, hypothesis)
-        findings = {f.code for f in run_checks(premise, hypothesis)}
-        if share >= 0.5 and findings & {ReasonCode.NUMBER_MISMATCH, ReasonCode.NEGATION_MISMATCH}:
+    @classmethod
+    def _norm(cls, text: str) -> str:
+        return " ".join(cls._WORD.findall(re.sub(r"\[[^\]]*\]", " ", text.lower())))
+
+    def _one(self, premise: str, hypothesis: str) -> NliScore:
+        if any(p in premise and h == self._norm(hypothesis) for p, h in self.contradictions):
             return NliScore(entailment=0.03, contradiction=0.92, neutral=0.05)
-        if not findings and share >= 0.8:
+        wanted = {w for w in self._WORD.findall(self._norm(hypothesis)) if w not in self._FUNCTION}
+        have = set(self._WORD.findall(self._norm(premise)))
+        share = len(wanted & have) / len(wanted) if wanted else 0.0
+        if share >= 0.8:
             return NliScore(entailment=0.95, contradiction=0.01, neutral=0.04)
-        if not findings and share >= 0.6:
+        if share >= 0.6:
             return NliScore(entailment=0.7, contradiction=0.05, neutral=0.25)
         return NliScore(entailment=0.08, contradiction=0.04, neutral=0.88)
 
     def metadata(self) -> dict[str, Any]:
-        return {"name": self.name, "method": self.method, "kind": "deterministic test backend"}
+        return {"name": self.name, "method": self.method, "kind": "deterministic test backend (word overlap)"}
 
 
 class TableNliBackend:
@@ -76,4 +91,4 @@ class SimilarityOnlyBackend(TableNliBackend):
     method = "similarity"
 
 
-assert isinstance(ClaimCheckNliBackend(), NliBackend) and isinstance(TableNliBackend({}), NliBackend)
+assert isinstance(OverlapNliBackend(), NliBackend) and isinstance(TableNliBackend({}), NliBackend)

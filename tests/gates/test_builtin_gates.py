@@ -224,15 +224,25 @@ def test_nested_claims_are_legal(default_policy, make_envelope):
     assert ClaimAnchorsGate().evaluate(gate_input(default_policy, envelope)).passed
 
 
-def test_strict_mode_requires_every_sentence_covered(default_policy, make_envelope):
+def test_every_sentence_must_be_covered_in_every_rigor(default_policy, make_envelope):
     envelope = make_envelope(GOOD, extra_text="Also, Postgres is our database.")
     result = ClaimAnchorsGate().evaluate(gate_input(default_policy, envelope))
     assert codes(result) == ["SENTENCE_UNCOVERED"]
     assert result.details["uncovered_sentences"] == ["Also, Postgres is our database."]
-    # low rigor (writing) is not strict: the same uncovered sentence passes
-    relaxed = ClaimAnchorsGate().evaluate(gate_input(default_policy, make_envelope(GOOD, mode="Ida",
-                                                     extra_text="Also, it reads well."), message="Tighten this."))
-    assert relaxed.passed
+    low = ClaimAnchorsGate().evaluate(gate_input(default_policy, make_envelope(GOOD, mode="Ida",
+                                                 extra_text="Also, it reads well."), message="What changed lately?"))
+    assert codes(low) == ["SENTENCE_UNCOVERED"]  # low rigor too (grounded generation G-1)
+
+
+def test_the_rewrite_exemption_covers_the_users_own_text_only(default_policy):
+    rewrite = {"assistant_text": "Our servers are fast. They rarely go down.",
+               "meta": {"modeLabel": "Ida", "domainFlags": [], "claim_map": [], "citations": []}}
+    message = "Tighten this: our servers are fast and they rarely go down."
+    exempt = ClaimAnchorsGate().evaluate(gate_input(default_policy, rewrite, message=message, evidence=[]))
+    assert exempt.passed and "rewrite exemption (writing)" in exempt.details["coverage_exemption"]
+    rewrite["assistant_text"] += " Our uptime is 99.99% on AWS."
+    added = ClaimAnchorsGate().evaluate(gate_input(default_policy, rewrite, message=message, evidence=[]))
+    assert codes(added) == ["SENTENCE_UNCOVERED"] and "99.99" in added.details["exemption_refused"]
 
 
 def test_model_spans_can_be_required(default_policy, make_envelope):

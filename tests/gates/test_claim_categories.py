@@ -4,7 +4,7 @@ SUBJECTIVE or TRIVIAL to escape citation."""
 from __future__ import annotations
 
 import pytest
-from decision_helpers import envelope, gate_input
+from tests.gates.decision_helpers import envelope, gate_input
 
 from controlplane.contracts import ClaimStatus
 from controlplane.gates.claim_categories import ClaimCategoriesGate, classify
@@ -52,10 +52,13 @@ def test_mislabelled_factual_claim_fails_at_medium_rigor():
     assert result.details["categories"]["c1"]["classified"] == "FACTUAL"
 
 
-def test_mislabelled_factual_claim_is_a_warning_at_low_rigor():
+def test_mislabelled_factual_claim_fails_at_low_rigor_unless_the_bundle_lowers_the_bar():
     result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "How many requests per minute?", [],
                                                        MISLABELLED))
-    assert result.passed and result.details["warnings"] == ["c1 is labelled SUBJECTIVE but reads as FACTUAL"]
+    assert result.details["fail_at_rigor"] == "low" and result.details["claims"] == {"c1": ["CLAIM_CATEGORY_MISMATCH"]}
+    lenient = ClaimCategoriesGate().evaluate(gate_input("claim_categories", "How many requests per minute?", [],
+                                                        MISLABELLED, params={"fail_at_rigor": "medium"}))
+    assert lenient.passed and lenient.details["warnings"] == ["c1 is labelled SUBJECTIVE but reads as FACTUAL"]
 
 
 def test_cited_claims_are_not_escaping_citation():
@@ -85,14 +88,14 @@ def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, st
     from controlplane.contracts import TraceStatus
     from controlplane.gates.interfaces import GateServices
     from controlplane.pipeline import ControlPlane
-    from nli_backends import ClaimCheckNliBackend
+    from tests.gates.nli_backends import OverlapNliBackend
 
     dose = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day."
     evidence = [{"id": "E1", "text": dose, "trust_tier": "authoritative", "source": "https://label.example/ibuprofen"},
                 {"id": "E2", "text": dose, "trust_tier": "authoritative", "source": "https://pharma.example/nsaids"}]
     env = envelope([(dose[:-1] + " [E1][E2].", ["E1", "E2"]), (LAUNDERED, [], "UNKNOWN")])
     plane = ControlPlane(model=write_script([env] * 3), policy=shipped_policy, store=store,
-                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+                         services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run("What is the maximum dose of this medication?", evidence=evidence)
     assert result.status in (TraceStatus.REFUSED, TraceStatus.DEGRADED)
     assert LAUNDERED not in result.assistant_text.split("\n")[0]

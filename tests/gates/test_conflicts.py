@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from decision_helpers import codes, envelope, gate_input
-from nli_backends import ClaimCheckNliBackend, TableNliBackend
+from tests.gates.decision_helpers import codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend, TableNliBackend
 
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.evidence_conflicts import EvidenceConflictsGate, deterministic_conflict, resolve_pair
@@ -57,7 +57,7 @@ def test_deterministic_conflict_needs_the_same_subject():
     assert deterministic_conflict("Backups are not encrypted at rest.", "Backups are encrypted at rest.")[0] == "negation"
 
 
-@pytest.mark.parametrize("backend", [None, ClaimCheckNliBackend()], ids=["deterministic", "nli"])
+@pytest.mark.parametrize("backend", [None, OverlapNliBackend()], ids=["deterministic", "nli"])
 def test_present_both_fails_one_sided_answer_and_passes_when_both_sides_are_cited(backend):
     one_sided = run_conflicts(QUESTIONS["present_both"], ONE_SIDED, backend=backend)
     assert one_sided.failed and one_sided.details["claims"] == {"c1": ["EVIDENCE_CONFLICT"]}

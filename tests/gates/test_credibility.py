@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from decision_helpers import envelope, gate_input
-from nli_backends import TableNliBackend
+from tests.gates.decision_helpers import envelope, gate_input
+from tests.gates.nli_backends import TableNliBackend
 
 from controlplane.contracts import TrustTier
 from controlplane.evidence_pack import build_pack

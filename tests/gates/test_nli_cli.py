@@ -7,7 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from decision_helpers import envelope
+from tests.gates.decision_helpers import envelope
 
 from controlplane.cli import main
 

@@ -2,7 +2,7 @@
 cases, and end to end through ControlPlane.run with the scripted model (an unsupported number is suppressed or
 refused, with why and what evidence would fix it).
 
-Backends: ClaimCheckNliBackend / TableNliBackend (tests/gates/nli_backends.py, real NliBackend implementations); the
+Backends: OverlapNliBackend / TableNliBackend (tests/gates/nli_backends.py, real NliBackend implementations); the
 shipped verifier when its weights exist (controlplane/nli/verifier/config.json), else that test is skipped.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from decision_helpers import POLICY, codes, envelope, gate_input
-from nli_backends import ClaimCheckNliBackend, SimilarityOnlyBackend, TableNliBackend
+from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend, SimilarityOnlyBackend, TableNliBackend
 
 from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices, NliScore
@@ -31,7 +31,7 @@ def run_gate(question, evidence, env, backend=None, **params):
     return NliEntailmentGate().evaluate(gate_input("nli_entailment", question, evidence, env, backend, params=params))
 
 
-class RecordingBackend(ClaimCheckNliBackend):
+class RecordingBackend(OverlapNliBackend):
     def __init__(self):
         super().__init__()
         self.seen: list[tuple[str, str]] = []
@@ -41,14 +41,14 @@ class RecordingBackend(ClaimCheckNliBackend):
         return super().score(pairs)
 
 
-class BrokenBackend(ClaimCheckNliBackend):
+class BrokenBackend(OverlapNliBackend):
     name = "broken"
 
     def score(self, pairs):
         raise RuntimeError("CUDA out of memory")
 
 
-class ShortBackend(ClaimCheckNliBackend):
+class ShortBackend(OverlapNliBackend):
     def score(self, pairs):
         return super().score(pairs)[:-1]
 
@@ -70,7 +70,7 @@ def test_registry_loads_the_decision_gates_and_the_bundle_orders_them():
 def test_supported_claims_pass_with_records_and_sentences():
     env = envelope([("We host on Fly.io [E1].", ["E1"]), ("The public API allows 100 requests per minute per key [E2].",
                                                          ["E2"])])
-    result = run_gate(ARCH_Q, [E_HOST, E_RATE], env, ClaimCheckNliBackend())
+    result = run_gate(ARCH_Q, [E_HOST, E_RATE], env, OverlapNliBackend())
     assert result.passed, result.details
     record = result.details["claim_records"]["c2"]
     assert record["decision"] == "VERIFIED" and record["sources"] == 1 and record["checks"] == []
@@ -104,7 +104,7 @@ def test_strength_inflation_is_vetoed():
 
 def test_each_atomic_claim_must_be_entailed():
     env = envelope([("We host on Fly.io and the database is Postgres [E1].", ["E1"])])
-    result = run_gate(ARCH_Q, [E_HOST], env, ClaimCheckNliBackend())
+    result = run_gate(ARCH_Q, [E_HOST], env, OverlapNliBackend())
     atoms = result.details["claim_records"]["c1"]["atoms"]
     assert [a["text"] for a in atoms] == ["We host on Fly.io.", "The database is Postgres."]
     assert [a["status"] for a in atoms] == ["VERIFIED", "REJECTED"]
@@ -167,7 +167,7 @@ def test_unknown_claims_pass_and_exempt_statuses_follow_the_policy():
     assert result.passed
     assert result.details["claim_records"]["c1"]["decision"] == "UNKNOWN"
     assert result.details["claim_records"]["c2"]["decision"] == "EXEMPT"
-    high = run_gate(HIGH_Q, [E_HOST], envelope([("This statute is clear.", [], "SUBJECTIVE")]), ClaimCheckNliBackend())
+    high = run_gate(HIGH_Q, [E_HOST], envelope([("This statute is clear.", [], "SUBJECTIVE")]), OverlapNliBackend())
     assert high.failed and high.details["claims"]["c1"] == ["NO_EVIDENCE"]  # high stakes exempts nothing
 
 
@@ -197,12 +197,12 @@ def test_similarity_alone_never_passes_in_high_stakes():
 
 def test_redacted_evidence_cannot_verify():
     redacted = {**E_HOST, "text": "sha256:abc… We host on", "redacted": True}
-    result = run_gate(ARCH_Q, [redacted], envelope([("We host on Fly.io [E1].", ["E1"])]), ClaimCheckNliBackend())
+    result = run_gate(ARCH_Q, [redacted], envelope([("We host on Fly.io [E1].", ["E1"])]), OverlapNliBackend())
     assert codes(result) == ["EVIDENCE_TEXT_REDACTED"]
 
 
 def test_no_envelope_is_a_precondition_failure():
-    inp = gate_input("nli_entailment", ARCH_Q, [E_HOST], envelope([("x", [])]), ClaimCheckNliBackend())
+    inp = gate_input("nli_entailment", ARCH_Q, [E_HOST], envelope([("x", [])]), OverlapNliBackend())
     from dataclasses import replace
 
     assert codes(NliEntailmentGate().evaluate(replace(inp, envelope=None))) == ["PRECONDITION_FAILED"]
@@ -212,16 +212,16 @@ def test_no_envelope_is_a_precondition_failure():
 # sentences (grounded-generation contract)
 def test_strict_mode_sentence_without_claim_fails():
     env = envelope([("We host on Fly.io [E1].", ["E1"])], text="We host on Fly.io [E1]. It is the cheapest host.")
-    result = run_gate(ARCH_Q, [E_HOST], env, ClaimCheckNliBackend())
+    result = run_gate(ARCH_Q, [E_HOST], env, OverlapNliBackend())
     assert [s["verdict"] for s in result.details["sentences"]] == ["PASS", "FAIL"]
     assert "SENTENCE_UNCOVERED" in codes(result) and result.details["uncovered_sentences"] == ["It is the cheapest host."]
-    low = run_gate("hello, where is our app?", [E_HOST], env, ClaimCheckNliBackend())  # low rigor: not strict
-    assert low.passed and low.details["sentences"][1]["unchecked"] is True
+    low = run_gate("hello, where is our app?", [E_HOST], env, OverlapNliBackend())  # low rigor: the same (G-1)
+    assert not low.passed and low.details["uncovered_sentences"] == ["It is the cheapest host."]
 
 
 def test_sentence_that_says_more_than_its_claims_is_verified_whole():
     env = envelope([("We host on Fly.io", ["E1"])], text="We host on Fly.io, which costs $5 a month [E1].")
-    result = run_gate(ARCH_Q, [E_HOST], env, ClaimCheckNliBackend())
+    result = run_gate(ARCH_Q, [E_HOST], env, OverlapNliBackend())
     sentence = result.details["sentences"][0]
     assert sentence["verdict"] == "FAIL" and "cost" in sentence["beyond_claims"]
     assert result.details["claims"]["c1"]  # the sentence fails as a unit, through its claim
@@ -235,7 +235,7 @@ DRIFT = envelope([("We host on Fly.io [E1].", ["E1"]),
 
 def test_number_drift_is_suppressed_with_why_and_what_evidence_is_needed(write_script, store, shipped_policy):
     plane = ControlPlane(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store,
-                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+                         services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
     assert result.status is TraceStatus.DEGRADED and not result.verified
     assert len(result.attempts) == 3  # regenerated twice with a targeted delta, then degraded
@@ -246,7 +246,9 @@ def test_number_drift_is_suppressed_with_why_and_what_evidence_is_needed(write_s
     assert text.startswith("We host on Fly.io [E1].")
     assert "500 requests" not in text.split("[Not verified")[0]
     assert "its numbers or units differ from the evidence" in text
-    assert 'provide evidence that states: "The public API allows 500 requests per minute per key [E2]."' in text
+    # the notice names what was removed and what would fix it, without restating the unverified sentence
+    assert "provide evidence that states it (E2 does not)" in text and "500" not in text
+    assert result.degrade["removed_sentences"][0]["text"] == "The public API allows 500 requests per minute per key [E2]."
     assert [c.verdict for c in result.claims] == ["PASS", "FAIL"]
 
 
@@ -254,11 +256,13 @@ def test_high_stakes_number_drift_is_refused_with_explanation(write_script, stor
     legal = [{"id": "E1", "text": "The filing fee for an LLC is 50 dollars.", "trust_tier": "authoritative"}]
     bad = envelope([("The filing fee for an LLC is 500 dollars [E1].", ["E1"])])
     plane = ControlPlane(model=write_script([bad] * 3), policy=shipped_policy, store=store,
-                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+                         services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run("What is the LLC filing fee under state law?", evidence=legal)
     assert result.status is TraceStatus.REFUSED
-    assert "The filing fee for an LLC is 500 dollars [E1]." in result.assistant_text
+    assert "500" not in result.assistant_text  # the refusal never restates the unverified claim...
+    assert "A statement citing E1 was not shown" in result.assistant_text
     assert "numbers or units differ" in result.assistant_text and "To state it I need" in result.assistant_text
+    assert result.degrade["claims"][0]["text"] == "The filing fee for an LLC is 500 dollars [E1]."  # ...the trace does
 
 
 def test_run_without_a_loadable_verifier_never_passes(write_script, store, shipped_policy):
@@ -274,7 +278,7 @@ def test_supported_answer_passes_end_to_end(write_script, store, shipped_policy)
     good = envelope([("We host on Fly.io [E1].", ["E1"]),
                      ("The public API allows 100 requests per minute per key [E2].", ["E2"])])
     plane = ControlPlane(model=write_script([good]), policy=shipped_policy, store=store,
-                         services=GateServices(nli_backend=ClaimCheckNliBackend()))
+                         services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
     assert result.status is TraceStatus.PASS and result.verified, [
         (g.gate_id, g.reason_codes) for g in result.attempts[0].gate_results if g.failed]
@@ -298,7 +302,7 @@ def test_shipped_verifier_separates_supported_from_drifted_claims():
 def test_build_services_caches_scores_across_the_decision_gates(write_script, store, shipped_policy):
     from controlplane.services import CachedNliBackend
 
-    inner = ClaimCheckNliBackend()
+    inner = OverlapNliBackend()
     services = GateServices(nli_backend=CachedNliBackend(inner))
     plane = ControlPlane(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store, services=services)
     plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])

@@ -4,8 +4,8 @@ thresholds, and EBOM confidence semantics (formula, LIMINAL x 0.8, action thresh
 from __future__ import annotations
 
 import pytest
-from decision_helpers import codes, envelope, gate_input
-from nli_backends import TableNliBackend
+from tests.gates.decision_helpers import codes, envelope, gate_input
+from tests.gates.nli_backends import TableNliBackend
 
 from controlplane.contracts import EvidenceItem, ReasonCode
 from controlplane.evidence_pack import build_pack

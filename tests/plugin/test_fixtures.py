@@ -13,7 +13,7 @@ from controlplane.traces.store import TraceStore
 
 from controlplane import BaseGate, CostClass
 from controlplane.adapters.scripted import ScriptedModel
-from controlplane.pytest_plugin import GateCheck
+from controlplane.pytest_plugin import GateCheck, GateHarness
 
 EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite)."}]
 QUESTION = "What is our hosting architecture?"
@@ -148,3 +148,16 @@ def test_the_plugin_is_loaded_by_its_pytest11_entry_point(tmp_path):
     assert without.returncode != 0 and "fixture 'gate_harness' not found" in without.stdout
     by_name = run_pytest(tmp_path, "-p", "controlplane", autoload=False)  # the entry point's name
     assert by_name.returncode == 0, by_name.stdout + by_name.stderr
+
+
+def test_the_envelope_builder_anchors_spans_and_lets_meta_fields_be_replaced():
+    built = GateHarness.envelope("We host on Fly.io [E1]. DB is Turso [E1].", spans=True,
+                                 claims=[("We host on Fly.io [E1].", ["E1"]), ("DB is Turso [E1].", ["E1"])],
+                                 ignored_evidence_ids=["E2"])
+    text = built["assistant_text"]
+    for claim in built["meta"]["claim_map"]:
+        span = claim["span"]
+        assert text[span["start_char"]:span["end_char"]] == claim["text"]
+    assert built["meta"]["ignored_evidence_ids"] == ["E2"] and built["meta"]["used_evidence_ids"] == ["E1"]
+    with pytest.raises(ValueError, match="not in assistant_text"):
+        GateHarness.envelope("Something else.", claims=[("We host on Fly.io.", [])], spans=True)

@@ -149,3 +149,57 @@ def test_selector_failure_leaves_the_router_decision(default_policy):
     draft = route("hello there", policy)
     out = run_selector("hello", draft, policy, FixedSelector("", FinishReason.ERROR))
     assert out.decision.modeLabel == draft.modeLabel and "selector:unavailable" in out.decision.reasons
+
+
+# -- the decision once the evidence is known (issue 16, item 1) -------------------------------------------------------
+LEAFLET = "Ibuprofen dosage for adults: max 1200 mg per day; higher doses only under medical supervision."
+
+
+def test_a_writing_request_with_evidence_is_checked_work(shipped_policy):
+    from controlplane.router import follow_evidence
+
+    policy = shipped_policy.bundle
+    decision = follow_evidence(route("Summarize this for me", policy), ["We host on Fly.io."], policy)
+    assert decision.domainFlags == [] and decision.rigorConfig.require_citations
+    assert "override:writing_exemption_dropped_for_evidence" in decision.reasons
+    own_text = follow_evidence(route("Rewrite this: my cat sleeps all day", policy), [], policy)
+    assert own_text.domainFlags == ["writing"] and not own_text.rigorConfig.require_citations
+
+
+def test_rigor_follows_high_stakes_evidence_but_not_a_passing_mention(shipped_policy):
+    from controlplane.router import follow_evidence
+
+    policy = shipped_policy.bundle
+    medical = follow_evidence(route("Summarize this for me", policy), [LEAFLET], policy)
+    assert medical.domainFlags == ["medical"] and medical.rigorConfig.level.value == "high"
+    assert medical.modeLabel == policy.router.strict_mode
+    assert {"evidence:medical:dosage", "evidence:medical:medical"} <= set(medical.reasons)
+    # one finance word in a project note ("budget") is not a finance document
+    orion = follow_evidence(route("When does the Orion project ship?", policy),
+                            ["The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."], policy)
+    assert orion.domainFlags == [] and orion.rigorConfig.level.value == "low"
+
+
+def test_following_the_evidence_never_lowers_rigor(shipped_policy):
+    from controlplane.router import follow_evidence
+
+    policy = shipped_policy.bundle
+    legal = route("Can my landlord evict me without notice?", policy)
+    after = follow_evidence(legal, ["We host on Fly.io."], policy)
+    assert after.rigorConfig.level.value == "high" and after.domainFlags == legal.domainFlags
+    assert after.modeLabel == legal.modeLabel
+
+
+@pytest.mark.parametrize("text", [
+    LEAFLET, "Taxes, tax-free bonds_x and investing; a license, a licence; 401k and IRA.",
+    "Landlords evicting a tenant's lease. Side effects of the drugs.", "", "ß ǅ ﬁ 123 dose* dos",
+])
+def test_evidence_term_lookup_matches_the_routers_term_regex(shipped_policy, text):
+    """follow_evidence looks terms up in the evidence's word list (long evidence); it must find exactly what the
+    router's per-term regex finds."""
+    from controlplane.router import _EVIDENCE_WORD, _term_regex, _terms_in
+
+    joined = normalize_text(text).lower()
+    words = sorted(set(_EVIDENCE_WORD.findall(joined)))
+    for domain in shipped_policy.bundle.domains.values():
+        assert _terms_in(domain.lexicon, words, joined) == [t for t in domain.lexicon if _term_regex(t).search(joined)]

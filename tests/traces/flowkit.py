@@ -8,6 +8,7 @@ from typing import Any
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.pipeline import ControlPlane
+from controlplane.pytest_plugin import GateHarness
 
 ARCH_EVIDENCE = [
     {"id": "E1", "title": "Stack facts", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"},
@@ -18,26 +19,14 @@ ARCH_EVIDENCE = [
 
 
 def envelope(claims: list[tuple], mode: str = "System", flags: list[str] | None = None,
-             ignored: list[str] | None = None) -> dict[str, Any]:
-    """claims: (text, evidence_ids[, status]); text is joined with spaces and every claim gets its span."""
-    text, claim_map, citations, pos = "", [], [], 0
-    for index, claim in enumerate(claims, start=1):
-        sentence, ids = claim[0], claim[1]
-        status = claim[2] if len(claim) > 2 else "FACTUAL"
-        if text:
-            text += " "
-            pos += 1
-        start = pos
-        text += sentence
-        pos += len(sentence)
-        claim_map.append({"claim_id": f"c{index}", "text": sentence, "evidence_ids": list(ids), "status": status,
-                          "span": {"start_char": start, "end_char": pos}})
-        if ids:
-            citations.append({"claim_id": f"c{index}", "evidence_ids": list(ids)})
-    used = sorted({i for c in claim_map for i in c["evidence_ids"]})
-    return {"assistant_text": text, "meta": {"modeLabel": mode, "domainFlags": flags or [], "claim_map": claim_map,
-                                             "citations": citations, "used_evidence_ids": used,
-                                             "ignored_evidence_ids": ignored or [], "checkpointSuggested": False}}
+              ignored: list[str] | None = None) -> dict[str, Any]:
+    """claims: (text, evidence_ids[, status]); text is joined with spaces and every claim gets its span
+    (GateHarness.envelope, the suite's one builder)."""
+    built = GateHarness.envelope(" ".join(claim[0] for claim in claims), claims=claims, mode=mode,
+                                 domain_flags=flags or [], spans=True, ignored_evidence_ids=ignored or [],
+                                 checkpointSuggested=False)
+    built["meta"]["used_evidence_ids"] = sorted(built["meta"]["used_evidence_ids"])
+    return built
 
 
 def scripted(directory: Path, name: str, outputs: list[Any]) -> ScriptedModel:

@@ -13,7 +13,7 @@ from controlplane.traces.bundles import BundleError, export_bundles, import_bund
 from controlplane.traces.redaction import RedactionError, Redactor
 from controlplane.traces.replay import replay_bundles
 from controlplane.traces.store import TraceStore
-from flowkit import envelope, run
+from tests.traces.flowkit import envelope, run
 
 from controlplane.cli import main
 

@@ -13,7 +13,7 @@ from controlplane.traces.bundles import export_bundles, read_bundles
 from controlplane.traces.critic import ModelCritic
 from controlplane.traces.replay import replay_bundles, replay_trace
 from controlplane.traces.store import TraceStore
-from flowkit import envelope, governance_policy, run, write_policy
+from tests.traces.flowkit import envelope, governance_policy, run, write_policy
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
@@ -256,3 +256,26 @@ def test_a_retrieval_flow_replays_from_the_recorded_retrieval(tmp_path: Path, go
             ({"result": "pass", "reason_codes": []},) * 2,
         ]
         assert read_bundles(path)[0].retrieved_evidence_pack.ids() == ["E1", "E2"]
+
+
+def test_replay_reproduces_the_display_check_and_the_evidence_driven_decision(tmp_path: Path, gov_policy):
+    """G-1 at the last step: a bundle without claim_anchors lets an uncovered sentence through the gates, the
+    pipeline's display check degrades it, and replay (no model) reaches the same status; a writing request with
+    evidence is routed as checked work, and replay rebuilds that decision from the recorded pack."""
+    from controlplane.policy_bundles.loader import parse_bundle
+
+    data = gov_policy.bundle.model_dump(mode="json", exclude_none=True)
+    data["gates"] = [g for g in data["gates"] if g["gate_id"] in ("output_schema", "mode_echo_match",
+                                                                  "evidence_binding", "citation_integrity")]
+    lax = parse_bundle(data, source="test:no-anchors")
+    store = TraceStore(tmp_path / "display.db")
+    uncovered = envelope([("We host on Fly.io [E1].", ["E1"])])
+    uncovered["assistant_text"] += " Our CEO founded the company in 1999."
+    uncovered["meta"]["modeLabel"] = "Ida"  # the router's mode once the writing flag is dropped
+    result = run(store, lax, tmp_path, "display", [uncovered], "Summarize this for me",
+                 [{"id": "E1", "text": "We host on Fly.io."}])
+    assert result.status is TraceStatus.DEGRADED and "CEO" not in result.assistant_text
+    assert "override:writing_exemption_dropped_for_evidence" in result.mode_decision.reasons
+    replayed = replay_trace(store.load_bundle(result.trace_id))
+    assert replayed.replayed_status == "degraded" and replayed.reproduced, [d.line() for d in replayed.differences]
+    store.close()

@@ -15,7 +15,7 @@ from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.traces.critic import ModelCritic, RuleCritic, run_critic
 from controlplane.traces.store import TraceStore
-from flowkit import envelope, run
+from tests.traces.flowkit import envelope, run
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
@@ -30,17 +30,18 @@ def cli(*args: str):
 
 @pytest.fixture
 def writing_trace(tmp_path: Path, gov_policy):
-    """Two writing requests: the policy skips evidence_binding for them, so
+    """Two rewrite requests without evidence (the user's own text: the bundle's rewrite exemption skips
+    evidence_binding for them, and the reply says it was not checked), so
     A: an uncited FACTUAL claim reaches the user (evidence_binding would not catch it either: writing needs no
        citations), and
     B: a claim citing evidence E9 that does not exist reaches the user (evidence_binding would have failed it)."""
     store = TraceStore(tmp_path / "critic.db")
-    uncited = envelope([("Our servers respond in 20 ms on average.", [])], mode="Ida", flags=["writing"])
-    spoofed = envelope([("Our servers respond in 20 ms on average.", ["E9"])], mode="Ida", flags=["writing"])
+    uncited = envelope([("Our servers are fast.", [])], mode="Ida", flags=["writing"])
+    spoofed = envelope([("Our servers are fast.", ["E9"])], mode="Ida", flags=["writing"])
     spoofed["meta"]["citations"], spoofed["meta"]["used_evidence_ids"] = [], []
     message = "Tighten this paragraph: our servers are fast."
     a = run(store, gov_policy, tmp_path, "writing_a", [uncited], message)
-    b = run(store, gov_policy, tmp_path, "writing_b", [spoofed], message, [{"id": "E1", "text": "Servers are fast."}])
+    b = run(store, gov_policy, tmp_path, "writing_b", [spoofed], message)
     for result in (a, b):
         gates = {g.gate_id: g for g in result.attempts[0].gate_results}
         assert gates["evidence_binding"].result.value == "skip" and result.status.value == "pass"
@@ -50,15 +51,18 @@ def writing_trace(tmp_path: Path, gov_policy):
 def test_rules_find_the_uncited_claim_and_the_gate_that_should_have_fired(writing_trace):
     store, uncited_id, spoofed_id = writing_trace
     summary = run_critic(store, [RuleCritic()], since="2000-01-01")
-    assert summary.traces == 2 and summary.by_type == {"UNCITED_CLAIM": 1, "MISSED_GATE": 1}
-    [uncited] = store.list_findings(trace_id=uncited_id)
-    assert uncited["type"] == "UNCITED_CLAIM" and uncited["claim_id"] == "c1" and uncited["status"] == "proposed"
+    # A also misses evidence_binding: forced on, the pack rule unknown_label_required fails its uncited claim
+    assert summary.traces == 2 and summary.by_type == {"UNCITED_CLAIM": 1, "MISSED_GATE": 2}
+    found = {f["type"]: f for f in store.list_findings(trace_id=uncited_id)}
+    uncited = found["UNCITED_CLAIM"]
+    assert set(found) == {"UNCITED_CLAIM", "MISSED_GATE"}
+    assert uncited["claim_id"] == "c1" and uncited["status"] == "proposed"
     [missed] = store.list_findings(trace_id=spoofed_id)
     assert missed["type"] == "MISSED_GATE" and "UNKNOWN_EVIDENCE_ID" in missed["explanation"]
     assert missed["suggested_gate_delta"]["gate_id"] == "evidence_binding"
     assert missed["suggested_gate_delta"]["patch"] == {"when": {"always": True}}
     again = run_critic(store, [RuleCritic()], since="2000-01-01")
-    assert again.findings_added == 0 and again.duplicates == 2
+    assert again.findings_added == 0 and again.duplicates == 3
 
 
 def test_rules_stay_quiet_on_well_cited_answers(flows):
@@ -74,7 +78,7 @@ def test_critic_cli_run_accept_suggest_then_review(writing_trace, tmp_path: Path
     base.write_text(json.dumps(gov_policy.bundle.model_dump(mode="json")))
 
     ran = cli("critic", "run", "--since", "2000-01-01", "--db", db)
-    assert ran.exit_code == 0 and "2 new finding(s)" in ran.output
+    assert ran.exit_code == 0 and "3 new finding(s)" in ran.output
     listed = json.loads(cli("critic", "list", "--db", db, "--json").output)
     missed = next(r for r in listed if r["type"] == "MISSED_GATE")
     uncited = next(r for r in listed if r["type"] == "UNCITED_CLAIM")
@@ -102,7 +106,7 @@ def test_critic_cli_run_accept_suggest_then_review(writing_trace, tmp_path: Path
     review = cli("policy", "review", str(draft_path), "--db", db, "-o", str(tmp_path / "rev"), "--json")
     assert review.exit_code == 0, review.output
     changes = json.loads(review.output)["changes"]
-    assert changes["gates"]["evidence_binding"]["counts"] == {"skip->fail": 1, "skip->pass": 1}
+    assert changes["gates"]["evidence_binding"]["counts"] == {"skip->fail": 2}  # both writing answers now fail it
     assert PolicyLifecycle(store).get(draft.hash).state == "candidate"
 
 

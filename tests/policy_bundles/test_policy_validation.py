@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from flowkit import governance_policy
+from tests.traces.flowkit import governance_policy
 
 from controlplane.cli import main
 from controlplane.policy_bundles.lifecycle import LifecycleError, PolicyLifecycle, current_policy

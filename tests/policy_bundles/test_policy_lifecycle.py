@@ -13,7 +13,7 @@ from controlplane.policy_bundles.lifecycle import LifecycleError, PolicyLifecycl
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.policy_bundles.review import run_review
 from controlplane.policy_bundles.signing import SignatureError, SigningConfig
-from flowkit import ARCH_EVIDENCE, envelope, governance_policy, run, write_policy
+from tests.traces.flowkit import ARCH_EVIDENCE, envelope, governance_policy, run, write_policy
 
 from controlplane.cli import main
 
