@@ -59,8 +59,8 @@ def test_hostile_model_output_is_a_gate_failure_not_a_crash(env, raw: str, code:
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["status"] in ("refused", "degraded") and data["verified"] is False
-    first_gate = data["gate_results"][0]["gates"][0]
-    assert first_gate["gate_id"] == "output_schema" and first_gate["reason_codes"] == [code]
+    first_gate = next(g for g in data["gate_results"] if g["attempt"] == 1 and g["gate_id"] == "output_schema")
+    assert first_gate["result"] == "fail" and first_gate["reason_codes"] == [code]
 
 
 @pytest.mark.parametrize("content, fragment", [
