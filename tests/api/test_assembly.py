@@ -150,6 +150,8 @@ def test_a_promoted_bundle_changes_the_verdict_on_cli_verify_api_and_http_and_a_
         assert last.policy.hash == tight.hash
         assert any("CLAIMS_EXCEEDED" in [c.value for c in g.reason_codes] for g in last.attempts[0].gate_results)
 
+        # rollback clears the promotion bar (issue 16 item 6): a fresh review against the bundle it replaces
+        run_review(store, baseline, out_base=tmp_path / "review-rollback", reviewer="bo")
         PolicyLifecycle(store).rollback("default", "bo", "too tight")
         assert statuses(files, plane, server.url) == passing
         assert plane.policy.hash == baseline.hash
