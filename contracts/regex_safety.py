@@ -22,7 +22,7 @@ import re
 
 try:  # Python 3.11+
     import re._constants as _sre
-    import re._parser as _parser
+    from re import _parser
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _sre  # type: ignore[no-redef]
     import sre_parse as _parser  # type: ignore[no-redef]

@@ -8,13 +8,10 @@ marked ``truncated``.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from controlplane.contracts import (
     AtomicFact,
@@ -25,9 +22,10 @@ from controlplane.contracts import (
     Provenance,
     Sphere,
     TrustTier,
+    json_text,
 )
-from controlplane.contracts import json_text
 from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
+from pydantic import ValidationError
 
 from .credibility import TRUST_TIER_CREDIBILITY, estimate_credibility  # noqa: F401 (re-exported)
 

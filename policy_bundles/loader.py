@@ -9,9 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from controlplane.contracts import PolicyBundle, PolicyRef, json_text
+from pydantic import ValidationError
 
 DEFAULT_BUNDLE_NAME = "default"
 

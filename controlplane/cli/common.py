@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,7 @@ def model_spec(value: str | None) -> str:
 def since_option_value(value: str | None, option: str = "--since") -> str | None:
     """An ISO date or time as the UTC text stored traces are compared with; anything else is an InputError (a
     filter that silently matches nothing looks exactly like an empty store)."""
-    from datetime import date, datetime, timezone
+    from datetime import date, datetime
 
     if value is None:
         return None
@@ -111,8 +112,8 @@ def since_option_value(value: str | None, option: str = "--since") -> str | None
         raise InputError(f"{option} {value!r} is not an ISO date or time; write e.g. 2026-11-01 or "
                          "2026-11-01T09:30:00+00:00 (times without a zone are UTC)") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat()
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()
 
 
 def status_option_value(value: str | None, allowed: tuple[str, ...], option: str = "--status") -> str | None:
