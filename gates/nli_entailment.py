@@ -55,6 +55,7 @@ from .claim_checks import CHECKS, content_stems, run_checks
 from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
+from .verbatim import is_whole_sentences, quoting_items
 from .sufficiency import (
     EvidenceScore,
     Sufficiency,
@@ -87,6 +88,7 @@ class ClaimWork:
     decision: Sufficiency | None = None
     confidence: float | None = None
     pair_index: list[tuple[int, str, str]] = field(default_factory=list)  # (pair row, atom text, item id or *)
+    verbatim_ids: list[str] = field(default_factory=list)  # cited items the claim quotes as whole sentences
 
     @property
     def scored(self) -> bool:
@@ -159,11 +161,13 @@ class NliEntailmentGate(BaseGate):
                 continue
             work.items = items
             work.atoms = split_atomic(claim.text)
+            if quoted := quoting_items(claim.text, items):  # verbatim quote: entailed by construction, no model call
+                work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(claim.text))]
             if not work.atoms:
                 self._reject(work, [ReasonCode.NO_EVIDENCE])
 
         sentence_rows = self._sentences(envelope, works, decision.rigorConfig.strict_sentences)
-        to_score = [w for w in works if w.scored]
+        to_score = [w for w in works if w.scored and not w.verbatim_ids]
         unavailable = None
         scores: list[NliScore] = []
         if to_score:
@@ -197,6 +201,12 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})
                 continue
             self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params)
+        for work in works:
+            if work.verbatim_ids and work.scored:
+                quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
+                self._decide(work, quote_scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params)
+                work.record["basis"] = ReasonCode.VERBATIM_QUOTE.value
+                work.record["quoted_ids"] = work.verbatim_ids
 
         # sentences: a sentence fails with any failing claim inside; strict: no claim, or more than its claims
         failing: dict[str, list[str]] = {}
@@ -415,6 +425,14 @@ class NliEntailmentGate(BaseGate):
         for anchor in inside:
             claimed.update(content_stems(text[anchor.start:anchor.end]))
         return [s for s in dict.fromkeys(content_stems(rest)) if s not in claimed]
+
+
+def verbatim_score(premise: str, hypothesis: str) -> NliScore:
+    """The score of a pair of a verbatim-quote claim, decided without the NLI model: whole sentences of the premise
+    are entailed; a cited item that does not contain them is left unscored (neutral), never contradicting."""
+    if is_whole_sentences(hypothesis, premise):
+        return NliScore(entailment=1.0, contradiction=0.0, neutral=0.0)
+    return NliScore(entailment=0.0, contradiction=0.0, neutral=1.0)
 
 
 def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "relative") -> float:
