@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from controlplane.adapters import load_model
+from controlplane.answer_modes import parse_answer_mode
 from controlplane.errors import InputError
 from controlplane.paths import default_index_dir
 from controlplane.pipeline import ControlPlane
@@ -86,13 +87,17 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @click.option("--k", "k", type=int, default=4, show_default=True, help="Chunks to retrieve.")
 @click.option("--model", "model", default=None, help="Model spec (default: $CONTROLPLANE_MODEL or the embedded default).")
 @click.option("--nli-backend", "nli_backend", default=None, help="NLI backend (default: the shipped verifier).")
+@click.option("--answer-mode", "answer_mode", default=None,
+              type=click.Choice(["abstractive", "quote", "abstractive_then_quote"]),
+              help="How the model answers (default: the policy bundle's answer_mode for this model; the embedded "
+                   "models answer in quote mode: they choose evidence sentences, the server writes the answer).")
 @critic_option
 @db_option
 @policy_option
 @json_option
 def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None, k: int,
                 model: str | None, nli_backend: str | None, db_path: Path | None, policy_path: Path | None,
-                as_json: bool, critic_spec: str | None = None) -> None:
+                as_json: bool, critic_spec: str | None = None, answer_mode: str | None = None) -> None:
     """Answer QUESTION from your documents with verified, cited claims."""
     from controlplane.evidence_pack import build_pack
     from controlplane.evidence_pack.retriever import ChromaRetriever
@@ -118,7 +123,8 @@ def ask_command(question: str, collection: str | None, index_dir: Path | None, e
     adapter = load_model(spec)
     services = build_services(nli_backend, retriever=retriever, policy=policy.bundle,
                               critic=build_critic(critic_spec) if critic_spec else ModelCritic(adapter))
-    plane = ControlPlane(model=adapter, policy=policy, store=store, services=services)
+    plane = ControlPlane(model=adapter, policy=policy, store=store, services=services,
+                         answer_mode=parse_answer_mode(answer_mode))
     try:
         pack = build_pack(items, facts=facts, retrieved=retrieved, budget=policy.bundle.budgets, rules=rules)
     except ValueError as exc:
