@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -29,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
-from controlplane.gates.anchoring import split_sentences, strip_markers
+from controlplane.gates.anchoring import strip_markers
+from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
 UNKNOWN_CHOICE = "UNKNOWN"
@@ -97,14 +99,25 @@ def _renumber(candidate: Candidate, number: int) -> Candidate:
                      candidate.relevance, candidate.answerability)
 
 
+MIN_WORDS = 4
+_LABEL_LINE = re.compile(r"^[-*+]?\s*[A-Z][\w /-]{0,30}:\s")  # "- Status: Accepted", "Supersedes: ADR-004 ..."
+
+
+def quotable(sentence: str) -> bool:
+    """A sentence that can answer: not a markdown heading, not a label line ("- Status: Accepted"). Measured on the
+    quickstart question: the ADR's title line was the most similar "sentence" and answered nothing."""
+    return (not sentence.startswith("#") and not _LABEL_LINE.match(sentence)
+            and len(sentence.split()) >= MIN_WORDS)
+
+
 def evidence_sentences(pack: EvidencePack) -> list[Candidate]:
     out = []
     for item in pack.evidence:
         if item.redacted:
             continue  # a redacted text cannot be quoted (or checked)
-        for sentence in split_sentences(item.text):
+        for sentence in evidence_sentences_of(item.text):  # hard line wraps joined, as the NLI gate does
             plain = strip_markers(sentence.text)
-            if len(plain) >= 3:
+            if quotable(plain):
                 out.append(Candidate(0, item.id, plain, sentence.start, sentence.end, 0.0, None))
     return out
 

@@ -11,16 +11,32 @@ Wikipedia sentence is a reference, not content; ``[E1]`` in a claim is ours).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from controlplane.contracts import EvidenceItem
 
-from .anchoring import split_sentences, strip_markers
+from .anchoring import Sentence, split_sentences, strip_markers
+
+
+# A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
+# directly."); a blank line, a list item or a heading still starts a new unit.
+_WRAP = re.compile(r"(?<!\n)\n(?!\s*(?:\n|[-*+#>|]|\d+[.)]\s))")
+
+
+def unwrap_lines(text: str) -> str:
+    """The text with hard line wraps replaced by spaces (same length, so offsets still point into the original)."""
+    return _WRAP.sub(" ", text)
+
+
+def evidence_sentences(text: str) -> list[Sentence]:
+    """Sentences of an evidence text, hard-wrapped lines joined first (offsets are the original text's)."""
+    return split_sentences(unwrap_lines(text))
 
 
 def sentence_texts(text: str) -> list[str]:
     """The sentences of an evidence text, markers removed and whitespace normalised (empty ones dropped)."""
-    return [plain for sentence in split_sentences(text) if (plain := strip_markers(sentence.text))]
+    return [plain for sentence in evidence_sentences(text) if (plain := strip_markers(sentence.text))]
 
 
 def is_whole_sentences(claim_text: str, evidence_text: str) -> bool:

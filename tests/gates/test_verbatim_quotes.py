@@ -51,3 +51,10 @@ def test_fragment_without_a_backend_fails_closed():
     result = run([("the budget is too small.", ["E1"])], backend=None)
     assert result.result.value == "fail"
     assert "VERIFIER_UNAVAILABLE" in codes(result)
+
+
+def test_a_hard_line_wrap_is_not_a_sentence_end():
+    wrapped = "Clients never access the\ndatabase directly. The replicas are private.\n\n- Status: Accepted"
+    assert is_whole_sentences("Clients never access the database directly.", wrapped)
+    assert not is_whole_sentences("Clients never access the", wrapped)
+    assert is_whole_sentences("- Status: Accepted", wrapped)  # a list item is its own unit
