@@ -62,6 +62,18 @@ class QuotePolicy(Contract):
     closest_passages: int = Field(
         default=2, ge=0, le=5, description="Closest passages quoted (verified, cited) when the answer is UNKNOWN."
     )
+    statement_questions: list[str] = Field(
+        default_factory=list,
+        description="Regexes (case-insensitive) of questions that ask what the evidence says about a topic ('What "
+        "does ADR-011 say about X?'): any on-topic sentence answers them, so the best sentences by relevance are "
+        "quoted (up to statement_sentences, at least min_relevance) instead of asking the factoid answerability "
+        "scorer, which was trained on questions with one answer.",
+    )
+    statement_sentences: int = Field(default=2, ge=1, le=5, description="Sentences quoted for a statement question.")
+    min_relevance: float = Field(
+        default=0.25, ge=0, le=1,
+        description="MiniLM cosine similarity a sentence needs to be quoted for a statement question.",
+    )
 
 
 class Thresholds(Contract):

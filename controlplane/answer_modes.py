@@ -20,6 +20,7 @@ Who decides that nothing answers (``quote.answerability``), measured in bench/sq
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -88,6 +89,7 @@ class QuoteAnswering:
         self.ranking: Ranking = rank_candidates(question, pack, scorer if self.uses_scorer else None)
         self.ranking_ms = (time.perf_counter() - started) * 1000
         self.failed: set[tuple[str, int]] = set()
+        self.statement_question = any(re.search(pattern, question, re.I) for pattern in self.settings.statement_questions)
 
     # -- one attempt -------------------------------------------------------------------------------------------------
     def turn(self, messages: Sequence[Mapping[str, Any]], attempt: int) -> QuoteTurn:
@@ -101,6 +103,16 @@ class QuoteAnswering:
                                   "offered": [c.as_dict() for c in candidates],
                                   "scorer_threshold": self.ranking.scorer_threshold,
                                   "excluded_after_failure": sorted(f"{e}@{s}" for e, s in exclude)}
+        if self.statement_question:
+            # "What does X say about Y?": the on-topic sentences are the answer (see QuotePolicy.statement_questions)
+            chosen = [c for c in self.ranking.candidates(settings, exclude) if c.relevance >= settings.min_relevance]
+            chosen = chosen[: settings.statement_sentences]
+            record["statement_question"] = True
+            if not chosen:
+                return QuoteTurn([], decided=self._decided('{"answer": "UNKNOWN"}'),
+                                 why=f"no sentence reaches relevance {settings.min_relevance}", record=record)
+            return QuoteTurn(chosen, decided=self._decided(json.dumps({"answer": [c.number for c in chosen]})),
+                             why="a statement question: the most relevant sentences", record=record)
         if not candidates:
             why = ("no evidence sentence reaches the answerability threshold" if self.uses_scorer
                    else "the evidence holds no sentence to quote")
@@ -118,7 +130,10 @@ class QuoteAnswering:
     def envelope_text(self, turn: QuoteTurn, response: IntelligenceResponse) -> str:
         """The envelope the gates check: composed from a valid choice; else the model's own output (which then
         fails the output gates with a reason code: nothing is guessed)."""
-        chosen, problem = parse_choice(response.text, turn.candidates, self.settings)
+        settings = self.settings
+        if turn.record.get("statement_question"):
+            settings = settings.model_copy(update={"max_sentences": settings.statement_sentences})
+        chosen, problem = parse_choice(response.text, turn.candidates, settings)
         turn.record.update({"model_output": response.text[:500], "decided_without_model": turn.decided is not None,
                             "why": turn.why or None, "problem": problem,
                             "chosen": [c.as_dict() for c in chosen]})
