@@ -193,7 +193,7 @@ def test_abstractive_then_quote_degrades_to_verified_quotes_not_a_bare_refusal(s
 def test_a_statement_question_quotes_the_most_relevant_sentences(scripted_model):
     model = scripted_model([{"output": "{}", "purpose": "critic"}])  # never called
     result = plane(model, answerability="model", statement_sentences=2, min_relevance=0.1).run(
-        [{"role": "user", "content": "What does the Orion plan say about the budget?"}], evidence=EVIDENCE)
+        [{"role": "user", "content": "Tell me about the Orion budget."}], evidence=EVIDENCE)
     assert result.status is TraceStatus.PASS and result.verified
     assert "Its budget is 2.4 million euros. [E1]" in result.assistant_text
     assert len(result.claims) == 2 and all(c.verdict == "PASS" for c in result.claims)
