@@ -267,8 +267,11 @@ def _quote_lines(candidates: Sequence[Candidate], text: str, claims: list[dict[s
     for candidate in candidates:
         if text:
             text += separator
-        claims.append(_claim(f"c{len(claims) + 1}", candidate.text, len(text), [candidate.evidence_id], "FACTUAL"))
-        text += f"{candidate.text} [{candidate.evidence_id}]"
+        # The marker is part of the claim: strict rigor wants each cited claim to carry its marker inside its span;
+        # the verbatim check ignores markers.
+        quoted = f"{candidate.text} [{candidate.evidence_id}]"
+        claims.append(_claim(f"c{len(claims) + 1}", quoted, len(text), [candidate.evidence_id], "FACTUAL"))
+        text += quoted
     return text
 
 

@@ -105,14 +105,14 @@ def test_model_choice_is_composed_into_a_verified_cited_answer(scripted_model):
     assert result.verified
     assert result.assistant_text == f"{SHIP} [E1]"
     [claim] = result.claims
-    assert (claim.text, claim.evidence_ids, claim.status, claim.verdict) == (SHIP, ["E1"], "FACTUAL", "PASS")
+    assert (claim.text, claim.evidence_ids, claim.status, claim.verdict) == (f"{SHIP} [E1]", ["E1"], "FACTUAL", "PASS")
     nli = next(g for g in result.attempts[0].gate_results if g.gate_id == "nli_entailment")
     assert nli.details["claim_records"]["c1"]["basis"] == "VERBATIM_QUOTE"  # passed with no NLI backend at all
     record = quote_records(result)[0]
     assert record["answer_mode"] == "quote"
     assert SHIP in [c["text"] for c in record["quote"]["offered"]]
     assert json.loads(result.attempts[0].raw_output)["meta"]["claim_map"][0]["span"] == {"start_char": 0,
-                                                                                          "end_char": len(SHIP)}
+                                                                                          "end_char": len(SHIP) + 5}
 
 
 @pytest.mark.models
@@ -193,9 +193,9 @@ def test_abstractive_then_quote_degrades_to_verified_quotes_not_a_bare_refusal(s
 def test_a_statement_question_quotes_the_most_relevant_sentences(scripted_model):
     model = scripted_model([{"output": "{}", "purpose": "critic"}])  # never called
     result = plane(model, answerability="model", statement_sentences=2, min_relevance=0.1).run(
-        [{"role": "user", "content": "Tell me about the Orion budget."}], evidence=EVIDENCE)
+        [{"role": "user", "content": "Tell me about the Orion team and its city."}], evidence=EVIDENCE)
     assert result.status is TraceStatus.PASS and result.verified
-    assert "Its budget is 2.4 million euros. [E1]" in result.assistant_text
+    assert "The team sits in Lyon. [E1]" in result.assistant_text
     assert len(result.claims) == 2 and all(c.verdict == "PASS" for c in result.claims)
     record = quote_records(result)[0]["quote"]
     assert record["statement_question"] and record["decided_without_model"]
