@@ -175,7 +175,7 @@ def train_scorer(args: argparse.Namespace) -> int:
         "lexical + MiniLM products": None,
     }
     report = {}
-    chosen = None
+    chosen, chosen_score, chosen_name = None, -1.0, ""
     for name, columns in variants.items():
         x = np.vstack([r["x"] for r in tables["train"]])
         x = x if columns is None else x[:, columns]
@@ -188,20 +188,26 @@ def train_scorer(args: argparse.Namespace) -> int:
         report[name] = {"threshold": round(threshold, 3), **{k: round(v, 4) for k, v in outcome.items()}}
         print(f"{name:<28} dev: answered-and-correct {outcome['answered_correct']:.3f}, abstained "
               f"{outcome['abstained']:.3f} at threshold {threshold:.2f}", flush=True)
-        if columns is None:
-            chosen = AnswerabilityScorer(weights, bias, mean, std, threshold, True, {})
+        if columns is not None and columns != list(range(lexical)):
+            continue  # cosine alone is reported, never shipped
+        if chosen is None or min(outcome.values()) > chosen_score:
+            chosen, chosen_score, chosen_name = AnswerabilityScorer(weights, bias, mean, std, threshold,
+                                                                    columns is None, {}), min(outcome.values()), name
     assert chosen is not None
+    print(f"shipping: {chosen_name} (best worse-of-the-two rate on dev)", flush=True)
     info = {
         "trained_on": f"{DATA.name}, {len(tables['train'])} questions of the train articles (split seed {SEED})",
         "train_articles": sorted({r['q'].title for r in tables["train"]}),
         "dev_articles": sorted({r['q'].title for r in tables["dev"]}),
         "test_articles_never_used": sorted({q.title for q in parts["test"]}),
         "l2": args.l2,
-        "features": list(LEXICAL_FEATURES) + ["minilm_product_0..383"],
+        "features": list(LEXICAL_FEATURES) + (["minilm_product_0..383"] if chosen.with_products else []),
+        "shipped_variant": chosen_name,
         "dev_by_feature_group": report,
         "command": "./run bench squad2 --train-scorer",
     }
-    chosen = AnswerabilityScorer(chosen.weights, chosen.bias, chosen.mean, chosen.std, chosen.threshold, True, info)
+    chosen = AnswerabilityScorer(chosen.weights, chosen.bias, chosen.mean, chosen.std, chosen.threshold,
+                                 chosen.with_products, info)
     SCORER_FILE.write_text(json.dumps(chosen.as_dict()) + "\n")
     print(f"wrote {SCORER_FILE} ({SCORER_FILE.stat().st_size // 1024} KB)")
     return 0
@@ -310,6 +316,7 @@ def train_cross(args: argparse.Namespace) -> int:
 # system -> (answer mode, who decides answerability); plain_rag has neither
 SYSTEMS: dict[str, tuple[str, str] | None] = {
     "quote_scorer": ("quote", "scorer"),
+    "quote_cross": ("quote", "scorer"),  # the cross-encoder scorer in place of the logistic regression
     "quote_both": ("quote", "both"),
     "quote_model": ("quote", "model"),
     "plain_rag": None,
@@ -380,7 +387,7 @@ def plain_rag(model: Any, q: Question) -> tuple[str, dict[str, Any]]:
 
 def run_benchmark(args: argparse.Namespace) -> int:
     from controlplane.adapters import load_model
-    from controlplane.answerability import shipped_scorer
+    from controlplane.answerability import load_cross_scorer, shipped_scorer
     from controlplane.contracts import AnswerMode
     from controlplane.evidence_pack import build_pack
     from controlplane.evidence_pack.embeddings import load_model as load_embedder
@@ -417,7 +424,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
                 update={"answerability": answerability})})
             policy = parse_bundle(bundle.model_dump(mode="json"), f"default bundle, quote.answerability={answerability}")
             plane = ControlPlane(model=model, policy=policy, services=services, answer_mode=AnswerMode(mode),
-                                 answerability_scorer=scorer)
+                                 answerability_scorer=load_cross_scorer() if system == "quote_cross" else scorer)
         rows = summary["systems"].get(system, {}).get("rows", []) if args.resume else []
         done = {r["id"] for r in rows}
         deadline = time.perf_counter() + args.budget_s

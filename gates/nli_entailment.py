@@ -204,7 +204,8 @@ class NliEntailmentGate(BaseGate):
         for work in works:
             if work.verbatim_ids and work.scored:
                 quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
-                self._decide(work, quote_scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params)
+                # the deterministic checks (numbers, negation, qualifiers...) hold trivially for a verbatim quote
+                self._decide(work, quote_scores, min_entailment, th, [], stale_fails, now, time_sensitive, params)
                 work.record["basis"] = ReasonCode.VERBATIM_QUOTE.value
                 work.record["quoted_ids"] = work.verbatim_ids
 

@@ -58,3 +58,15 @@ def test_a_hard_line_wrap_is_not_a_sentence_end():
     assert is_whole_sentences("Clients never access the database directly.", wrapped)
     assert not is_whole_sentences("Clients never access the", wrapped)
     assert is_whole_sentences("- Status: Accepted", wrapped)  # a list item is its own unit
+
+
+def test_deterministic_checks_do_not_second_guess_a_verbatim_quote():
+    # Measured on SQuAD 2.0: the qualifier check flagged this verbatim sentence (QUALIFIER_DRIFT) against its own
+    # paragraph; a quote keeps every qualifier by construction.
+    paragraph = ("The city had a population of 494,665 in 2010. Non-Hispanic Whites were 30.0% of the population in "
+                 "2010, down from 72.6% in 1970. The Hispanic population grew.")
+    claim = "Non-Hispanic Whites were 30.0% of the population in 2010, down from 72.6% in 1970."
+    result = NliEntailmentGate().evaluate(gate_input(
+        "nli_entailment", "What share of Fresno was non-Hispanic white in 2010?",
+        [{"id": "E1", "text": paragraph, "trust_tier": "authoritative"}], envelope([(claim, ["E1"])]), None))
+    assert result.result.value == "pass", codes(result)
