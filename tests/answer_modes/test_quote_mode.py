@@ -166,7 +166,7 @@ def test_scorer_decides_without_a_model_call(scripted_model):
     assert answered.status is TraceStatus.PASS and answered.verified
     assert answered.assistant_text == f"{SHIP} [E1]"
     assert quote_records(answered)[0]["model_id"] == SCORER_MODEL_ID
-    unknown = qp.run([{"role": "user", "content": "What colour is the Orion project's logo?"}], evidence=EVIDENCE)
+    unknown = qp.run([{"role": "user", "content": "Who won the 1998 football world cup in Paris?"}], evidence=EVIDENCE)
     assert unknown.status is TraceStatus.PASS and not unknown.verified
     assert unknown.assistant_text.startswith("The evidence does not answer this question.")
     assert quote_records(unknown)[0]["quote"]["decided_without_model"]
