@@ -105,7 +105,8 @@ class QuoteAnswering:
                                   "excluded_after_failure": sorted(f"{e}@{s}" for e, s in exclude)}
         if self.statement_question:
             # "What does X say about Y?": the on-topic sentences are the answer (see QuotePolicy.statement_questions)
-            chosen = [c for c in self.ranking.candidates(settings, exclude) if c.relevance >= settings.min_relevance]
+            offered = self.ranking.candidates(settings, exclude, by_relevance=True)
+            chosen = [c for c in offered if c.relevance >= settings.min_relevance]
             chosen = chosen[: settings.statement_sentences]
             record["statement_question"] = True
             if not chosen:

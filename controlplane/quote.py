@@ -64,14 +64,14 @@ class Ranking:
     scorer_threshold: float | None
 
     def candidates(self, policy: QuotePolicy, exclude: frozenset[tuple[str, int]] = frozenset(),
-                   answerable_only: bool = False) -> list[Candidate]:
+                   answerable_only: bool = False, by_relevance: bool = False) -> list[Candidate]:
         """The offered sentences, best first, numbered 1..n. ``answerable_only``: only those the scorer passes."""
         pool = [c for c in self.all_sentences if (c.evidence_id, c.start_char) not in exclude]
         if answerable_only:
             pool = [c for c in pool if self.passes(c, policy)]
         per_item: dict[str, int] = {}
         chosen = []
-        for candidate in sorted(pool, key=_order):
+        for candidate in sorted(pool, key=_by_relevance if by_relevance else _order):
             if per_item.get(candidate.evidence_id, 0) >= policy.sentences_per_item:
                 continue
             per_item[candidate.evidence_id] = per_item.get(candidate.evidence_id, 0) + 1
@@ -92,6 +92,10 @@ def _order(candidate: Candidate) -> tuple[float, float]:
     # The scorer's probability when there is one (it was trained to tell the answer sentence), then similarity.
     return (-(candidate.answerability if candidate.answerability is not None else candidate.relevance),
             -candidate.relevance)
+
+
+def _by_relevance(candidate: Candidate) -> float:
+    return -candidate.relevance
 
 
 def _renumber(candidate: Candidate, number: int) -> Candidate:
