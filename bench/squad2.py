@@ -325,7 +325,8 @@ def run_benchmark(args: argparse.Namespace) -> int:
             mode, answerability = SYSTEMS[system]
             bundle = base.bundle.model_copy(update={"quote": base.bundle.quote.model_copy(
                 update={"answerability": answerability})})
-            policy = parse_bundle(bundle.model_dump(mode="json"), f"default bundle, quote.answerability={answerability}")
+            policy = parse_bundle(bundle.model_dump(mode="json"),
+                                  f"default bundle, quote.answerability={answerability}")
             plane = ControlPlane(model=model, policy=policy, services=services, answer_mode=AnswerMode(mode),
                                  answerability_scorer=scorer)
         rows = summary["systems"].get(system, {}).get("rows", []) if args.resume else []
@@ -341,7 +342,8 @@ def run_benchmark(args: argparse.Namespace) -> int:
             if plane is None:
                 text, row = plain_rag(model, q)
             else:
-                pack = build_pack([{"id": "E1", "title": q.title, "text": q.context}], budget=plane.policy.bundle.budgets)
+                pack = build_pack([{"id": "E1", "title": q.title, "text": q.context}],
+                                  budget=plane.policy.bundle.budgets)
                 result = plane.run([{"role": "user", "content": q.question}], evidence=pack)
                 text, row = result.assistant_text, score_run(result, q)
             row.update({"id": q.id, "impossible": q.impossible, "seconds": round(time.perf_counter() - began, 3),
@@ -391,7 +393,8 @@ def write_table(summary: dict[str, Any], path: Path) -> None:
         if s["questions"] < s["planned"]:
             size += f", cut off of {s['planned']}"
         lines.append(f"| {name} | {size} | {s['answered_correct']:.1%} | {s['abstained']:.1%} | "
-                     f"{s['unverified_displayed']} | {s['contains_gold_unverified']:.1%} | {s['p50_s']} | {s['p90_s']} |")
+                     f"{s['unverified_displayed']} | {s['contains_gold_unverified']:.1%} | {s['p50_s']} | "
+                     f"{s['p90_s']} |")
     path.write_text("\n".join(lines) + "\n")
 
 

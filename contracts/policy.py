@@ -41,7 +41,8 @@ class QuotePolicy(Contract):
     """Quote-grounded answering: which evidence sentences the model may choose among, and who decides answerability."""
 
     sentences_per_item: int = Field(
-        default=3, ge=1, le=20, description="Sentences offered per evidence id, best first by relevance to the question."
+        default=3, ge=1, le=20,
+        description="Sentences offered per evidence id, best first by relevance to the question."
     )
     max_candidates: int = Field(default=6, ge=1, le=40, description="Sentences offered in all (over every id).")
     choice_by: str = Field(

@@ -53,7 +53,8 @@ def parse_answer_mode(value: str | None) -> AnswerMode | None:
     try:
         return AnswerMode(value)
     except ValueError:
-        raise InputError(f"answer mode must be one of {', '.join(m.value for m in AnswerMode)}, not {value!r}") from None
+        modes = ", ".join(m.value for m in AnswerMode)
+        raise InputError(f"answer mode must be one of {modes}, not {value!r}") from None
 
 
 def answer_mode_for(policy: PolicyBundle, model_id: str, override: AnswerMode | None = None) -> AnswerMode:
@@ -89,7 +90,7 @@ class QuoteAnswering:
         self.ranking: Ranking = rank_candidates(question, pack, scorer if self.uses_scorer else None)
         self.ranking_ms = (time.perf_counter() - started) * 1000
         self.failed: set[tuple[str, int]] = set()
-        self.statement_question = any(re.search(pattern, question, re.I) for pattern in self.settings.statement_questions)
+        self.statement_question = any(re.search(p, question, re.I) for p in self.settings.statement_questions)
 
     # -- one attempt -------------------------------------------------------------------------------------------------
     def turn(self, messages: Sequence[Mapping[str, Any]], attempt: int) -> QuoteTurn:

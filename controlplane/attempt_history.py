@@ -29,7 +29,8 @@ def describe(rows: Sequence[dict[str, Any]], attempts: int) -> str:
     for attempt in sorted({r["attempt"] for r in rows}):
         parts = []
         for row in (r for r in rows if r["attempt"] == attempt):
-            claims = f" on claim{'s' if len(row['claims']) > 1 else ''} {', '.join(row['claims'])}" if row["claims"] else ""
+            plural = "s" if len(row["claims"]) > 1 else ""
+            claims = f" on claim{plural} {', '.join(row['claims'])}" if row["claims"] else ""
             parts.append(f"{row['gate_id']} ({', '.join(row['reason_codes'])}{claims})")
         lines.append(f"- attempt {attempt}: " + "; ".join(parts) + ".")
     return "\n".join(lines)
