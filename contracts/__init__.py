@@ -22,6 +22,7 @@ from .evidence import (
 from .gate_result import CostClass, GateOutcome, GateResult, Measured, ReasonCode
 from .mode import ModeDecision, RigorConfig, RigorLevel
 from .policy import (
+    AnswerMode,
     CitationPolicy,
     ConflictPolicy,
     DegradeMode,
@@ -29,6 +30,7 @@ from .policy import (
     DomainPolicy,
     GateSpec,
     PolicyBundle,
+    QuotePolicy,
     RedactionPolicy,
     RouterPolicy,
     Thresholds,

@@ -83,6 +83,8 @@ class ReasonCode(str, Enum):
     STALE_EVIDENCE = "STALE_EVIDENCE"
     VERIFIER_UNAVAILABLE = "VERIFIER_UNAVAILABLE"
     EVIDENCE_TEXT_REDACTED = "EVIDENCE_TEXT_REDACTED"
+    # a claim that is whole sentences of the evidence it cites: entailed by construction (a basis, never a failure)
+    VERBATIM_QUOTE = "VERBATIM_QUOTE"
     # claim_categories
     CLAIM_CATEGORY_MISMATCH = "CLAIM_CATEGORY_MISMATCH"
     # semantic_critic_sync

@@ -30,6 +30,54 @@ class DegradeMode(str, Enum):
     REFUSE = "refuse"
 
 
+class AnswerMode(str, Enum):
+    """How the main model answers (issue 15). A model too small to write verified prose only chooses sentences."""
+
+    ABSTRACTIVE = "abstractive"  # the model writes the envelope (prose and claim_map) under the grammar
+    QUOTE = "quote"  # the model chooses evidence sentences or UNKNOWN; the server composes the envelope
+    ABSTRACTIVE_THEN_QUOTE = "abstractive_then_quote"  # abstractive; after regen fails, the verified quotes
+
+
+class QuotePolicy(Contract):
+    """Quote-grounded answering: which evidence sentences the model may choose among, and who decides answerability."""
+
+    sentences_per_item: int = Field(
+        default=3, ge=1, le=20,
+        description="Sentences offered per evidence id, best first by relevance to the question."
+    )
+    max_candidates: int = Field(default=6, ge=1, le=40, description="Sentences offered in all (over every id).")
+    choice_by: str = Field(
+        default="number", pattern="^(number|verbatim)$",
+        description="The model names a sentence by its number, or copies it verbatim (both grammar-constrained).",
+    )
+    max_sentences: int = Field(default=1, ge=1, le=5, description="Sentences one answer may quote.")
+    answerability: str = Field(
+        default="scorer", pattern="^(scorer|model|both)$",
+        description="Who decides whether any sentence answers: the trained answerability scorer (no model call), "
+        "the model (offered every candidate and UNKNOWN), or both (the scorer filters, the model chooses).",
+    )
+    min_answerability: float | None = Field(
+        default=None, ge=0, le=1,
+        description="Scorer probability a sentence needs to be offered as an answer (None: the scorer's own "
+        "dev-tuned threshold).",
+    )
+    closest_passages: int = Field(
+        default=2, ge=0, le=5, description="Closest passages quoted (verified, cited) when the answer is UNKNOWN."
+    )
+    statement_questions: list[str] = Field(
+        default_factory=list,
+        description="Regexes (case-insensitive) of questions that ask what the evidence says about a topic ('What "
+        "does ADR-011 say about X?'): any on-topic sentence answers them, so the best sentences by relevance are "
+        "quoted (up to statement_sentences, at least min_relevance) instead of asking the factoid answerability "
+        "scorer, which was trained on questions with one answer.",
+    )
+    statement_sentences: int = Field(default=2, ge=1, le=5, description="Sentences quoted for a statement question.")
+    min_relevance: float = Field(
+        default=0.25, ge=0, le=1,
+        description="MiniLM cosine similarity a sentence needs to be quoted for a statement question.",
+    )
+
+
 class Thresholds(Contract):
     """EBOM verification thresholds (general / medium / high stakes)."""
 
@@ -215,6 +263,13 @@ class PolicyBundle(Contract):
     degrade: DegradePolicy = Field(default_factory=DegradePolicy)
     redaction: RedactionPolicy = Field(default_factory=RedactionPolicy)
     general_thresholds: Thresholds = Field(default_factory=Thresholds, description="Thresholds with no domain.")
+    answer_mode: AnswerMode = Field(default=AnswerMode.ABSTRACTIVE, description="How the main model answers.")
+    answer_mode_by_model: dict[str, AnswerMode] = Field(
+        default_factory=dict,
+        description="Model id -> answer mode, overriding answer_mode for that model (e.g. the small embedded models "
+        "answer in quote mode).",
+    )
+    quote: QuotePolicy = Field(default_factory=QuotePolicy, description="Settings of the quote answer modes.")
 
     @model_validator(mode="after")
     def _gates_can_check_something(self) -> PolicyBundle:

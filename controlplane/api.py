@@ -44,7 +44,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from controlplane.contracts import EvidencePack, PolicyBundle, TraceBundle
+from controlplane.answer_modes import parse_answer_mode
+from controlplane.contracts import AnswerMode, EvidencePack, PolicyBundle, TraceBundle
 from controlplane.errors import ConfigurationError, InputError
 from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
@@ -456,6 +457,7 @@ class ControlPlane:
         max_sessions: int = 1000,
         max_session_turns: int = 40,
         session_idle_seconds: float = 3600.0,
+        answer_mode: AnswerMode | str | None = None,
     ):
         if max_model_concurrency < 1:
             raise ConfigurationError("max_model_concurrency must be at least 1")
@@ -466,6 +468,8 @@ class ControlPlane:
         # The store first: the policy may be the one promoted in it. Nothing else is loaded if the policy is refused.
         self.store = _open_store(db)
         self._owns_store = self.store is not None and not isinstance(db, TraceStore)
+        # None: the bundle decides (answer_mode, answer_mode_by_model); a value here overrides it for every request.
+        self.answer_mode = parse_answer_mode(answer_mode) if isinstance(answer_mode, str) else answer_mode
         try:
             self._assemble(model, policy, retriever, collection, index if index is not None else index_db,
                            collections, retrieval_k, nli_backend, critic, selector_model, gates, plugins,
@@ -575,6 +579,7 @@ class ControlPlane:
                         registry=self.registry,
                         store=self.store,
                         services=self.services,
+                        answer_mode=self.answer_mode,
                     )
                 except GateRegistryError as exc:
                     raise ConfigurationError(str(exc)) from None

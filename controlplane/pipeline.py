@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from controlplane.answer_modes import FALLBACK_NOTICE, QuoteAnswering, answer_mode_for
+from controlplane.attempt_history import with_failure_history
 from controlplane.contracts import (
+    AnswerMode,
     AttemptRecord,
     ClaimStatus,
     EvidenceItem,
@@ -202,8 +205,12 @@ class Pipeline:
         registry: GateRegistry | None = None,
         store: TraceStore | None = None,
         services: GateServices | None = None,
+        answer_mode: AnswerMode | None = None,
+        answerability_scorer: Any | None = None,
     ):
         self.policy = policy or load_bundle()
+        self.answer_mode = answer_mode  # None: the bundle decides (answer_mode, answer_mode_by_model)
+        self._scorer = answerability_scorer
         self.model = model
         self.selector_model = selector_model if selector_model is not None else model
         self.registry = registry or GateRegistry()
@@ -397,19 +404,28 @@ class Pipeline:
         delta: RegenDelta | None = None
         evaluation: AttemptEvaluation | None = None
         max_attempts = 1 + budgets.max_regen_attempts
+        answer_mode = answer_mode_for(policy, str(model_meta.get("model_id", "")), self.answer_mode)
+        quoting = self._quote_answering(normalized, pack, decision) if answer_mode is AnswerMode.QUOTE else None
         for attempt in range(1, max_attempts + 1):
-            context = main_context(model_messages, pack, decision, attempt, delta)
-            params = GenerationParams(
-                temperature=0.0, max_tokens=budgets.max_output_tokens,
-                json_schema=envelope_schema_for(pack, decision, max_claims=budgets.max_claims),
-            )
-            response = _generate(self.model, normalized, context, params)
+            if quoting is not None:  # the model only chooses; the server composes the envelope (controlplane/quote.py)
+                turn = quoting.turn(model_messages, attempt)
+                response = turn.decided or _generate(self.model, normalized, turn.context, turn.params)
+                raw_output = quoting.envelope_text(turn, response)
+            else:
+                context = main_context(model_messages, pack, decision, attempt, delta)
+                params = GenerationParams(
+                    temperature=0.0, max_tokens=budgets.max_output_tokens,
+                    json_schema=envelope_schema_for(pack, decision, max_claims=budgets.max_claims),
+                )
+                response = _generate(self.model, normalized, context, params)
+                raw_output = response.text
             recorder.emit(
                 Phase.MODEL_CALL,
                 {"attempt": attempt, "model_id": response.model_id, "finish_reason": response.finish_reason.value,
                  "tokens_in": response.tokens_in, "tokens_out": response.tokens_used,
                  "latency_ms": round(response.latency_ms, 3), "error": response.error,
-                 "output_chars": len(response.text)},
+                 "output_chars": len(response.text), "answer_mode": answer_mode.value,
+                 **({"quote": turn.record} if quoting is not None else {})},
                 attempt=attempt,
             )
             usage = BudgetUsage(
@@ -417,12 +433,12 @@ class Pipeline:
                 tokens_in=response.tokens_in, tokens_out=response.tokens_used, elapsed_ms=_elapsed(started),
                 finish_reason=response.finish_reason.value,
             )
-            evaluation = self.evaluate_attempt(response.text, decision, pack, normalized, usage, response.finish_reason)
+            evaluation = self.evaluate_attempt(raw_output, decision, pack, normalized, usage, response.finish_reason)
             for result in evaluation.results:
                 recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
             records.append(
                 AttemptRecord(
-                    attempt=attempt, raw_output=response.text,
+                    attempt=attempt, raw_output=raw_output,
                     envelope=evaluation.parsed.data if isinstance(evaluation.parsed.data, dict) else None,
                     finish_reason=response.finish_reason, tokens_in=response.tokens_in,
                     tokens_out=response.tokens_used, latency_ms=round(response.latency_ms, 3),
@@ -439,19 +455,77 @@ class Pipeline:
                     recorder.emit(Phase.DEGRADE, outcome.record)
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome,
                                     evaluation.claims, model_meta)
+            if quoting is not None:
+                quoting.after_failure(turn, evaluation.parsed.envelope,
+                                      [c.claim_id for c in evaluation.claims if c.verdict == "FAIL"])
             if step.action is RegenAction.DEGRADE:
                 break
             delta = step.delta
             recorder.emit(Phase.REGEN, delta.model_dump(mode="json"), attempt=attempt + 1)
 
         assert evaluation is not None
+        if answer_mode is AnswerMode.ABSTRACTIVE_THEN_QUOTE:
+            fallback = self._quote_fallback(recorder, records, model_messages, normalized, pack, decision, started,
+                                            tool_calls)
+            if fallback is not None:
+                outcome, claims = fallback
+                return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, claims,
+                                    model_meta)
         outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
         outcome.record.update({"final_attempt": len(records),
                                "failing_gates": [r.gate_id for r in evaluation.results if r.failed],
                                "regen_stopped": step.why})
+        outcome = with_failure_history(outcome, records)
         recorder.emit(Phase.DEGRADE, outcome.record)
         return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, evaluation.claims,
                             model_meta)
+
+    def _quote_answering(self, question: str, pack: EvidencePack, decision: ModeDecision) -> QuoteAnswering:
+        scorer = None
+        if self.policy.bundle.quote.answerability in ("scorer", "both"):
+            if self._scorer is None:
+                from controlplane.answerability import shipped_scorer
+
+                self._scorer = shipped_scorer()
+            scorer = self._scorer
+        return QuoteAnswering(self.policy.bundle, question, pack, decision, scorer)
+
+    def _quote_fallback(self, recorder: EventRecorder, records: list[AttemptRecord], messages: list[dict[str, str]],
+                        question: str, pack: EvidencePack, decision: ModeDecision, started: float, tool_calls: int,
+                        ) -> tuple[DegradeResult, list[ClaimVerdict]] | None:
+        """abstractive_then_quote: one quote attempt after the written answer failed. Its envelope goes through
+        every gate; only if it passes is it shown, marked as a degrade, instead of a bare refusal."""
+        quoting = self._quote_answering(question, pack, decision)
+        attempt = len(records) + 1
+        turn = quoting.turn(messages, attempt)
+        response = turn.decided or _generate(self.model, question, turn.context, turn.params)
+        raw_output = quoting.envelope_text(turn, response)
+        recorder.emit(Phase.MODEL_CALL, {"attempt": attempt, "model_id": response.model_id, "answer_mode": "quote",
+                                         "fallback": True, "finish_reason": response.finish_reason.value,
+                                         "tokens_in": response.tokens_in, "tokens_out": response.tokens_used,
+                                         "latency_ms": round(response.latency_ms, 3), "error": response.error,
+                                         "quote": turn.record}, attempt=attempt)
+        budgets = self.policy.bundle.budgets
+        usage = BudgetUsage(attempt=attempt, regen_attempts_used=budgets.max_regen_attempts, tool_calls=tool_calls,
+                            tokens_in=response.tokens_in, tokens_out=response.tokens_used,
+                            elapsed_ms=_elapsed(started), finish_reason=response.finish_reason.value)
+        evaluation = self.evaluate_attempt(raw_output, decision, pack, question, usage, response.finish_reason)
+        for result in evaluation.results:
+            recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
+        records.append(AttemptRecord(
+            attempt=attempt, raw_output=raw_output,
+            envelope=evaluation.parsed.data if isinstance(evaluation.parsed.data, dict) else None,
+            finish_reason=response.finish_reason, tokens_in=response.tokens_in, tokens_out=response.tokens_used,
+            latency_ms=round(response.latency_ms, 3), gate_results=evaluation.results, regen_delta=None,
+        ))
+        if not evaluation.passed:
+            return None
+        text = f"{evaluation.parsed.envelope.assistant_text}\n\n{FALLBACK_NOTICE}"  # after: claim spans stay valid
+        outcome = with_failure_history(DegradeResult(TraceStatus.DEGRADED, text, {
+            "mode": "quote_fallback", "final_attempt": attempt,
+            "quoted": [c.text for c in evaluation.claims if c.status != "UNKNOWN"]}), records[:-1])
+        recorder.emit(Phase.DEGRADE, outcome.record)
+        return outcome, evaluation.claims
 
     def _finish(self, recorder: EventRecorder, trace_id: str, decision: ModeDecision, pack: EvidencePack,
                 records: list[AttemptRecord], pre_results: list[GateResult], outcome: DegradeResult,

@@ -55,6 +55,7 @@ from .claim_checks import CHECKS, MEANING_WORDS, meaning_stems, run_checks
 from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
+from .verbatim import is_whole_sentences, quoting_items
 from .sufficiency import (
     EvidenceScore,
     Sufficiency,
@@ -88,6 +89,7 @@ class ClaimWork:
     decision: Sufficiency | None = None
     confidence: float | None = None
     pair_index: list[tuple[int, str, str]] = field(default_factory=list)  # (pair row, atom text, item id or *)
+    verbatim_ids: list[str] = field(default_factory=list)  # cited items the claim quotes as whole sentences
 
     @property
     def scored(self) -> bool:
@@ -161,12 +163,14 @@ class NliEntailmentGate(BaseGate):
                 continue
             work.items = items
             work.atoms = split_atomic(claim.text)
+            if quoted := quoting_items(claim.text, items):  # verbatim quote: entailed by construction, no model call
+                work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(claim.text))]
             if not work.atoms:
                 self._reject(work, [ReasonCode.NO_EVIDENCE])
 
         # G-1 in every rigor: a sentence with no claim, or saying more than its claims, is checked (or fails)
         sentence_rows = self._sentences(envelope, works, strict=True)
-        to_score = [w for w in works if w.scored]
+        to_score = [w for w in works if w.scored and not w.verbatim_ids]
         unavailable = None
         scores: list[NliScore] = []
         if to_score:
@@ -200,6 +204,13 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})
                 continue
             self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params)
+        for work in works:
+            if work.verbatim_ids and work.scored:
+                quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
+                # the deterministic checks (numbers, negation, qualifiers...) hold trivially for a verbatim quote
+                self._decide(work, quote_scores, min_entailment, th, [], stale_fails, now, time_sensitive, params)
+                work.record["basis"] = ReasonCode.VERBATIM_QUOTE.value
+                work.record["quoted_ids"] = work.verbatim_ids
 
         # sentences: a sentence fails with any failing claim inside; strict: no claim, or more than its claims
         failing: dict[str, list[str]] = {}
@@ -424,6 +435,14 @@ class NliEntailmentGate(BaseGate):
     def _beyond_claims(text: str, start: int, end: int, inside) -> list[str]:
         """Content words of the sentence outside every claim anchored in it."""
         return beyond_claims(text, start, end, [(a.start, a.end) for a in inside])
+
+
+def verbatim_score(premise: str, hypothesis: str) -> NliScore:
+    """The score of a pair of a verbatim-quote claim, decided without the NLI model: whole sentences of the premise
+    are entailed; a cited item that does not contain them is left unscored (neutral), never contradicting."""
+    if is_whole_sentences(hypothesis, premise):
+        return NliScore(entailment=1.0, contradiction=0.0, neutral=0.0)
+    return NliScore(entailment=0.0, contradiction=0.0, neutral=1.0)
 
 
 def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "relative") -> float:

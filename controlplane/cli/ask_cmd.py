@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from controlplane.answer_modes import parse_answer_mode
 from controlplane.api import ControlPlane
 from controlplane.errors import InputError
 from controlplane.paths import default_index_dir
@@ -84,6 +85,10 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @click.option("--k", "k", type=click.IntRange(min=1), default=4, show_default=True, help="Chunks to retrieve.")
 @click.option("--model", "model", default=None, help="Model spec (default: $CONTROLPLANE_MODEL or the embedded default).")
 @click.option("--nli-backend", "nli_backend", default=None, help="NLI backend (default: the shipped verifier).")
+@click.option("--answer-mode", "answer_mode", default=None,
+              type=click.Choice(["abstractive", "quote", "abstractive_then_quote"]),
+              help="How the model answers (default: the policy bundle's answer_mode for this model; the embedded "
+                   "models answer in quote mode: they choose evidence sentences, the server writes the answer).")
 @critic_option
 @db_option
 @policy_option
@@ -92,7 +97,8 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None, k: int,
                 model: str | None, nli_backend: str | None, db_path: Path | None, policy_path: Path | None,
                 as_json: bool, critic_spec: str | None = None, legacy_index: Path | None = None,
-                require_signed: bool | None = None, public_key: Path | None = None) -> None:
+                require_signed: bool | None = None, public_key: Path | None = None,
+                answer_mode: str | None = None) -> None:
     """Answer QUESTION from your documents with verified, cited claims."""
     items, facts, rules = read_evidence(evidence_path)
     index = chosen_index(index_dir, legacy_index) or default_index_dir()
@@ -105,7 +111,7 @@ def ask_command(question: str, collection: str | None, index_dir: Path | None, e
     started = time.perf_counter()
     with ControlPlane(model=spec, policy=policy_path, db=db_path, collection=name, index=index, retrieval_k=k,
                       nli_backend=nli_backend, critic=critic_spec, require_signed=require_signed or None,
-                      public_key=public_key) as plane:
+                      public_key=public_key, answer_mode=parse_answer_mode(answer_mode)) as plane:
         _progress(f"searching collection '{name}', generating and checking the answer ..." if name else
                   "generating and checking the answer ...")
         reply = plane.respond(question, evidence=items, facts=facts, rules=rules or None, retrieve=use_collection)

@@ -1,0 +1,437 @@
+"""The main job measured end to end on SQuAD 2.0 (issue 15): answer verified when the paragraph holds the answer,
+UNKNOWN when it does not, and never show an unverified sentence.
+
+Data: ``../shared/eval/squad2/squad2_dev_a.jsonl`` (23 Wikipedia articles; about half the questions unanswerable).
+The articles are split once, by a fixed seed, into train / dev / test (``split_articles``): the answerability scorer
+is trained on train, its threshold tuned on dev, and every figure this benchmark reports comes from a fixed sample of
+the test articles (half answerable, half not), never used for training or tuning.
+
+Per system, the same questions, the paragraph as the only evidence item, scored the same way:
+
+* answered and correct: on an answerable question, the reply answers (not UNKNOWN, not a refusal) and a displayed
+  verified sentence contains a gold answer (closest passages quoted in an UNKNOWN reply never count as an answer);
+* abstained: on an unanswerable question, the reply is UNKNOWN, or a refusal with no verified claim;
+* unverified sentences displayed: sentences of the displayed text that no passing claim covers (system notices
+  excepted); must be 0 for every controlplane mode;
+* latency p50 / p90 per question (warm: model and encoders loaded before the clock starts).
+
+Systems: ``quote`` (with the answerability decided by the scorer, the model, or both), ``abstractive``,
+``abstractive_then_quote`` (slow on this CPU: run on a smaller fixed sample, said in the table), and ``plain_rag``:
+the same model with the paragraph in the prompt, no grammar and no gates.
+
+Run: ``./run bench squad2 [--systems quote_scorer,quote_model,...] [--n 200] [--n-slow 30]``; partial results are
+written after every question, so a cut-off run still reports. ``./run bench squad2 --train-scorer`` retrains the
+shipped answerability scorer (deterministic) and prints what each feature group contributes on dev.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("SQUAD2_FILE", ROOT.parent / "shared" / "eval" / "squad2" / "squad2_dev_a.jsonl"))
+RESULTS = ROOT / "bench" / "results"
+SCORER_FILE = ROOT / "controlplane" / "answerability.json"
+SEED = 15
+SPLIT = {"test": 6, "dev": 4}  # articles; the rest train
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    title: str
+    context: str
+    question: str
+    answers: tuple[str, ...]
+    answer_starts: tuple[int, ...]
+    impossible: bool
+
+
+def load(path: Path = DATA) -> list[Question]:
+    if not path.is_file():
+        raise SystemExit(f"SQuAD 2.0 file not found: {path}; set SQUAD2_FILE to squad2_dev_a.jsonl")
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line)
+        rows.append(Question(raw["id"], raw["title"], raw["context"], raw["question"], tuple(raw["answers"]),
+                             tuple(raw.get("answer_starts") or ()), bool(raw["is_impossible"])))
+    return rows
+
+
+def split_articles(questions: Sequence[Question]) -> dict[str, list[Question]]:
+    titles = sorted({q.title for q in questions})
+    random.Random(SEED).shuffle(titles)
+    test = set(titles[: SPLIT["test"]])
+    dev = set(titles[SPLIT["test"]: SPLIT["test"] + SPLIT["dev"]])
+    parts: dict[str, list[Question]] = {"train": [], "dev": [], "test": []}
+    for q in questions:
+        parts["test" if q.title in test else "dev" if q.title in dev else "train"].append(q)
+    return parts
+
+
+def fixed_sample(questions: Sequence[Question], n: int, seed: int = SEED) -> list[Question]:
+    """n questions, half answerable and half not, in a fixed order (the first k of a larger sample are a sample)."""
+    answerable = [q for q in questions if not q.impossible]
+    impossible = [q for q in questions if q.impossible]
+    rng = random.Random(seed)
+    rng.shuffle(answerable)
+    rng.shuffle(impossible)
+    mixed = [q for pair in zip(answerable, impossible) for q in pair]
+    return mixed[:n]
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The answerability scorer: features, training, threshold on dev
+# ---------------------------------------------------------------------------------------------------------------------
+
+def _sentences(context: str) -> list[tuple[str, int, int]]:
+    from controlplane.gates.anchoring import split_sentences, strip_markers
+
+    return [(plain, s.start, s.end) for s in split_sentences(context) if (plain := strip_markers(s.text))]
+
+
+def _encode(texts: list[str]) -> np.ndarray:
+    from controlplane.evidence_pack.embeddings import load_model
+
+    return load_model().encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                               show_progress_bar=False)
+
+
+def question_table(questions: Sequence[Question], with_products: bool) -> list[dict[str, Any]]:
+    """Per question: its sentences, their features, and which sentences hold a gold answer (by offset)."""
+    from controlplane.answerability import feature_matrix
+
+    contexts = sorted({q.context for q in questions})
+    sentences = {c: _sentences(c) for c in contexts}
+    flat = [s for c in contexts for s, _, _ in sentences[c]]
+    vectors = _encode(flat + [q.question for q in questions])
+    offset, s_vecs = 0, {}
+    for c in contexts:
+        s_vecs[c] = vectors[offset: offset + len(sentences[c])]
+        offset += len(sentences[c])
+    q_vecs = vectors[offset:]
+    table = []
+    for q, q_vec in zip(questions, q_vecs):
+        sents = sentences[q.context]
+        if not sents:
+            continue
+        feats = feature_matrix(q.question, [s for s, _, _ in sents], q_vec, s_vecs[q.context], q.context,
+                               with_products)
+        holds = np.array([(not q.impossible) and any(start <= a < end for a in q.answer_starts)
+                          for _, start, end in sents])
+        contains = np.array([(not q.impossible) and any(ans in s for ans in q.answers) for s, _, _ in sents])
+        table.append({"q": q, "x": feats, "y": holds.astype(float), "contains": contains})
+    return table
+
+
+def question_outcomes(table: list[dict[str, Any]], probs: list[np.ndarray], threshold: float) -> dict[str, float]:
+    answered_correct = answerable = abstained = impossible = 0
+    for row, p in zip(table, probs):
+        best = int(np.argmax(p))
+        answers = p[best] >= threshold
+        if row["q"].impossible:
+            impossible += 1
+            abstained += not answers
+        else:
+            answerable += 1
+            answered_correct += bool(answers and row["contains"][best])
+    return {"answered_correct": answered_correct / max(1, answerable), "abstained": abstained / max(1, impossible)}
+
+
+def best_threshold(table: list[dict[str, Any]], probs: list[np.ndarray]) -> tuple[float, dict[str, float]]:
+    """The threshold with the best worse-of-the-two rate (answered-and-correct, abstained) on these questions."""
+    best_t, best = 0.5, {"answered_correct": 0.0, "abstained": 0.0}
+    for t in np.linspace(0.02, 0.98, 97):
+        out = question_outcomes(table, probs, float(t))
+        if min(out.values()) > min(best.values()) + 1e-9:
+            best_t, best = float(t), out
+    return best_t, best
+
+
+def train_scorer(args: argparse.Namespace) -> int:
+    from controlplane.answerability import LEXICAL_FEATURES, AnswerabilityScorer, fit_logistic
+
+    parts = split_articles(load())
+    started = time.perf_counter()
+    tables = {name: question_table(parts[name], with_products=True) for name in ("train", "dev")}
+    print(f"features for {sum(len(t) for t in tables.values())} questions in {time.perf_counter() - started:.0f} s",
+          flush=True)
+    lexical = len(LEXICAL_FEATURES)
+    variants = {
+        "cosine only": [0],
+        "lexical": list(range(lexical)),
+        "lexical + MiniLM products": None,
+    }
+    report = {}
+    chosen, chosen_score, chosen_name = None, -1.0, ""
+    for name, columns in variants.items():
+        x = np.vstack([r["x"] for r in tables["train"]])
+        x = x if columns is None else x[:, columns]
+        y = np.concatenate([r["y"] for r in tables["train"]])
+        mean, std = x.mean(axis=0), x.std(axis=0) + 1e-6
+        weights, bias = fit_logistic((x - mean) / std, y, l2=args.l2)
+        scorer = AnswerabilityScorer(weights, bias, mean, std, 0.5, columns is None, {})
+        dev_probs = [scorer.probabilities(r["x"] if columns is None else r["x"][:, columns]) for r in tables["dev"]]
+        threshold, outcome = best_threshold(tables["dev"], dev_probs)
+        report[name] = {"threshold": round(threshold, 3), **{k: round(v, 4) for k, v in outcome.items()}}
+        print(f"{name:<28} dev: answered-and-correct {outcome['answered_correct']:.3f}, abstained "
+              f"{outcome['abstained']:.3f} at threshold {threshold:.2f}", flush=True)
+        if columns is not None and columns != list(range(lexical)):
+            continue  # cosine alone is reported, never shipped
+        if chosen is None or min(outcome.values()) > chosen_score:
+            chosen, chosen_score, chosen_name = AnswerabilityScorer(weights, bias, mean, std, threshold,
+                                                                    columns is None, {}), min(outcome.values()), name
+    assert chosen is not None
+    print(f"shipping: {chosen_name} (best worse-of-the-two rate on dev)", flush=True)
+    info = {
+        "trained_on": f"{DATA.name}, {len(tables['train'])} questions of the train articles (split seed {SEED})",
+        "train_articles": sorted({r['q'].title for r in tables["train"]}),
+        "dev_articles": sorted({r['q'].title for r in tables["dev"]}),
+        "test_articles_never_used": sorted({q.title for q in parts["test"]}),
+        "l2": args.l2,
+        "features": list(LEXICAL_FEATURES) + (["minilm_product_0..383"] if chosen.with_products else []),
+        "shipped_variant": chosen_name,
+        "dev_by_feature_group": report,
+        "command": "./run bench squad2 --train-scorer",
+    }
+    chosen = AnswerabilityScorer(chosen.weights, chosen.bias, chosen.mean, chosen.std, chosen.threshold,
+                                 chosen.with_products, info)
+    SCORER_FILE.write_text(json.dumps(chosen.as_dict()) + "\n")
+    print(f"wrote {SCORER_FILE} ({SCORER_FILE.stat().st_size // 1024} KB)")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The benchmark
+# ---------------------------------------------------------------------------------------------------------------------
+
+# system -> (answer mode, who decides answerability); plain_rag has neither
+SYSTEMS: dict[str, tuple[str, str] | None] = {
+    "quote_scorer": ("quote", "scorer"),
+    "quote_both": ("quote", "both"),
+    "quote_model": ("quote", "model"),
+    "plain_rag": None,
+    "abstractive": ("abstractive", "scorer"),
+    "abstractive_then_quote": ("abstractive_then_quote", "scorer"),
+}
+SLOW = {"abstractive", "abstractive_then_quote"}
+# Lines the system writes about the answer (not claims): notices, refusal reasons, what failed.
+NOTICE_PREFIXES = ("[", "- Removed ", "I can't give a verified answer", "- \"", "What failed across", "- attempt ",
+                   "This question must be answered", "No evidence was provided", "The answer could not be checked",
+                   "A pre-generation check failed")
+PLAIN_RAG_PROMPT = ("Answer the question using only the context. Answer in one short sentence. If the context does "
+                    "not contain the answer, say: I don't know.")
+DONT_KNOW = ("don't know", "do not know", "not mentioned", "does not say", "doesn't say", "no information",
+             "not provided", "not stated", "cannot", "can't", "unknown", "not specified", "does not mention")
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+def score_run(result: Any, q: Question) -> dict[str, Any]:
+    """Score one controlplane reply (see the module docstring for the definitions)."""
+    from controlplane.gates.anchoring import split_sentences, strip_markers
+
+    passing = [c for c in result.claims if c.verdict == "PASS"]
+    unknown = any(c.status == "UNKNOWN" for c in result.claims) and result.status.value != "refused"
+    factual = [c for c in passing if c.status != "UNKNOWN"]
+    answered = result.status.value in ("pass", "regen_pass", "degraded") and not unknown and bool(factual)
+    covered = [strip_markers(c.text) for c in passing]
+    unverified, quoted_failures = 0, 0
+    for line in result.assistant_text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(NOTICE_PREFIXES):
+            quoted_failures += stripped.startswith(("- Removed ", '- "'))
+            continue
+        for sentence in split_sentences(stripped):
+            plain = strip_markers(sentence.text)
+            if plain and not any(plain in claim or claim in plain for claim in covered if claim):
+                unverified += 1
+    correct = answered and any(gold in c.text for c in factual for gold in q.answers)
+    abstained = unknown or (result.status.value == "refused" and not factual)
+    return {"answered": answered, "correct": correct, "abstained": abstained, "unknown": unknown,
+            "unverified_displayed": unverified, "failed_claims_quoted_in_notices": quoted_failures,
+            "status": result.status.value, "verified": result.verified, "attempts": len(result.attempts)}
+
+
+def plain_rag(model: Any, q: Question) -> tuple[str, dict[str, Any]]:
+    from controlplane.gates.anchoring import split_sentences
+    from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
+
+    chat = (ChatMessage("system", PLAIN_RAG_PROMPT),
+            ChatMessage("user", f"Context: {q.context}\n\nQuestion: {q.question}"))
+    response = model.generate(q.question, AssembledContext(purpose="main", messages=chat),
+                              GenerationParams(temperature=0.0, max_tokens=64))
+    text = response.text.strip()
+    says_unknown = any(phrase in text.lower() for phrase in DONT_KNOW)
+    contains = any(gold in text for gold in q.answers)
+    return text, {"answered": bool(text) and not says_unknown, "correct": False, "contains_gold_unverified":
+                  bool(text) and not says_unknown and contains, "abstained": says_unknown or not text,
+                  "unverified_displayed": len(split_sentences(text)), "status": "unchecked", "verified": False}
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    from controlplane.adapters import load_model
+    from controlplane.answerability import shipped_scorer
+    from controlplane.contracts import AnswerMode
+    from controlplane.evidence_pack import build_pack
+    from controlplane.evidence_pack.embeddings import load_model as load_embedder
+    from controlplane.pipeline import ControlPlane
+    from controlplane.policy_bundles.loader import load_bundle, parse_bundle
+    from controlplane.services import build_services
+
+    parts = split_articles(load())
+    sample = fixed_sample(parts["test"], args.n)
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        raise SystemExit(f"unknown system(s) {unknown}; choose from {', '.join(SYSTEMS)}")
+    base = load_bundle()
+    model = load_model(args.model)
+    services = build_services(None, policy=base.bundle)
+    scorer = shipped_scorer()
+    load_embedder()
+    out_path = RESULTS / (args.out + ".json")
+    summary: dict[str, Any] = {
+        "data": f"{DATA.name}: test articles {sorted({q.title for q in parts['test']})} (never used for training or "
+                f"tuning); fixed sample seed {SEED}",
+        "model": model.metadata().model_id, "cpus": os.cpu_count(), "systems": {},
+    }
+    if out_path.exists() and args.resume:
+        summary = json.loads(out_path.read_text())
+    for system in systems:
+        n = min(args.n_slow, len(sample)) if system in SLOW else len(sample)
+        questions = sample[:n]
+        plane = None
+        if SYSTEMS[system] is not None:
+            mode, answerability = SYSTEMS[system]
+            bundle = base.bundle.model_copy(update={"quote": base.bundle.quote.model_copy(
+                update={"answerability": answerability})})
+            policy = parse_bundle(bundle.model_dump(mode="json"),
+                                  f"default bundle, quote.answerability={answerability}")
+            plane = ControlPlane(model=model, policy=policy, services=services, answer_mode=AnswerMode(mode),
+                                 answerability_scorer=scorer)
+        rows = summary["systems"].get(system, {}).get("rows", []) if args.resume else []
+        done = {r["id"] for r in rows}
+        deadline = time.perf_counter() + args.budget_s
+        for q in questions:
+            if q.id in done:
+                continue
+            if time.perf_counter() > deadline:
+                print(f"{system}: time budget of {args.budget_s} s spent after {len(rows)} questions", flush=True)
+                break
+            began = time.perf_counter()
+            if plane is None:
+                text, row = plain_rag(model, q)
+            else:
+                pack = build_pack([{"id": "E1", "title": q.title, "text": q.context}],
+                                  budget=plane.policy.bundle.budgets)
+                result = plane.run([{"role": "user", "content": q.question}], evidence=pack)
+                text, row = result.assistant_text, score_run(result, q)
+            row.update({"id": q.id, "impossible": q.impossible, "seconds": round(time.perf_counter() - began, 3),
+                        "reply": text[:400]})
+            rows.append(row)
+            summary["systems"][system] = summarize(rows, n)
+            summary["systems"][system]["rows"] = rows
+            out_path.parent.mkdir(exist_ok=True)
+            out_path.write_text(json.dumps(summary, indent=1) + "\n")
+            mark = "A" if not q.impossible else "U"
+            print(f"{system:<22} {len(rows):>3}/{n} {mark} {row['status']:<10} correct={row.get('correct')} "
+                  f"abstained={row['abstained']} {row['seconds']:.1f}s", flush=True)
+    write_table(summary, RESULTS / (args.out + ".md"))
+    print((RESULTS / (args.out + ".md")).read_text())
+    return 0
+
+
+def summarize(rows: list[dict[str, Any]], planned: int) -> dict[str, Any]:
+    answerable = [r for r in rows if not r["impossible"]]
+    impossible = [r for r in rows if r["impossible"]]
+    seconds = [r["seconds"] for r in rows]
+    return {
+        "questions": len(rows), "planned": planned, "answerable": len(answerable), "unanswerable": len(impossible),
+        "answered_correct": round(sum(r["correct"] for r in answerable) / max(1, len(answerable)), 4),
+        "contains_gold_unverified": round(sum(r.get("contains_gold_unverified", r["correct"]) for r in answerable)
+                                          / max(1, len(answerable)), 4),
+        "abstained": round(sum(r["abstained"] for r in impossible) / max(1, len(impossible)), 4),
+        "unverified_displayed": sum(r["unverified_displayed"] for r in rows),
+        "failed_claims_quoted_in_notices": sum(r.get("failed_claims_quoted_in_notices", 0) for r in rows),
+        "p50_s": _percentile(seconds, 0.5), "p90_s": _percentile(seconds, 0.9),
+    }
+
+
+def write_table(summary: dict[str, Any], path: Path) -> None:
+    lines = [
+        "# SQuAD 2.0, the main job end to end (`./run bench squad2`)",
+        "",
+        f"{summary['data']}. Model {summary['model']}; the paragraph is the one evidence item; shipped bundle and "
+        f"NLI verifier; {summary['cpus']} shared CPUs, latency warm (models loaded before the clock).",
+        "",
+        "| system | questions (answerable / not) | answered and correct | abstained | unverified sentences shown "
+        "| answer holds gold, verified or not | p50 s | p90 s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, s in summary["systems"].items():
+        size = f"{s['questions']} ({s['answerable']} / {s['unanswerable']})"
+        if s["questions"] < s["planned"]:
+            size += f", cut off of {s['planned']}"
+        lines.append(f"| {name} | {size} | {s['answered_correct']:.1%} | {s['abstained']:.1%} | "
+                     f"{s['unverified_displayed']} | {s['contains_gold_unverified']:.1%} | {s['p50_s']} | "
+                     f"{s['p90_s']} |")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--train-scorer", action="store_true", help="retrain controlplane/answerability.json")
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--n", type=int, default=200, help="questions per system (half unanswerable)")
+    parser.add_argument("--n-slow", type=int, default=30, help="questions for the abstractive systems")
+    parser.add_argument("--budget-s", type=float, default=1800, help="wall-time cap per system")
+    parser.add_argument("--model", default="default")
+    parser.add_argument("--out", default="squad2")
+    parser.add_argument("--resume", action="store_true", help="keep the rows already in the results file")
+    parser.add_argument("--merge", default=None,
+                        help="comma-separated result names (runs of parts of the systems) to merge into --out")
+    args = parser.parse_args(argv)
+    if args.train_scorer:
+        return train_scorer(args)
+    if args.merge:
+        return merge_results([name.strip() for name in args.merge.split(",")], args.out)
+    return run_benchmark(args)
+
+
+def merge_results(names: list[str], out: str) -> int:
+    """Several runs (e.g. the fast systems and the slow ones, run side by side) into one table."""
+    merged: dict[str, Any] = {}
+    for name in names:
+        part = json.loads((RESULTS / f"{name}.json").read_text())
+        merged = {**part, "systems": {**merged.get("systems", {}), **part["systems"]}}
+    order = [s for s in SYSTEMS if s in merged["systems"]]
+    merged["systems"] = {s: merged["systems"][s] for s in order}
+    (RESULTS / f"{out}.json").write_text(json.dumps(merged, indent=1) + "\n")
+    write_table(merged, RESULTS / f"{out}.md")
+    print((RESULTS / f"{out}.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""Answer modes (issue 15): which way the main model answers one request, and the quote turns of a request.
+
+* ``abstractive``: the model writes the OutputEnvelope under the per-request grammar (prompts.main_context).
+* ``quote``: the model only chooses evidence sentences (or UNKNOWN); the server composes the envelope (quote.py).
+* ``abstractive_then_quote``: abstractive; when the answer still fails after regen, one quote turn replaces the bare
+  refusal with the verified quotes that bear on the question.
+
+The bundle's ``answer_mode`` applies unless ``answer_mode_by_model`` names the model (the small embedded models
+answer in quote mode; ``--model gguf:PATH`` and ``openai:`` keep the bundle's mode). ``--answer-mode`` overrides both.
+
+Who decides that nothing answers (``quote.answerability``), measured in bench/squad2.py:
+
+* ``scorer``: the trained answerability scorer picks the best sentence, or UNKNOWN below its threshold; no model
+  call at all;
+* ``model``: the model chooses among the best-ranked sentences or says UNKNOWN;
+* ``both``: the scorer filters (only sentences above its threshold are offered; none left: UNKNOWN without a model
+  call) and the model chooses among them or says UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
+from controlplane.errors import InputError
+from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
+from controlplane.quote import (
+    Candidate,
+    Ranking,
+    choice_schema,
+    compose_answer,
+    compose_unknown,
+    parse_choice,
+    quote_context,
+    rank_candidates,
+)
+
+SCORER_MODEL_ID = "answerability-scorer"
+# A choice is a handful of tokens ({"answer": 12} is about 8); the bound only stops a runaway verbatim copy.
+QUOTE_MAX_TOKENS = 160
+FALLBACK_NOTICE = ("[The written answer could not be verified. Shown instead: the verified passages of the evidence "
+                   "that bear on the question.]")
+
+
+def parse_answer_mode(value: str | None) -> AnswerMode | None:
+    if value is None:
+        return None
+    try:
+        return AnswerMode(value)
+    except ValueError:
+        modes = ", ".join(m.value for m in AnswerMode)
+        raise InputError(f"answer mode must be one of {modes}, not {value!r}") from None
+
+
+def answer_mode_for(policy: PolicyBundle, model_id: str, override: AnswerMode | None = None) -> AnswerMode:
+    if override is not None:
+        return override
+    return policy.answer_mode_by_model.get(model_id, policy.answer_mode)
+
+
+@dataclass
+class QuoteTurn:
+    """One quote attempt: what was offered, and either the model request or a decision taken without the model."""
+
+    candidates: list[Candidate]
+    context: AssembledContext | None = None
+    params: GenerationParams | None = None
+    decided: IntelligenceResponse | None = None  # set when no model call is needed
+    why: str = ""
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+class QuoteAnswering:
+    """The quote turns of one request. The ranking is computed once; a regen offers the sentences whose claims have
+    not failed yet."""
+
+    def __init__(self, policy: PolicyBundle, question: str, pack: EvidencePack, decision: ModeDecision,
+                 scorer: Any | None = None):
+        self.settings = policy.quote
+        self.question = question
+        self.pack = pack
+        self.decision = decision
+        self.uses_scorer = self.settings.answerability in ("scorer", "both")
+        started = time.perf_counter()
+        self.ranking: Ranking = rank_candidates(question, pack, scorer if self.uses_scorer else None)
+        self.ranking_ms = (time.perf_counter() - started) * 1000
+        self.failed: set[tuple[str, int]] = set()
+        self.statement_question = any(re.search(p, question, re.I) for p in self.settings.statement_questions)
+
+    # -- one attempt -------------------------------------------------------------------------------------------------
+    def turn(self, messages: Sequence[Mapping[str, Any]], attempt: int) -> QuoteTurn:
+        settings = self.settings
+        exclude = frozenset(self.failed)
+        if self.settings.answerability == "model":
+            candidates = self.ranking.candidates(settings, exclude)
+        else:
+            candidates = self.ranking.candidates(settings, exclude, answerable_only=True)
+        record: dict[str, Any] = {"answerability": settings.answerability, "ranking_ms": round(self.ranking_ms, 1),
+                                  "offered": [c.as_dict() for c in candidates],
+                                  "scorer_threshold": self.ranking.scorer_threshold,
+                                  "excluded_after_failure": sorted(f"{e}@{s}" for e, s in exclude)}
+        if self.statement_question:
+            # "What does X say about Y?": the on-topic sentences are the answer (see QuotePolicy.statement_questions)
+            offered = self.ranking.candidates(settings, exclude, by_relevance=True)
+            chosen = [c for c in offered if c.relevance >= settings.min_relevance]
+            chosen = chosen[: settings.statement_sentences]
+            record["statement_question"] = True
+            if not chosen:
+                return QuoteTurn([], decided=self._decided('{"answer": "UNKNOWN"}'),
+                                 why=f"no sentence reaches relevance {settings.min_relevance}", record=record)
+            return QuoteTurn(chosen, decided=self._decided(json.dumps({"answer": [c.number for c in chosen]})),
+                             why="a statement question: the most relevant sentences", record=record)
+        if not candidates:
+            why = ("no evidence sentence reaches the answerability threshold" if self.uses_scorer
+                   else "the evidence holds no sentence to quote")
+            return QuoteTurn([], decided=self._decided('{"answer": "UNKNOWN"}'), why=why, record=record)
+        if settings.answerability == "scorer":
+            chosen = candidates[: settings.max_sentences]
+            value = [c.number for c in chosen] if settings.max_sentences > 1 else chosen[0].number
+            return QuoteTurn(candidates, decided=self._decided(json.dumps({"answer": value})),
+                             why="the scorer's best sentence", record=record)
+        context = quote_context(messages, candidates, self.decision, attempt, settings)
+        params = GenerationParams(temperature=0.0, max_tokens=QUOTE_MAX_TOKENS,
+                                  json_schema=choice_schema(candidates, settings))
+        return QuoteTurn(candidates, context=context, params=params, record=record)
+
+    def envelope_text(self, turn: QuoteTurn, response: IntelligenceResponse) -> str:
+        """The envelope the gates check: composed from a valid choice; else the model's own output (which then
+        fails the output gates with a reason code: nothing is guessed)."""
+        settings = self.settings
+        if turn.record.get("statement_question"):
+            settings = settings.model_copy(update={"max_sentences": settings.statement_sentences})
+        chosen, problem = parse_choice(response.text, turn.candidates, settings)
+        turn.record.update({"model_output": response.text[:500], "decided_without_model": turn.decided is not None,
+                            "why": turn.why or None, "problem": problem,
+                            "chosen": [c.as_dict() for c in chosen]})
+        if problem is not None or response.finish_reason is FinishReason.ERROR:
+            return response.text
+        if chosen:
+            return json.dumps(compose_answer(chosen, self.decision, self.pack), ensure_ascii=False)
+        return json.dumps(self.unknown_envelope(), ensure_ascii=False)
+
+    def unknown_envelope(self, lead: str | None = None) -> dict[str, Any]:
+        closest = [c for c in self.ranking.closest(self.settings.closest_passages + len(self.failed))
+                   if (c.evidence_id, c.start_char) not in self.failed][: self.settings.closest_passages]
+        return compose_unknown(self.question, closest, self.decision, self.pack, lead=lead)
+
+    def after_failure(self, turn: QuoteTurn, envelope: Any, failed_claim_ids: Sequence[str]) -> None:
+        """Sentences whose claims failed a gate are not offered (or quoted as closest passages) again."""
+        if envelope is None:
+            return
+        failed = set(failed_claim_ids)
+        for claim in envelope.meta.claim_map:
+            if claim.claim_id in failed and claim.evidence_ids:
+                for candidate in self.ranking.all_sentences:
+                    if candidate.evidence_id == claim.evidence_ids[0] and candidate.text == claim.text:
+                        self.failed.add((candidate.evidence_id, candidate.start_char))
+
+    @staticmethod
+    def _decided(text: str) -> IntelligenceResponse:
+        return IntelligenceResponse(text=text, tokens_used=0, finish_reason=FinishReason.STOP, latency_ms=0.0,
+                                    model_id=SCORER_MODEL_ID)

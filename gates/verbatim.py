@@ -1,0 +1,63 @@
+"""Verbatim quotes: a claim that is whole sentences of the evidence it cites is entailed by construction.
+
+Quote-grounded answering (issue 15) composes claims from evidence sentences, so the NLI verifier has nothing to
+decide for them: a text entails each of its own sentences, with every number, negation and qualifier kept. Only
+whole sentences count -- a fragment of a sentence ("the earth is flat" out of "Some claim the earth is flat.") can
+say the opposite of its sentence, so it goes to the verifier like any other claim.
+
+Comparison is after whitespace normalisation and with inline citation markers removed on both sides ("[12]" in a
+Wikipedia sentence is a reference, not content; ``[E1]`` in a claim is ours).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from controlplane.contracts import EvidenceItem
+
+from .anchoring import Sentence, split_sentences, strip_markers
+
+
+# A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
+# directly."); a blank line, a list item or a heading still starts a new unit.
+_WRAP = re.compile(r"(?<!\n)\n(?!\s*(?:\n|[-*+#>|]|\d+[.)]\s))")
+
+
+def unwrap_lines(text: str) -> str:
+    """The text with hard line wraps replaced by spaces (same length, so offsets still point into the original)."""
+    return _WRAP.sub(" ", text)
+
+
+def evidence_sentences(text: str) -> list[Sentence]:
+    """Sentences of an evidence text, hard-wrapped lines joined first (offsets are the original text's)."""
+    return split_sentences(unwrap_lines(text))
+
+
+def sentence_texts(text: str) -> list[str]:
+    """The sentences of an evidence text, markers removed and whitespace normalised (empty ones dropped)."""
+    return [plain for sentence in evidence_sentences(text) if (plain := strip_markers(sentence.text))]
+
+
+def is_whole_sentences(claim_text: str, evidence_text: str) -> bool:
+    """True when the claim is one sentence, or a run of consecutive sentences, of the evidence text."""
+    claim = strip_markers(claim_text)
+    if not claim:
+        return False
+    sentences = sentence_texts(evidence_text)
+    for start, first in enumerate(sentences):
+        if not claim.startswith(first):
+            continue
+        joined = first
+        for sentence in sentences[start + 1:]:
+            if joined == claim or len(joined) >= len(claim):
+                break
+            joined = f"{joined} {sentence}"
+        if joined == claim:
+            return True
+    return False
+
+
+def quoting_items(claim_text: str, items: Sequence[EvidenceItem]) -> list[str]:
+    """Ids of the cited items the claim quotes verbatim (whole sentences); empty when it quotes none."""
+    return [item.id for item in items if not item.redacted and is_whole_sentences(claim_text, item.text)]

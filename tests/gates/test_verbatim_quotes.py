@@ -1,0 +1,72 @@
+"""nli_entailment's verbatim-quote shortcut: a claim that is whole sentences of the evidence it cites is entailed by
+construction, recorded with its own basis (VERBATIM_QUOTE), without an NLI model call; a fragment of a sentence, or
+a sentence with one word changed, still goes to the verifier."""
+
+from __future__ import annotations
+
+from tests.gates.decision_helpers import codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend
+
+from controlplane.gates.nli_entailment import NliEntailmentGate
+from controlplane.gates.verbatim import is_whole_sentences
+
+ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. Some claim the budget is too small."
+E_ORION = {"id": "E1", "text": ORION, "trust_tier": "authoritative"}
+QUESTION = "When does the Orion project ship?"
+
+
+def run(claims, backend=None):
+    return NliEntailmentGate().evaluate(gate_input("nli_entailment", QUESTION, [E_ORION], envelope(claims), backend))
+
+
+def test_whole_sentences_are_verbatim_fragments_and_edits_are_not():
+    assert is_whole_sentences("The Orion project ships on 14 March 2027.", ORION)
+    assert is_whole_sentences("The Orion project ships on 14 March 2027. Its budget is 2.4 million euros.", ORION)
+    assert is_whole_sentences("The Orion project ships on 14 March 2027. [E1]", ORION)  # our marker is not content
+    assert not is_whole_sentences("the budget is too small.", ORION)  # a fragment can say the opposite
+    assert not is_whole_sentences("The Orion project ships on 15 March 2027.", ORION)
+    assert not is_whole_sentences("The Orion project ships on 14 March 2027. Some claim the budget is too small.", ORION)
+
+
+def test_verbatim_claim_passes_without_any_nli_backend():
+    result = run([("The Orion project ships on 14 March 2027.", ["E1"])], backend=None)
+    assert result.result.value == "pass", codes(result)
+    record = result.details["claim_records"]["c1"]
+    assert record["basis"] == "VERBATIM_QUOTE"
+    assert record["quoted_ids"] == ["E1"]
+    assert record["entailment"] == 1.0
+
+
+def test_verbatim_claim_is_not_sent_to_the_backend_but_a_paraphrase_is():
+    backend = OverlapNliBackend()
+    result = run([("The Orion project ships on 14 March 2027.", ["E1"])], backend)
+    assert result.result.value == "pass"
+    assert backend.pairs_scored == 0
+    result = run([("Orion ships in March 2027.", ["E1"])], backend)
+    assert backend.pairs_scored > 0
+    assert "basis" not in result.details["claim_records"]["c1"]
+
+
+def test_fragment_without_a_backend_fails_closed():
+    result = run([("the budget is too small.", ["E1"])], backend=None)
+    assert result.result.value == "fail"
+    assert "VERIFIER_UNAVAILABLE" in codes(result)
+
+
+def test_a_hard_line_wrap_is_not_a_sentence_end():
+    wrapped = "Clients never access the\ndatabase directly. The replicas are private.\n\n- Status: Accepted"
+    assert is_whole_sentences("Clients never access the database directly.", wrapped)
+    assert not is_whole_sentences("Clients never access the", wrapped)
+    assert is_whole_sentences("- Status: Accepted", wrapped)  # a list item is its own unit
+
+
+def test_deterministic_checks_do_not_second_guess_a_verbatim_quote():
+    # Measured on SQuAD 2.0: the qualifier check flagged this verbatim sentence (QUALIFIER_DRIFT) against its own
+    # paragraph; a quote keeps every qualifier by construction.
+    paragraph = ("The city had a population of 494,665 in 2010. Non-Hispanic Whites were 30.0% of the population in "
+                 "2010, down from 72.6% in 1970. The Hispanic population grew.")
+    claim = "Non-Hispanic Whites were 30.0% of the population in 2010, down from 72.6% in 1970."
+    result = NliEntailmentGate().evaluate(gate_input(
+        "nli_entailment", "What share of Fresno was non-Hispanic white in 2010?",
+        [{"id": "E1", "text": paragraph, "trust_tier": "authoritative"}], envelope([(claim, ["E1"])]), None))
+    assert result.result.value == "pass", codes(result)
