@@ -38,6 +38,7 @@ from controlplane.quote import (
     parse_choice,
     quote_context,
     rank_candidates,
+    unknown_notice,
 )
 
 SCORER_MODEL_ID = "answerability-scorer"
@@ -83,6 +84,7 @@ class QuoteAnswering:
                  scorer: Any | None = None):
         self.settings = policy.quote
         self.question = question
+        self.notice: str | None = None  # the system's notice to show after the last composed UNKNOWN envelope
         self.pack = pack
         self.decision = decision
         self.uses_scorer = self.settings.answerability in ("scorer", "both")
@@ -136,6 +138,7 @@ class QuoteAnswering:
         if turn.record.get("statement_question"):
             settings = settings.model_copy(update={"max_sentences": settings.statement_sentences})
         chosen, problem = parse_choice(response.text, turn.candidates, settings)
+        self.notice = None  # set again only if this attempt's envelope is the UNKNOWN one
         turn.record.update({"model_output": response.text[:500], "decided_without_model": turn.decided is not None,
                             "why": turn.why or None, "problem": problem,
                             "chosen": [c.as_dict() for c in chosen]})
@@ -148,6 +151,7 @@ class QuoteAnswering:
     def unknown_envelope(self, lead: str | None = None) -> dict[str, Any]:
         closest = [c for c in self.ranking.closest(self.settings.closest_passages + len(self.failed))
                    if (c.evidence_id, c.start_char) not in self.failed][: self.settings.closest_passages]
+        self.notice = unknown_notice(self.question, with_passages=bool(closest))
         return compose_unknown(self.question, closest, self.decision, self.pack, lead=lead)
 
     def after_failure(self, turn: QuoteTurn, envelope: Any, failed_claim_ids: Sequence[str]) -> None:

@@ -451,6 +451,9 @@ class Pipeline:
                 status = TraceStatus.PASS if attempt == 1 else TraceStatus.REGEN_PASS
                 outcome = deliver(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims,
                                   evaluation.results, status)
+                if quoting is not None and quoting.notice and outcome.status is status:
+                    # after the checked text, so claim spans stay valid; the system's own notice, not a claim
+                    outcome = dataclasses.replace(outcome, assistant_text=f"{outcome.assistant_text}\n\n{quoting.notice}")
                 if outcome.record:
                     recorder.emit(Phase.DEGRADE, outcome.record)
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome,

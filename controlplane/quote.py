@@ -291,13 +291,21 @@ def needed_evidence(question: str) -> str:
     return f'a source that answers "{question[:300]}"'
 
 
+def unknown_notice(question: str, with_passages: bool) -> str:
+    """The system's own notice after an UNKNOWN (G-5): what evidence would answer. It is not a claim of the envelope:
+    an UNKNOWN claim is one sentence that only states the absence of information (issue 16), and this names the
+    missing source instead. Appended after the gates, like every notice, so claim spans stay valid."""
+    notice = f"[Not answered. To answer it I would need {needed_evidence(question)}."
+    if with_passages:
+        notice += " The quoted passages above are the closest ones in the evidence, shown for reference."
+    return notice + "]"
+
+
 def compose_unknown(question: str, closest: Sequence[Candidate], mode: ModeDecision, pack: EvidencePack,
                     lead: str | None = None) -> dict[str, Any]:
-    """UNKNOWN said well (G-5): nothing answers, what would, and the closest passages, quoted and cited."""
+    """UNKNOWN said well (G-5): one UNKNOWN sentence that nothing answers, then the closest passages, quoted and
+    cited (each a verified claim). What would answer follows as the system's notice (``unknown_notice``)."""
     first = lead or "The evidence does not answer this question."
-    first += f" To answer it I would need {needed_evidence(question)}."
-    if closest:
-        first += " The closest passages in the evidence are:"
     claims = [_claim("c1", first, 0, [], "UNKNOWN")]
     text = _quote_lines(closest, first, claims, "\n")
     return _envelope(text, claims, mode, pack)

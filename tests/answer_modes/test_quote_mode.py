@@ -125,7 +125,9 @@ def test_unknown_says_so_names_the_evidence_needed_and_quotes_the_closest_passag
     text = result.assistant_text
     assert text.startswith("The evidence does not answer this question.")
     assert f'a source that answers "{FOUNDER_Q}"' in text
-    passages = text.splitlines()[1:]
+    shown, notice = text.split("\n\n")
+    assert notice.startswith("[Not answered.") and notice.endswith("]")  # the system's notice, after the check
+    passages = shown.splitlines()[1:]
     assert len(passages) == 2 and all(line.endswith("[E1]") and strip_markers(line) in ORION for line in passages)
     assert [c.status for c in result.claims] == ["UNKNOWN", "FACTUAL", "FACTUAL"]
     assert all(c.verdict == "PASS" for c in result.claims)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -203,3 +204,18 @@ def test_evidence_term_lookup_matches_the_routers_term_regex(shipped_policy, tex
     words = sorted(set(_EVIDENCE_WORD.findall(joined)))
     for domain in shipped_policy.bundle.domains.values():
         assert _terms_in(domain.lexicon, words, joined) == [t for t in domain.lexicon if _term_regex(t).search(joined)]
+
+
+def test_engineering_prose_is_not_a_finance_document(shipped_policy):
+    """The quickstart's own evidence (ADR-011) mentions taxes among business rules and a latency budget. "Budget" is
+    an engineering word as often as a money one (latency, error and token budgets), so it is not a finance term: with
+    it, every claim about the client/server boundary needed two independent sources and the quickstart refused."""
+    from controlplane.router import follow_evidence
+
+    policy = shipped_policy.bundle
+    adr = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "adr-011-client-server-boundary.md"
+    decision = follow_evidence(route("What does ADR-011 say about the client/server boundary?", policy),
+                               [adr.read_text(encoding="utf-8")], policy)
+    assert "finance" not in decision.domainFlags
+    tax_guide = "Capital gains taxes apply to stock sales; retirement accounts such as a 401k defer them."
+    assert "finance" in follow_evidence(route("Summarize this", policy), [tax_guide], policy).domainFlags
