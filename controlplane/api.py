@@ -441,6 +441,11 @@ class ControlPlane:
             self._collections.setdefault(collection, self.retriever)
         self._collections_lock = threading.Lock()
         self.nli_backend = self._resolve_nli(nli_backend)
+        if self.nli_backend is not None:  # nli_entailment and evidence_conflicts share scores (see CachedNliBackend)
+            from controlplane.services import CachedNliBackend
+
+            if not isinstance(self.nli_backend, CachedNliBackend):
+                self.nli_backend = CachedNliBackend(self.nli_backend)
         self.store = _open_store(db)
         self._owns_store = self.store is not None and not isinstance(db, TraceStore)
         self._sessions = _Sessions(max_sessions, max_session_turns, session_idle_seconds)
