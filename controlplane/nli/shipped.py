@@ -72,5 +72,19 @@ def load_shipped(**options: Any):
     runtime = choose_runtime(model_dir, calibration, options.pop("runtime", None))
     backend_class = OnnxNliBackend if runtime == "onnx-int8" else TransformersNliBackend
     return backend_class(model_dir, name="shipped", setting=SETTING,
-                                  extra_metadata={"threshold": calibration["threshold"], "calibration": calibration},
-                                  **options)
+                         extra_metadata={"threshold": gate_floor(calibration), "calibration": calibration}, **options)
+
+
+def gate_floor(calibration: dict[str, Any]) -> float:
+    """The lowest P(supported) the gate may accept with this model: the medium operating point fitted on dev (the
+    bundle's thresholds sit at or above it). The balanced-accuracy ``threshold`` is for evaluation tables only: as a
+    floor it would override the medium operating point and reject supported claims medium rigor promises to keep."""
+    medium = (calibration.get("operating_points") or {}).get("medium") or {}
+    value = medium.get("threshold", calibration["threshold"])
+    try:
+        value = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"{SETTING}: operating_points.medium.threshold {value!r} is not a number") from exc
+    if not 0.0 <= value <= 1.0:
+        raise ConfigurationError(f"{SETTING}: operating_points.medium.threshold {value} is outside 0..1")
+    return value
