@@ -61,6 +61,32 @@ def train_command(out, seed, max_steps, max_length, batch_size, learning_rate, w
     click.echo(f"final model: {final}")
 
 
+@nli_group.command("build-data")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="JSONL file for the training rows.")
+@click.option("--seed", default=13, show_default=True, type=int)
+@click.option("--doc-distractor", default=30000, show_default=True, type=int)
+@click.option("--conjoined", default=30000, show_default=True, type=int)
+@click.option("--factcg-repeat", default=4, show_default=True, type=int)
+@click.option("--synthetic-neutral", default=6000, show_default=True, type=int)
+@click.option("--sentence-sample", default=30000, show_default=True, type=int)
+@click.option("--data-dir", default=None, help="Folder with vitaminc/factver/nli.jsonl and doclevel/ (default ../shared/nli-train).")
+def build_data_command(out, seed, doc_distractor, conjoined, factcg_repeat, synthetic_neutral, sentence_sample,
+                       data_dir) -> None:
+    """Write the exact training rows `nli train` builds with these options (same seed, same rows), plus stats.
+
+    Defaults are those of the shipped verifier's run (see its model card)."""
+    from controlplane.nli.train import DEFAULT_DATA_DIR, TrainConfig, build_dataset
+
+    cfg = TrainConfig(out=str(Path(out).parent), seed=seed, doc_distractor=doc_distractor, conjoined=conjoined,
+                      factcg_repeat=factcg_repeat, synthetic_neutral=synthetic_neutral,
+                      sentence_sample=sentence_sample, data_dir=data_dir or str(DEFAULT_DATA_DIR))
+    rows, holdout, stats = build_dataset(cfg)
+    with Path(out).open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    click.echo(json.dumps({k: v for k, v in stats.items() if k != "train_by_source_label"}, indent=1))
+
+
 @nli_group.command("export")
 @click.argument("model_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False))
