@@ -82,11 +82,18 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default=None, help="comma-separated test names to run (default all)")
     parser.add_argument("--sample", action="append", default=[], metavar="NAME=N",
                         help="score a deterministic subsample of N rows of test NAME (smallest sha256(id))")
+    parser.add_argument("--runtime", default=None, choices=["auto", "torch", "onnx-int8"],
+                        help="shipped verifier runtime for the test sets (default: what calibration.json names)")
+    parser.add_argument("--check-int8", action="store_true",
+                        help="with --fit: also score dev with the int8 ONNX runtime under the fp32 calibration and make "
+                             "it the default runtime when its dev balanced accuracy is within 0.5 points of fp32")
     args = parser.parse_args(argv)
     options = {"max_length": args.max_length, "max_windows": args.max_windows}
     if args.threads:
         options["threads"] = args.threads
-    backend = load_nli_backend(args.backend, **options)
+    shipped = args.backend.split(":")[0] == "shipped"
+    fit_options = {**options, "runtime": "torch"} if shipped and args.fit else options
+    backend = load_nli_backend(args.backend, **fit_options)
     model_dir = Path(backend.metadata()["model_dir"])
     report: dict = {"backend": backend.name, "model_dir": str(model_dir), "max_length": backend.max_length,
                     "max_windows": backend.max_windows,
@@ -102,12 +109,36 @@ def main(argv=None) -> int:
         calibration["dev_files_sha256"] = {Path(r).name: ev.file_sha256(EVAL / r) for r, _ in DEV}
         calibration["max_length"] = backend.max_length
         calibration["fitted_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        (model_dir / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
+        calibration["fitted_with_runtime"] = getattr(backend, "runtime", "torch-fp32")
         dev_metrics = ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed)
+        calibration["default_runtime"] = "torch"
+        if args.check_int8 and shipped:
+            int8 = load_nli_backend(args.backend, **{**options, "runtime": "onnx-int8"})
+            scored8 = []
+            for rel, split in DEV:
+                s8, _ = _score(int8, rel, split, args.limit)
+                scored8 += s8
+            int8_metrics = ev.evaluate_scored(int8, scored8, calibration, elapsed=1.0)
+            delta = round(int8_metrics["balanced_accuracy"] - dev_metrics["balanced_accuracy"], 2)
+            calibration["quantization_check"] = {
+                "dev_balanced_accuracy_fp32": dev_metrics["balanced_accuracy"],
+                "dev_balanced_accuracy_int8": int8_metrics["balanced_accuracy"],
+                "dev_auroc_fp32": dev_metrics["auroc"], "dev_auroc_int8": int8_metrics["auroc"],
+                "delta_points": delta, "rule": "int8 is the default runtime when |delta| <= 0.5 dev BAcc points"}
+            if abs(delta) <= 0.5:
+                calibration["default_runtime"] = "onnx-int8"
+            print("int8 check", json.dumps(calibration["quantization_check"]), flush=True)
+        (model_dir / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
         report["dev"] = {"calibration": calibration, "metrics_on_dev": dev_metrics}
+        if shipped:  # the test sets are scored with the runtime the product now uses by default
+            backend = load_nli_backend(args.backend, **{**options, "runtime": args.runtime or "auto"})
+            report["runtime"] = getattr(backend, "runtime", None)
         print(json.dumps(calibration, indent=1), flush=True)
     from controlplane.nli.shipped import read_calibration
 
+    if not args.fit and shipped and args.runtime:
+        backend = load_nli_backend(args.backend, **{**options, "runtime": args.runtime})
+    report["runtime"] = getattr(backend, "runtime", None)
     calibration = read_calibration(model_dir)
     report["calibration"] = calibration
     only = set(args.only.split(",")) if args.only else None
@@ -161,12 +192,27 @@ def markdown(report: dict) -> str:
     lines = [
         "# NLI verifier: results on the shared eval sets (label_binary)",
         "",
-        (f"Backend `{report['backend']}`, max_length {report['max_length']}, at most {report.get('max_windows')} "
+        (f"Backend `{report['backend']}` (runtime {report.get('runtime')}), max_length {report['max_length']}, at most "
+         f"{report.get('max_windows')} "
          f"windows per (evidence, claim sentence), {report['threads']} torch thread(s). "
          f"Calibration fitted on dev only ({', '.join(cal.get('dev_sources', [])) or 'not fitted'}): temperature "
          f"{cal.get('temperature')}, threshold {cal.get('threshold')}, veto codes {cal.get('veto_codes', [])}. "
          "Frozen before any test split was scored."),
         "",
+    ]
+    points = cal.get("operating_points") or {}
+    if points:
+        lines += [("Operating points on calibrated P(supported), fitted on the same dev rows (they are the policy "
+                   "bundle's min_entailment): " + "; ".join(
+                       f"{name} {p['threshold']} (dev: keeps {100 * p['supported_kept']:.1f} % of supported, passes "
+                       f"{100 * p['unsupported_passed']:.1f} % of unsupported)" for name, p in points.items()
+                       if isinstance(p, dict)) + "."), ""]
+    quant = cal.get("quantization_check")
+    if quant:
+        lines += [(f"int8 check on dev (same calibration): balanced accuracy fp32 {quant['dev_balanced_accuracy_fp32']}, "
+                   f"int8 {quant['dev_balanced_accuracy_int8']} (delta {quant['delta_points']}); default runtime: "
+                   f"{cal.get('default_runtime')}."), ""]
+    lines += [
         "| set | n | BAcc | macro-F1 | unsup. P | unsup. R | AUROC | ECE | Brier | pairs/s | + checks BAcc / F1 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]

@@ -68,6 +68,7 @@ OTHER_UNITS = {
     "m": "m", "metres": "m", "meters": "m", "mi": "mile", "miles": "mile", "mile": "mile", "cm": "cm", "mm": "mm",
     "lb": "lb", "lbs": "lb", "pounds": "lb", "$": "$", "usd": "$", "dollars": "$", "€": "€", "euros": "€",
     "£": "£", "°c": "°c", "°f": "°f", "people": "people", "points": "points", "times": "times",
+    "ft": "ft", "feet": "ft", "foot": "ft", "yd": "yd", "yards": "yd", "inches": "inch", "inch": "inch",
 }
 APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "some", "over", "under",
                     "more", "less", "fewer", "than", "circa", "~", "up", "least", "estimated"})
@@ -245,6 +246,10 @@ ANTONYMS = [
     ("benefit", "harm"), ("alive", "dead"), ("male", "female"), ("success", "failure"), ("accept", "reject"),
     ("accepted", "rejected"), ("allowed", "banned"), ("legal", "illegal"), ("older", "younger"), ("oldest", "youngest"),
     ("above", "below"), ("maximum", "minimum"), ("majority", "minority"), ("earliest", "latest"),
+    ("approved", "rejected"), ("approve", "reject"), ("approves", "rejects"), ("passed", "rejected"),
+    ("valid", "invalid"), ("opened", "closed"), ("guilty", "innocent"), ("convicted", "acquitted"),
+    ("increase", "reduce"), ("increases", "reduces"), ("increased", "reduced"), ("raised", "lowered"),
+    ("rose", "dropped"), ("gained", "lost"),
 ]
 
 
@@ -284,8 +289,11 @@ POPULATION_NOUNS = frozenset({
     "adult", "child", "kid", "infant", "baby", "babie", "newborn", "adolescent", "teen", "teenager", "people",
     "person", "patient", "women", "men", "woman", "man", "girl", "boy", "participant", "subject", "individual",
     "smoker", "student", "worker", "resident", "user", "mice", "mouse", "rat", "animal", "human", "citizen", "voter",
-    "employee", "veteran", "athlete", "elderly", "senior", "population", "case", "volunteer",
+    "employee", "veteran", "athlete", "elderly", "senior", "population", "case", "volunteer", "nurse", "doctor",
+    "teacher", "pupil", "retiree", "pensioner",
 })
+_IRREGULAR_PLURALS = {"children": "child", "men": "men", "women": "women", "mice": "mice", "people": "people",
+                      "elderly": "elderly"}
 POPULATION_MODIFIERS = frozenset({
     "older", "old", "elderly", "young", "younger", "middle-aged", "pregnant", "obese", "overweight", "diabetic",
     "hypertensive", "healthy", "sick", "hospitalized", "hospitalised", "critically", "ill", "severe", "mild",
@@ -301,7 +309,29 @@ FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day":
              "weekly": "week", "once a week": "week", "per week": "week", "a week": "week", "every week": "week",
              "monthly": "month", "per month": "month", "a month": "month", "yearly": "year", "annually": "year",
              "per year": "year", "a year": "year", "twice a day": "2/day", "twice daily": "2/day",
-             "hourly": "hour", "per hour": "hour"}
+             "hourly": "hour", "per hour": "hour", "an hour": "hour", "per minute": "minute", "a minute": "minute",
+             "per second": "second", "a second": "second"}
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+# A month counts as a date only next to a day or year number ("28 May", "May 2020"): "may" is also a hedge.
+_DATED_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?P<a>" + "|".join(MONTHS) + r")\b|\b(?P<b>" + "|".join(MONTHS)
+                          + r")\s+\d{1,4}\b")
+
+
+def dated_months(text: str) -> set[str]:
+    return {m.group("a") or m.group("b") for m in _DATED_MONTH.finditer(text)}
+
+
+def _singular(word: str) -> str:
+    """Plural noun -> singular, without truncating (population nouns are compared whole: 'participant')."""
+    word = word.removesuffix("'s").rstrip("'")  # possessive: "children's ward"
+    if word in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 def _quantifier_rank(text_words: list[str]) -> int:
@@ -317,7 +347,7 @@ def _population_phrases(text: str) -> dict[str, set[str]]:
     ws = words(text)
     out: dict[str, set[str]] = {}
     for i, w in enumerate(ws):
-        s = stem(w) if w not in ("men", "women", "mice", "people", "elderly") else w
+        s = _singular(w)
         if s in POPULATION_NOUNS or w in POPULATION_NOUNS:
             mods = {m for m in ws[max(0, i - 2):i] if m in POPULATION_MODIFIERS}
             out.setdefault(s, set()).update(mods)
@@ -366,6 +396,13 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                 other = next(e for e in same if e.kind == q.kind)
                 findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe" if q.kind == "time" else "dosage",
                                              f"claim says {q.text!r}; the evidence says {other.text!r}"))
+    # dates: a month the claim puts on a day or year that the evidence, which dates things by month, never names
+    claim_months = dated_months(claim_text)
+    ev_months = dated_months(evidence_text) | {m for m in MONTHS if m != "May" and m in evidence_text}
+    if claim_months - ev_months and ev_months:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                                     f"claim dates something in {sorted(claim_months - ev_months)}; the evidence "
+                                     f"names {sorted(ev_months)}"))
     # dosing / event frequency
     c_freq = {FREQUENCY[f] for f in _has_any(cw, FREQUENCY)}
     e_freq = {FREQUENCY[f] for f in _has_any(words(evidence_text), FREQUENCY)}

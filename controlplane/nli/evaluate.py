@@ -224,6 +224,39 @@ def _best_threshold(labels, probs) -> tuple[float, float]:
     return best[1], best[0]
 
 
+MEDIUM_KEEP = 0.95  # medium rigor keeps at least this share of the supported dev claims (EBOM: < 5 % false rejects)
+HIGH_MAX_UNSUPPORTED_PASS = 0.10  # high rigor: at most this share of unsupported dev claims passes...
+HIGH_MIN_KEEP = 0.50  # ...unless that would reject more than half of the supported ones
+
+
+def _rates(labels: Sequence[int], probs: Sequence[float], t: float) -> dict[str, float]:
+    sup = [p for y, p in zip(labels, probs) if y]
+    uns = [p for y, p in zip(labels, probs) if not y]
+    return {"threshold": round(t, 4),
+            "supported_kept": round(sum(p >= t for p in sup) / max(1, len(sup)), 4),
+            "unsupported_passed": round(sum(p >= t for p in uns) / max(1, len(uns)), 4)}
+
+
+def operating_points(labels: Sequence[int], probs: Sequence[float], balanced_threshold: float) -> dict[str, Any]:
+    """Thresholds on calibrated P(supported) for the policy bundle, chosen on dev rows only.
+
+    medium: the highest threshold that keeps >= 95 % of the supported dev claims. high: the lowest threshold that
+    lets <= 10 % of the unsupported dev claims through, but never below the balanced-accuracy threshold nor so high
+    that fewer than half of the supported claims are kept. Each comes with the dev rates it implies."""
+    sup = sorted(p for y, p in zip(labels, probs) if y)
+    uns = sorted(p for y, p in zip(labels, probs) if not y)
+    if not sup or not uns:
+        raise InputError("operating points need supported and unsupported dev rows")
+    medium = sup[int(math.floor((1 - MEDIUM_KEEP) * len(sup)))]
+    strict = uns[min(len(uns) - 1, int(math.ceil((1 - HIGH_MAX_UNSUPPORTED_PASS) * len(uns))))]
+    high = min(max(strict, balanced_threshold, medium), sup[int(math.floor((1 - HIGH_MIN_KEEP) * len(sup)))])
+    high = max(high, medium)
+    return {"medium": _rates(labels, probs, medium), "high": _rates(labels, probs, high),
+            "rule": f"medium keeps >= {MEDIUM_KEEP:.0%} of supported dev claims; high lets <= "
+                    f"{HIGH_MAX_UNSUPPORTED_PASS:.0%} of unsupported dev claims pass (not below the balanced-accuracy "
+                    f"threshold, and keeping >= {HIGH_MIN_KEEP:.0%} of supported ones)"}
+
+
 def fit_calibration(backend, scored: Sequence[ScoredRow], *, sources: Sequence[str] = ()) -> dict[str, Any]:
     """Fit temperature (binary NLL), threshold (balanced accuracy) and veto codes on DEV rows only."""
     bad = sorted({r.split for r in scored} - DEV_SPLITS)
@@ -263,6 +296,7 @@ def fit_calibration(backend, scored: Sequence[ScoredRow], *, sources: Sequence[s
             improved = True
     return {
         "fitted": True,
+        "operating_points": operating_points(labels, probs, threshold),
         "temperature": round(best_t, 4),
         "threshold": round(threshold, 4),
         "dev_nll": round(best_nll, 4),

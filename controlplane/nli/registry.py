@@ -1,5 +1,5 @@
 """NLI backends by name. Built-ins: ``shipped`` (the trained verifier), ``transformers:PATH`` (any local
-cross-encoder directory). Plugins add more through the pluggy hook ``controlplane_nli_backends`` (entry-point group ``controlplane``).
+cross-encoder directory, torch fp32), ``onnx:PATH`` (the same directory's int8 ONNX file on ONNX Runtime). Plugins add more through the pluggy hook ``controlplane_nli_backends`` (entry-point group ``controlplane``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,15 @@ def _make_transformers(path: str | None = None, **options: Any):
     return TransformersNliBackend(path, setting=f"{BACKEND_SETTING} transformers:{path}", **options)
 
 
+def _make_onnx(path: str | None = None, **options: Any):
+    from controlplane.nli.onnx_backend import OnnxNliBackend
+
+    if not path:
+        raise ConfigurationError(f"{BACKEND_SETTING}: use onnx:PATH with PATH a model directory holding model.int8.onnx")
+    options.pop("runtime", None)
+    return OnnxNliBackend(path, setting=f"{BACKEND_SETTING} onnx:{path}", **options)
+
+
 def _make_shipped(path: str | None = None, **options: Any):
     from controlplane.nli.shipped import load_shipped
 
@@ -34,7 +43,7 @@ def _make_shipped(path: str | None = None, **options: Any):
 class _BuiltinBackends:
     @hookimpl
     def controlplane_nli_backends(self):
-        return {"shipped": _make_shipped, "transformers": _make_transformers}
+        return {"shipped": _make_shipped, "transformers": _make_transformers, "onnx": _make_onnx}
 
 
 def _plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from controlplane.errors import ConfigurationError, InputError
+from controlplane.nli.doclevel import BINARY_NEGATIVE, conjoined_claims, distractor_documents, load_factcg
 from controlplane.nli.labels import LABELS
 
 DEFAULT_DATA_DIR = Path(os.environ.get("CONTROLPLANE_NLI_TRAIN_DATA", "/work/shared/nli-train"))
@@ -54,6 +55,9 @@ EXCLUDED_SOURCES = {
 
 LABEL2ID = {name: i for i, name in enumerate(LABELS)}
 ID2LABEL = dict(enumerate(LABELS))
+# Rows that only say "not entailed" (FactCG) get this target: the loss is -log(1 - P(entailment)), which trains the
+# supported / unsupported decision without inventing a neutral-vs-contradiction label the data does not have.
+NOT_ENTAILED_ID = len(LABELS)
 HOLDOUT_PERCENT = 2  # rows whose sha256(premise, hypothesis) % 100 < this are held out (in-domain dev)
 TITLED_SOURCES = ("vitaminc_real", "vitaminc_synthetic", "fever_adversarial", "fm2")
 
@@ -71,7 +75,13 @@ class TrainConfig:
     threads: int = 1
     sources: tuple[str, ...] = tuple(PERMISSIVE_SOURCES)
     synthetic_neutral: int = 6000
+    doc_distractor: int = 0  # rows: gold premise among other rows' premises (controlplane.nli.doclevel)
+    conjoined: int = 0  # rows: "A, and B" claims against small documents
+    factcg_repeat: int = 0  # how many times the FactCG document-level rows are repeated (0 = not used)
+    sentence_sample: int = 0  # keep only this many sentence-level rows as examples (0 = all); all still feed the documents
     freeze_embeddings: bool = True  # word-piece embeddings stay as pre-trained: ~half the parameters, less CPU per step
+    freeze_layers: int = 0  # the lowest N transformer layers stay as loaded (no backward through them: faster on CPU)
+    keep_snapshots: bool = True  # a copy of the model at every checkpoint (OUT/snapshots/step-N), for choosing by dev score
     checkpoint_every: int = 100
     log_every: int = 20
     data_dir: str = str(DEFAULT_DATA_DIR)
@@ -153,12 +163,34 @@ def build_dataset(cfg: TrainConfig) -> tuple[list[dict[str, str]], list[dict[str
     train, holdout = [], []
     for row in rows:
         (holdout if is_holdout(row["premise"], row["hypothesis"]) else train).append(row)
-    synth = synthetic_neutrals(train, cfg.synthetic_neutral, cfg.seed)
+    sentence_level = list(train)  # the document constructions draw only on training rows, never on the holdout
+    synth = synthetic_neutrals(sentence_level, cfg.synthetic_neutral, cfg.seed)
+    docs = distractor_documents(sentence_level, cfg.doc_distractor, cfg.seed)
+    conj = conjoined_claims(sentence_level, cfg.conjoined, cfg.seed)
+    if 0 < cfg.sentence_sample < len(train):
+        # A short CPU run sees few examples: spend them mostly on document-level ones, which the warm-started
+        # verifier has never seen, rather than on sentence pairs like those it was trained on.
+        train = random.Random(cfg.seed + 5).sample(train, cfg.sentence_sample)
     train.extend(synth)
+    train.extend(docs)
+    train.extend(conj)
+    factcg_train = 0
+    if cfg.factcg_repeat > 0:
+        for row in load_factcg(cfg.data_dir):
+            # split by document (group_id): rows sharing a document are all train or all holdout
+            if is_holdout(row["group_id"], ""):
+                holdout.append(row)
+            else:
+                train.extend([row] * cfg.factcg_repeat)
+                factcg_train += 1
     stats = {
         "train_rows": len(train),
         "holdout_rows": len(holdout),
         "synthetic_neutral_rows": len(synth),
+        "doc_distractor_rows": len(docs),
+        "conjoined_rows": len(conj),
+        "factcg_distinct_train_rows": factcg_train,
+        "factcg_repeat": cfg.factcg_repeat,
         "train_by_source_label": {f"{k[0]}/{k[1]}": v for k, v in sorted(Counter((r["source"].split(":")[0], r["label"]) for r in train).items())},
         "train_labels": dict(Counter(r["label"] for r in train)),
     }
@@ -212,15 +244,20 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = AutoModelForSequenceClassification.from_pretrained(
         load_from, num_labels=3, id2label=ID2LABEL, label2id=LABEL2ID, local_files_only=True,
-    )
+    ).float()  # the shipped verifier is stored in fp16; train in fp32
     model.config.problem_type = "single_label_classification"
 
     # Bucketing uses character lengths (no up-front tokenisation of the whole set); each batch is tokenised when used.
-    labels = [LABEL2ID[r["label"]] for r in train_rows]
+    labels = [NOT_ENTAILED_ID if r["label"] == BINARY_NEGATIVE else LABEL2ID[r["label"]] for r in train_rows]
     lengths = [len(r["premise"]) + len(r["hypothesis"]) for r in train_rows]
 
     if cfg.freeze_embeddings:
         model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    if cfg.freeze_layers > 0:
+        # Below the lowest trained layer nothing needs a gradient, so autograd stops there.
+        model.base_model.embeddings.requires_grad_(False)
+        for layer in model.base_model.encoder.layer[: cfg.freeze_layers]:
+            layer.requires_grad_(False)
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in no_decay)],
@@ -250,16 +287,17 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
         batches = bucketed_batches(lengths, cfg.batch_size, cfg.seed, epoch)
         for batch in batches[step % steps_per_epoch:]:
             enc = tokenizer([train_rows[i]["premise"] for i in batch], [train_rows[i]["hypothesis"] for i in batch],
-                            truncation="only_first", max_length=cfg.max_length, padding=True, return_tensors="pt")
+                            truncation="longest_first", max_length=cfg.max_length, padding=True, return_tensors="pt")
             y = torch.tensor([labels[i] for i in batch])
-            outputs = model(**enc, labels=y)
-            outputs.loss.backward()
+            outputs = model(**enc)
+            loss = mixed_nli_loss(outputs.logits, y, torch)
+            loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             step += 1
-            running += outputs.loss.item()
+            running += loss.item()
             seen_loss += 1
             if step % cfg.log_every == 0:
                 now = time.time()
@@ -271,6 +309,9 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
                 running, seen_loss, t_last = 0.0, 0, now
             if step % cfg.checkpoint_every == 0 or step == cfg.max_steps:
                 _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt, torch)
+                if cfg.keep_snapshots:
+                    model.save_pretrained(out / "snapshots" / f"step-{step}")
+                    tokenizer.save_pretrained(out / "snapshots" / f"step-{step}")
             if step >= cfg.max_steps:
                 break
 
@@ -283,6 +324,16 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     (out / "train_summary.json").write_text(json.dumps(summary, indent=1))
     log(json.dumps(summary))
     return final
+
+
+def mixed_nli_loss(logits, targets, torch):
+    """Cross-entropy on 3-way rows; -log(1 - P(entailment)) on rows labelled only "not entailed"."""
+    log_probs = torch.log_softmax(logits.float(), dim=-1)
+    binary = targets == NOT_ENTAILED_ID
+    three_way = torch.where(binary, torch.zeros_like(targets), targets)
+    nll = -log_probs.gather(1, three_way.unsqueeze(1)).squeeze(1)
+    not_entailed = -torch.logsumexp(log_probs[:, 1:], dim=-1)
+    return torch.where(binary, not_entailed, nll).mean()
 
 
 def _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt: Path, torch) -> None:
@@ -318,7 +369,10 @@ def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int 
                             max_length=max_length, padding=True, return_tensors="pt")
             pred = model(**enc).logits.argmax(-1).tolist()
             for r, p in zip(chunk, pred):
-                ok = int(ID2LABEL[p] == r["label"])
+                if r["label"] == BINARY_NEGATIVE:
+                    ok = int(ID2LABEL[p] != "entailment")
+                else:
+                    ok = int(ID2LABEL[p] == r["label"])
                 correct += ok
                 per_source[r["source"]][0] += ok
                 per_source[r["source"]][1] += 1

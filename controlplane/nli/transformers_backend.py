@@ -57,31 +57,37 @@ class TransformersNliBackend:
             raise ConfigurationError(f"{setting}: temperature must be a positive number, got {temperature!r}")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        self.threads = threads or default_threads()
+        config = self._load_runtime(path, setting)
+        self.label_index = label_index_map(config.id2label, setting=f"{setting} ({path})")
+        if config.num_labels != len(config.id2label):
+            raise ConfigurationError(f"{setting}: num_labels and id2label disagree in {str(path)!r}")
+        self.model_dir = path
+        self.name = name or f"transformers:{path}"
+        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length,
+                              getattr(config, "max_position_embeddings", max_length))
+        self.batch_size = batch_size
+        self.temperature = float(temperature)
+        self.max_windows = max_windows if max_windows and max_windows > 0 else None
+        self._extra = dict(extra_metadata or {})
+
+    def _load_runtime(self, path: Path, setting: str):
+        """Load tokenizer and model (torch, fp32); return the model config. Overridden by the ONNX Runtime backend."""
         try:
             import torch
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
         except ImportError as exc:
             raise ConfigurationError(f"{setting}: torch and transformers are needed (pip install 'controlplane[models]')") from exc
         self._torch = torch
-        self.threads = threads or default_threads()
         torch.set_num_threads(self.threads)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
             model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
         except Exception as exc:  # corrupt weights, missing tokenizer, unknown architecture
             raise ConfigurationError(f"{setting}: cannot load the NLI model from {str(path)!r}: {exc}") from exc
-        self.label_index = label_index_map(model.config.id2label, setting=f"{setting} ({path})")
-        if model.config.num_labels != len(model.config.id2label):
-            raise ConfigurationError(f"{setting}: num_labels and id2label disagree in {str(path)!r}")
         self.model = model.float().eval()
-        self.model_dir = path
-        self.name = name or f"transformers:{path}"
-        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length,
-                              getattr(model.config, "max_position_embeddings", max_length))
-        self.batch_size = batch_size
-        self.temperature = float(temperature)
-        self.max_windows = max_windows if max_windows and max_windows > 0 else None
-        self._extra = dict(extra_metadata or {})
+        self.runtime = "torch-fp32"
+        return model.config
 
     # ---- chunking -------------------------------------------------------------------------------------------
     def _hypothesis_budget(self) -> int:
@@ -125,17 +131,21 @@ class TransformersNliBackend:
         return flat, spans
 
     # ---- scoring ----------------------------------------------------------------------------------------------
+    def _forward(self, rows: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Logits of one batch (the only step that differs between runtimes; see onnx_backend)."""
+        enc = self.tokenizer([r[0] for r in rows], [r[1] for r in rows], truncation="only_first",
+                             max_length=self.max_length, padding=True, return_tensors="pt")
+        with self._torch.inference_mode():
+            return self.model(**enc).logits.float().tolist()
+
     def logits(self, rows: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Raw logits of (premise, hypothesis) rows in model label order, batched by length."""
-        torch = self._torch
         order = sorted(range(len(rows)), key=lambda i: len(rows[i][0]) + len(rows[i][1]))
         out: list[list[float] | None] = [None] * len(rows)
-        with torch.inference_mode():
+        if rows:
             for s in range(0, len(order), self.batch_size):
                 idx = order[s:s + self.batch_size]
-                enc = self.tokenizer([rows[i][0] for i in idx], [rows[i][1] for i in idx], truncation="only_first",
-                                     max_length=self.max_length, padding=True, return_tensors="pt")
-                values = self.model(**enc).logits.float().tolist()
+                values = self._forward([rows[i] for i in idx])
                 for i, v in zip(idx, values):
                     out[i] = v
         return out  # type: ignore[return-value]
@@ -176,6 +186,7 @@ class TransformersNliBackend:
             "max_length": self.max_length,
             "batch_size": self.batch_size,
             "threads": self.threads,
+            "runtime": self.runtime,
             "temperature": self.temperature,
             "chunking": "best chunk: sentence windows fitting max_length with the whole claim; max P(entailed)",
             "max_windows": self.max_windows,

@@ -66,6 +66,26 @@ CASES = [
      ReasonCode.UNSUPPORTED_CONTENT),
     (check_content, "The river flows through three countries before reaching the sea.",
      "The river flows through three countries.", "The river flows through Hungary.", ReasonCode.UNSUPPORTED_CONTENT),
+    # misses found by the hand-written faithfulness set (tests/nli/data/faithfulness_cases.jsonl)
+    (check_negation, "The city council approved the new cycling plan on Tuesday.",
+     "On Tuesday the city council passed the new cycling plan.", "The city council rejected the new cycling plan.",
+     ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "The court ruled that the contract was invalid.", "The court found the contract to be invalid.",
+     "The court ruled that the contract was valid.", ReasonCode.NEGATION_MISMATCH),
+    (check_qualifiers, "In a survey of 2,000 British adults, 62% work from home at least one day a week.",
+     "In a survey of British adults, 62% work from home at least one day a week.",
+     "In a survey of 2,000 British teenagers, 62% work from home at least one day a week.",
+     ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "The trial enrolled 300 patients with asthma.", "The trial enrolled 300 asthma patients.",
+     "The trial enrolled 300 participants with asthma.", ReasonCode.QUALIFIER_DRIFT),
+    (check_numbers, "The tower is 330 metres tall.", "The tower has a height of 330 metres.",
+     "The tower is 330 feet tall.", ReasonCode.NUMBER_MISMATCH),
+    (check_qualifiers, "The API limits each key to 100 requests per minute.",
+     "Each key may make at most 100 requests per minute.", "The API limits each key to 100 requests per second.",
+     ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "The ship left Lisbon on 3 March. It reached Rio de Janeiro on 28 March.",
+     "The ship left Lisbon on 3 March and reached Rio de Janeiro on 28 March.",
+     "The ship left Lisbon on 3 March and reached Rio de Janeiro on 28 May.", ReasonCode.QUALIFIER_DRIFT),
 ]
 
 

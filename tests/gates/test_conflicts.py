@@ -159,3 +159,28 @@ def test_an_item_about_another_entity_is_not_a_conflict_even_if_the_nli_says_con
     env = envelope([("Service Alpha handles 100 requests per minute [E1].", ["E1"])])
     result = run_conflicts(QUESTIONS["refuse"], env, evidence, backend)
     assert result.passed and result.details["conflicts"] == []
+
+
+def test_all_claims_are_scored_in_one_backend_call_and_no_pair_twice():
+    backend = OverlapNliBackend()
+    env = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"]),
+                    ("The public API allows 500 requests per minute per key [E2].", ["E2"]),
+                    ("The public API allows 100 requests per minute per key [E1].", ["E1"])])
+    result = run_conflicts(QUESTIONS["present_both"], env, backend=backend)
+    assert result.details["nli"] == backend.name
+    assert backend.calls == 1
+    # claims 1 and 3 repeat the same atomic claim and evidence: their two pairs are scored once (4 pairs, not 6)
+    assert backend.pairs_scored == 4
+
+
+def test_a_cached_backend_lets_evidence_conflicts_reuse_the_entailment_gate_scores():
+    from controlplane.services import CachedNliBackend
+
+    counting = OverlapNliBackend()
+    cached = CachedNliBackend(counting)
+    env = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"])])
+    NliEntailmentGate().evaluate(gate_input("nli_entailment", QUESTIONS["present_both"], items(), env, cached))
+    scored_by_entailment = counting.pairs_scored
+    run_conflicts(QUESTIONS["present_both"], env, backend=cached)
+    # evidence_conflicts needs (E1, atom) again, which is served from the cache; only the candidate E2 is new
+    assert counting.pairs_scored - scored_by_entailment == 1

@@ -324,3 +324,13 @@ def test_a_lazily_loaded_backends_threshold_applies_from_the_first_request():
     assert "threshold" not in backend.metadata()  # not loaded yet
     result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io [E1].", ["E1"])]), backend)
     assert result.details["thresholds"]["backend_threshold"] == 0.9 and result.failed
+
+
+def test_every_pair_of_an_attempt_goes_to_the_backend_in_one_call():
+    backend = OverlapNliBackend()
+    env = envelope([("We host on Fly.io [E1].", ["E1"]),
+                    ("The public API allows 100 requests per minute per key [E2].", ["E2"]),
+                    ("The DB is Turso and the API allows 100 requests per minute per key [E1][E2].", ["E1", "E2"])])
+    result = run_gate(ARCH_Q, [E_HOST, E_RATE], env, backend)
+    assert len(result.details["claim_records"]) == 3
+    assert backend.calls == 1 and backend.pairs_scored >= 5

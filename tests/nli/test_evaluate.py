@@ -63,3 +63,15 @@ def test_claim_is_split_into_sentences_and_the_weakest_sentence_decides():
                        windows=[[[4.0, 0.0, 0.0]], [[-4.0, 0.0, 0.0]]], window_texts=[["e"], ["e"]],
                        findings=[[], []])
     assert ev.row_probability(_Probs(), row, 1.0) < 0.05
+
+
+def test_operating_points_keep_95_percent_at_medium_and_are_stricter_at_high():
+    from controlplane.nli.evaluate import operating_points
+
+    labels = [1] * 100 + [0] * 100
+    probs = [i / 100 for i in range(100)] + [i / 200 for i in range(100)]  # supported 0..0.99, unsupported 0..0.495
+    points = operating_points(labels, probs, balanced_threshold=0.3)
+    medium, high = points["medium"], points["high"]
+    assert medium["supported_kept"] >= 0.95 and medium["threshold"] == 0.05
+    assert high["threshold"] >= medium["threshold"] and high["unsupported_passed"] <= 0.10
+    assert high["supported_kept"] >= 0.5
