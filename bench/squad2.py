@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 import sys
 import time
@@ -230,7 +231,9 @@ SLOW = {"abstractive", "abstractive_then_quote"}
 # Lines the system writes about the answer (not claims): notices, refusal reasons, what failed.
 NOTICE_PREFIXES = ("[", "- Removed ", "I can't give a verified answer", "- \"", "What failed across", "- attempt ",
                    "This question must be answered", "No evidence was provided", "The answer could not be checked",
-                   "A pre-generation check failed")
+                   "A pre-generation check failed", "- A statement ")
+# degrade.refuse: "- 2 other statements were not shown ..." (a count, never the statements themselves)
+NOTICE_PATTERNS = (re.compile(r"^- \d+ other statements? "),)
 PLAIN_RAG_PROMPT = ("Answer the question using only the context. Answer in one short sentence. If the context does "
                     "not contain the answer, say: I don't know.")
 DONT_KNOW = ("don't know", "do not know", "not mentioned", "does not say", "doesn't say", "no information",
@@ -258,7 +261,7 @@ def score_run(result: Any, q: Question) -> dict[str, Any]:
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped.startswith(NOTICE_PREFIXES):
+        if stripped.startswith(NOTICE_PREFIXES) or any(p.match(stripped) for p in NOTICE_PATTERNS):
             quoted_failures += stripped.startswith(("- Removed ", '- "'))
             continue
         for sentence in split_sentences(stripped):
