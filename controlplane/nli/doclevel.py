@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 from controlplane.errors import ConfigurationError
@@ -33,21 +34,26 @@ BINARY_NEGATIVE = "not_entailment"
 DISTRACTORS_MIN, DISTRACTORS_MAX = 1, 5
 
 
+def jsonl_rows(path: Path, what: str, fix: str) -> Iterator[dict]:
+    """The rows of a training JSONL file; a missing file is a ConfigurationError naming it and the fix."""
+    if not path.is_file():
+        raise ConfigurationError(f"{what} {path} is missing ({fix})")
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line)
+
+
 def load_factcg(data_dir: str | Path) -> list[dict[str, str]]:
     """FactCG rows with ``label`` entailment / not_entailment and their ``group_id`` (rows of a group share a document)."""
     folder = Path(data_dir) / "doclevel"
     rows: list[dict[str, str]] = []
     for source, (name, _licence) in DOCLEVEL_FILES.items():
         path = folder / name
-        if not path.is_file():
-            raise ConfigurationError(f"document-level training file {path} is missing (pass --data-dir, or --factcg-repeat 0)")
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                row = json.loads(line)
-                if row["label"] not in ("entailment", BINARY_NEGATIVE):
-                    raise ConfigurationError(f"{path}: unexpected label {row['label']!r}")
-                rows.append({"premise": row["premise"], "hypothesis": row["hypothesis"], "label": row["label"],
-                             "source": source, "split": "train", "group_id": row.get("group_id", "")})
+        for row in jsonl_rows(path, "document-level training file", "pass --data-dir, or --factcg-repeat 0"):
+            if row["label"] not in ("entailment", BINARY_NEGATIVE):
+                raise ConfigurationError(f"{path}: unexpected label {row['label']!r}")
+            rows.append({"premise": row["premise"], "hypothesis": row["hypothesis"], "label": row["label"],
+                         "source": source, "split": "train", "group_id": row.get("group_id", "")})
     return rows
 
 

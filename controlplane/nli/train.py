@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from controlplane.errors import ConfigurationError, InputError
-from controlplane.nli.doclevel import BINARY_NEGATIVE, conjoined_claims, distractor_documents, load_factcg
+from controlplane.nli.doclevel import (
+    BINARY_NEGATIVE,
+    conjoined_claims,
+    distractor_documents,
+    jsonl_rows,
+    load_factcg,
+)
 from controlplane.nli.labels import LABELS
 
 DEFAULT_DATA_DIR = Path(os.environ.get("CONTROLPLANE_NLI_TRAIN_DATA", "/work/shared/nli-train"))
@@ -103,13 +109,8 @@ def load_rows(data_dir: str | Path, sources: tuple[str, ...]) -> list[dict[str, 
     rows: list[dict[str, str]] = []
     for name in DATA_FILES:
         path = data_dir / name
-        if not path.is_file():
-            raise ConfigurationError(f"training data file {path} is missing (set --data-dir or CONTROLPLANE_NLI_TRAIN_DATA)")
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                row = json.loads(line)
-                if row["source"] in wanted:
-                    rows.append(row)
+        fix = "set --data-dir or CONTROLPLANE_NLI_TRAIN_DATA"
+        rows.extend(row for row in jsonl_rows(path, "training data file", fix) if row["source"] in wanted)
     missing = wanted - {r["source"] for r in rows}
     if missing:
         raise InputError(f"--sources names sources with no rows: {sorted(missing)}")
