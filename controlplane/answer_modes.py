@@ -48,7 +48,7 @@ FALLBACK_NOTICE = ("[The written answer could not be verified. Shown instead: th
                    "that bear on the question.]")
 
 
-def parse_answer_mode(value: str | None) -> AnswerMode | None:
+def parse_answer_mode(value: AnswerMode | str | None) -> AnswerMode | None:
     if value is None:
         return None
     try:

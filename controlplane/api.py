@@ -469,7 +469,7 @@ class ControlPlane:
         self.store = _open_store(db)
         self._owns_store = self.store is not None and not isinstance(db, TraceStore)
         # None: the bundle decides (answer_mode, answer_mode_by_model); a value here overrides it for every request.
-        self.answer_mode = parse_answer_mode(answer_mode) if isinstance(answer_mode, str) else answer_mode
+        self.answer_mode = parse_answer_mode(answer_mode)
         try:
             self._assemble(model, policy, retriever, collection, index if index is not None else index_db,
                            collections, retrieval_k, nli_backend, critic, selector_model, gates, plugins,
