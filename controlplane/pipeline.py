@@ -523,7 +523,13 @@ class Pipeline:
         ))
         if not evaluation.passed:
             return None
-        text = f"{evaluation.parsed.envelope.assistant_text}\n\n{FALLBACK_NOTICE}"  # after: claim spans stay valid
+        # The same last display check as every passing attempt (G-1): quotes shown only if every sentence is covered
+        # by a passing claim; otherwise the abstractive attempt's degrade stands.
+        shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, evaluation.claims,
+                        evaluation.results, TraceStatus.DEGRADED)
+        if shown.record:
+            return None
+        text = f"{shown.assistant_text}\n\n{FALLBACK_NOTICE}"  # after: claim spans stay valid
         outcome = with_failure_history(DegradeResult(TraceStatus.DEGRADED, text, {
             "mode": "quote_fallback", "final_attempt": attempt,
             "quoted": [c.text for c in evaluation.claims if c.status != "UNKNOWN"]}), records[:-1])
