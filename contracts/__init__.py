@@ -6,7 +6,8 @@ PyPI package named ``contracts``.
 
 from .budget import BudgetConfig
 from .critic import CriticFinding, FindingType, GateDelta, Severity
-from .envelope import Citation, Claim, ClaimStatus, EnvelopeMeta, OutputEnvelope, Span
+from .ebom import EBOM_FORMAT, EbomClaimType, EbomDocument, Validity
+from .envelope import Citation, Claim, ClaimStatus, EnvelopeMeta, OutputEnvelope, ReasoningOperation, Span
 from .evidence import (
     AtomicFact,
     EvidenceItem,

@@ -26,6 +26,16 @@ class ClaimStatus(str, Enum):
     REASONING = "REASONING"
 
 
+class ReasoningOperation(str, Enum):
+    """EBOM reasoning-chain operations: how a REASONING claim derives its conclusion from its premises."""
+
+    ENTAILMENT = "entailment"  # the premises say it (restated or combined)
+    AGGREGATION = "aggregation"  # several premises summed up in one statement
+    CONTRAST = "contrast"  # premises set against each other (X, whereas Y)
+    TRANSITIVE = "transitive"  # A->B and B->C, so A->C
+    CONDITIONAL = "conditional"  # if the (sourced) antecedent holds, the consequent follows
+
+
 class Span(Contract):
     """Character anchor of a claim inside assistant_text, end exclusive."""
 
@@ -52,6 +62,22 @@ class Claim(Contract):
         default=None,
         description="Anchor in assistant_text. When absent the server anchors the claim by exact text match.",
     )
+    operation: ReasoningOperation | None = Field(
+        default=None,
+        description="REASONING claims only: how the conclusion follows from the premises (EBOM reasoning chain).",
+    )
+    premises: list[str] = Field(
+        default_factory=list,
+        max_length=20,
+        description="REASONING claims only: the claim ids and/or evidence ids the step reasons from, in order.",
+    )
+
+    @model_validator(mode="after")
+    def _reasoning_fields_on_reasoning_claims(self) -> Claim:
+        if (self.operation is not None or self.premises) and self.status is not ClaimStatus.REASONING:
+            raise ValueError("operation and premises belong to REASONING claims only; set status to REASONING or "
+                             "drop them")
+        return self
 
 
 class Citation(Contract):
@@ -123,5 +149,6 @@ __all__ = [
     "ClaimStatus",
     "EnvelopeMeta",
     "OutputEnvelope",
+    "ReasoningOperation",
     "Span",
 ]

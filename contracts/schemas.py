@@ -22,6 +22,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from ._base import SCHEMA_DIALECT, SCHEMA_ID_BASE
 from .budget import BudgetConfig
 from .critic import CriticFinding
+from .ebom import EbomDocument
 from .envelope import OutputEnvelope
 from .evidence import AtomicFact, EvidenceItem, EvidencePack
 from .gate_result import GateResult
@@ -43,6 +44,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "TraceBundle": TraceBundle,
     "PolicyBundle": PolicyBundle,
     "CriticFinding": CriticFinding,
+    "EbomDocument": EbomDocument,
 }
 
 

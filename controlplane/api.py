@@ -179,6 +179,19 @@ class Response:
     verification: dict[str, Any] | None = None  # EBOM confidence and source warnings of the last attempt
     # The pack the answer was checked against (items with provenance, to show sources); not part of as_json().
     evidence_pack: EvidencePack | None = field(default=None, compare=False, repr=False)
+    # The request's trace as stored; as_ebom() renders the EBOM document from it alone (controlplane.ebom).
+    trace_bundle: TraceBundle | None = field(default=None, compare=False, repr=False)
+
+    def as_ebom(self) -> dict[str, Any]:
+        """The EBOM structured response (response, metadata, audit_trail) rebuilt from this request's trace: the
+        same document ``controlplane trace`` data yields after export and import (contracts/schemas/
+        EbomDocument.schema.json)."""
+        from controlplane.ebom import ebom_document
+
+        if self.trace_bundle is None:
+            raise ConfigurationError("this Response carries no trace bundle; render a stored trace with "
+                                     "controlplane.ebom.ebom_document(plane.trace(trace_id))")
+        return ebom_document(self.trace_bundle)
 
     @property
     def passed(self) -> bool:
@@ -268,6 +281,7 @@ def response_from_run(result: RunResult, session_id: str | None = None) -> Respo
         mode_decision=result.mode_decision.model_dump(mode="json"),
         verification=result.verification_summary(),
         evidence_pack=result.evidence_pack,
+        trace_bundle=result.trace_bundle,
     )
 
 

@@ -30,6 +30,7 @@ from controlplane.contracts import (
     ModeDecision,
     OutputEnvelope,
     Phase,
+    PolicyRef,
     ReasonCode,
     RegenDelta,
     TraceBundle,
@@ -110,6 +111,16 @@ class RunResult:
     degrade: dict[str, Any] | None
     model: dict[str, Any]
     events: list[TraceEvent] = field(default_factory=list)
+    # The request's TraceBundle, exactly as stored (built even when nothing is stored): the EBOM document is
+    # rendered from it (controlplane.ebom), so a reply and its stored or exported trace render alike.
+    trace_bundle: TraceBundle | None = None
+
+    def as_ebom(self) -> dict[str, Any]:
+        from controlplane.ebom import ebom_document
+
+        if self.trace_bundle is None:
+            raise ValueError("this run has no trace bundle to render")
+        return ebom_document(self.trace_bundle)
 
     def gate_results_by_attempt(self) -> list[dict[str, Any]]:
         return [
@@ -356,8 +367,9 @@ class Pipeline:
             if self.store is not None:
                 self.store.mark_error(trace_id, f"{type(exc).__name__}: {exc}"[:500])
             raise
+        result.trace_bundle = self._bundle(trace_id, created_at, clean, result)
         if self.store is not None:
-            self.store.save(self._bundle(trace_id, created_at, clean, result), session_id=session_id)
+            self.store.save(result.trace_bundle, session_id=session_id)
         return result
 
     def _run(self, trace_id: str, created_at: str, started: float, messages: list[dict[str, str]],
@@ -589,7 +601,8 @@ class Pipeline:
         decision = self.decide(text, pack=pack) if text else follow_evidence(
             route("", self.policy.bundle), [item.text for item in pack.evidence], self.policy.bundle)
         evaluation = self.evaluate_attempt(raw_output, decision, pack, text, BudgetUsage(attempt=1))
-        return VerifyResult(decision, pack, evaluation)
+        return VerifyResult(decision, pack, evaluation, raw_output=raw_output,
+                            policy=self.policy.ref(include_content=True), message=text)
 
 
 @dataclass
@@ -597,10 +610,22 @@ class VerifyResult:
     mode_decision: ModeDecision
     evidence_pack: EvidencePack
     evaluation: AttemptEvaluation
+    raw_output: str = ""
+    policy: PolicyRef | None = None
+    message: str = ""
 
     @property
     def status(self) -> str:
         return "pass" if self.evaluation.passed else "fail"
+
+    def as_ebom(self) -> dict[str, Any]:
+        """The EBOM document of this check: a one-attempt trace with no outcome (``verify --format ebom``)."""
+        from controlplane.ebom import ebom_document, verify_bundle
+
+        if self.policy is None:
+            raise ValueError("this verify result carries no policy reference to render")
+        return ebom_document(verify_bundle(self.raw_output, self.evaluation.parsed.data, self.evaluation.results,
+                                           self.mode_decision, self.evidence_pack, self.policy, self.message))
 
     def as_json(self) -> dict[str, Any]:
         return {

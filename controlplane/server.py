@@ -498,6 +498,8 @@ def verification_metadata(reply: PlaneResponse, request: Request | None = None) 
         **{field: data[field] for field in VERIFICATION_FIELDS},
         "trace_url": f"/v1/traces/{quoted}",
         "viewer_url": f"/traces/{quoted}",
+        # EBOM structured response with audit trail, rebuilt from the request's trace (controlplane.ebom)
+        "ebom": reply.as_ebom() if reply.trace_bundle is not None else None,
     }
 
 

@@ -153,7 +153,10 @@ class ClaimCategoriesGate(BaseGate):
             laundered = claim.status is ClaimStatus.UNKNOWN and not states_absence(claim.text)
             if laundered:
                 records[claim.claim_id]["unknown_not_worded_as_unknown"] = True
-            if laundered or (claim.status in ESCAPE_LABELS and not claim.evidence_ids
+            # a REASONING claim that names its premises is a reasoning step, not an escape label: reasoning_chain
+            # checks that every fact it uses is sourced
+            step = claim.status is ClaimStatus.REASONING and bool(claim.premises)
+            if laundered or (claim.status in ESCAPE_LABELS and not claim.evidence_ids and not step
                              and found.category in NEEDS_CITATION):
                 if level.rank >= fail_at.rank:
                     per_claim[claim.claim_id] = [ReasonCode.CLAIM_CATEGORY_MISMATCH.value]

@@ -109,6 +109,9 @@ class GateInput:
     parse_failure: ReasonCode | None = None
     usage: BudgetUsage = field(default_factory=BudgetUsage)
     services: GateServices = field(default_factory=GateServices)
+    # Verdicts of the gates that ran before this one on the same attempt, in bundle order: gates that judge what other
+    # gates established (reasoning_chain: "is each premise verified?"; evidence_graph) read them, never re-derive them.
+    prior_results: tuple[GateResult, ...] = ()
 
     @property
     def params(self) -> dict[str, Any]:

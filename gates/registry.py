@@ -39,6 +39,8 @@ BUILTIN_GATE_MODULES = (
     "claim_anchors",
     "budget_enforcer",
     "retrieval_required",
+    "reasoning_chain",
+    "evidence_graph",
 )
 OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
 
@@ -239,4 +241,7 @@ class GateRegistry:
         return result.model_copy(update={"measured": measured})
 
     def run(self, plan: Sequence[PlannedGate], inp: GateInput) -> list[GateResult]:
-        return [self.run_one(planned, inp) for planned in plan]
+        results: list[GateResult] = []
+        for planned in plan:  # each gate sees the verdicts before it (GateInput.prior_results)
+            results.append(self.run_one(planned, replace(inp, prior_results=tuple(results))))
+        return results

@@ -24,6 +24,7 @@ from .common import (
     critic_option,
     db_option,
     emit_json,
+    format_option,
     index_option,
     json_option,
     model_spec,
@@ -94,11 +95,12 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @policy_option
 @signing_options
 @json_option
+@format_option
 def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None, k: int,
                 model: str | None, nli_backend: str | None, db_path: Path | None, policy_path: Path | None,
                 as_json: bool, critic_spec: str | None = None, legacy_index: Path | None = None,
                 require_signed: bool | None = None, public_key: Path | None = None,
-                answer_mode: str | None = None) -> None:
+                answer_mode: str | None = None, output_format: str | None = None) -> None:
     """Answer QUESTION from your documents with verified, cited claims."""
     items, facts, rules = read_evidence(evidence_path)
     index = chosen_index(index_dir, legacy_index) or default_index_dir()
@@ -119,7 +121,10 @@ def ask_command(question: str, collection: str | None, index_dir: Path | None, e
     elapsed = time.perf_counter() - started
     data = reply.as_json()
     data["elapsed_s"] = round(elapsed, 2)
-    if as_json:
+    if output_format == "ebom":
+        emit_json(reply.as_ebom())
+        return
+    if as_json or output_format == "json":
         emit_json(data)
         return
     click.echo(render_run(data, store_path, sources=_sources(data, {i.id: i for i in reply.evidence_pack.evidence})))

@@ -37,6 +37,14 @@ def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")(f)
 
 
+def format_option(f):
+    """--format text|json|ebom (after --json, which stays): ebom prints the EBOM structured response with its audit
+    trail (controlplane.ebom), rebuilt from the request's trace."""
+    return click.option("--format", "output_format", type=click.Choice(["text", "json", "ebom"]), default=None,
+                        help="Output: text (default), json (as --json) or ebom (the EBOM structured response with "
+                             "audit trail, JSON).")(f)
+
+
 def signing_options(f):
     """--require-signed/--public-key: the same bar on every command that runs requests (run, ask, verify, serve)."""
     f = click.option(
@@ -136,6 +144,7 @@ __all__ = [
     "db_option",
     "emit_json",
     "index_option",
+    "format_option",
     "json_option",
     "model_spec",
     "open_store",

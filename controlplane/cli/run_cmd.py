@@ -15,6 +15,7 @@ from .common import (
     critic_option,
     db_option,
     emit_json,
+    format_option,
     json_option,
     model_spec,
     policy_option,
@@ -38,10 +39,11 @@ from .render import render_run
 @policy_option
 @signing_options
 @json_option
+@format_option
 def run_command(message: str, evidence_path: Path | None, model: str | None, db_path: Path | None,
                 policy_path: Path | None, as_json: bool, nli_backend: str | None = None,
                 critic_spec: str | None = None, require_signed: bool | None = None,
-                public_key: Path | None = None) -> None:
+                public_key: Path | None = None, output_format: str | None = None) -> None:
     """Run one message through router, evidence, model, gates, regen and degrade; store the trace."""
     items, facts, rules = read_evidence(evidence_path)
     with ControlPlane(model=model_spec(model), policy=policy_path, db=db_path, nli_backend=nli_backend,
@@ -49,7 +51,9 @@ def run_command(message: str, evidence_path: Path | None, model: str | None, db_
         reply = plane.respond(message, evidence=items, facts=facts, rules=rules or None)
         data = reply.as_json()
         store_path = str(plane.store.path) if plane.store is not None else None
-    if as_json:
+    if output_format == "ebom":
+        emit_json(reply.as_ebom())
+    elif as_json or output_format == "json":
         emit_json(data)
     else:
         click.echo(render_run(data, store_path))

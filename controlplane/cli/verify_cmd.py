@@ -10,7 +10,7 @@ from controlplane.api import ControlPlane
 from controlplane.errors import InputError
 from controlplane.paths import default_trace_db
 
-from .common import db_option, emit_json, json_option, policy_option, read_evidence, signing_options
+from .common import db_option, emit_json, format_option, json_option, policy_option, read_evidence, signing_options
 from .render import gate_table
 
 
@@ -27,9 +27,11 @@ from .render import gate_table
 @policy_option
 @signing_options
 @json_option
+@format_option
 def verify_command(evidence_path: Path | None, envelope_path: Path, message: str, policy_path: Path | None,
                    as_json: bool, nli_backend: str | None = None, db_path: Path | None = None,
-                   require_signed: bool | None = None, public_key: Path | None = None) -> None:
+                   require_signed: bool | None = None, public_key: Path | None = None,
+                   output_format: str | None = None) -> None:
     """Check one envelope against evidence with the gates of the policy bundle. Exit 0 pass, 1 fail.
 
     The policy is the one `run` would use: --policy, else the bundle promoted in --db (or in the default trace store
@@ -48,7 +50,9 @@ def verify_command(evidence_path: Path | None, envelope_path: Path, message: str
                       require_signed=require_signed or None, public_key=public_key) as plane:
         result = plane.verify(raw, evidence=items, message=message, facts=facts, rules=rules or None)
     data = result.as_json()
-    if as_json:
+    if output_format == "ebom":
+        emit_json(result.as_ebom())
+    elif as_json or output_format == "json":
         emit_json(data)
     else:
         click.echo(gate_table([{"attempt": 1, "gates": data["gates"]}]))

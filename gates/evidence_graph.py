@@ -1,0 +1,319 @@
+"""evidence_graph: the per-request evidence graph (EBOM "Evidence Graph Structure", NetworkX as the seed chose), its
+constraints as a gate, and Smart Notes' graph metrics (§4.1.3).
+
+Nodes follow the seed's node schemas: a source node per evidence item of the pack (``source:E1``: content, sphere,
+provenance {type, url, timestamp, tool_used}, metadata {credibility, confidence, volatility, ...}) and a claim node
+per claim of the envelope (``claim:c1``: text, type, claim_category, support, reasoning {chain, validity},
+confidence, contradictions). Edges point from what is claimed to what it rests on:
+
+* ``support``: claim -> source, for each evidence item that supports the claim (nli_entailment's supporting ids when
+  it scored the claim, else the cited ids);
+* ``reasoning``: reasoning step -> premise (claim or source), from reasoning_chain;
+* ``contradiction``: claim -> source, for an item that contradicts the claim (nli_entailment, evidence_conflicts);
+  contradiction edges are not part of the support structure (they never make a cycle).
+
+The graph is built from the envelope, the pack and the verdicts of the gates before this one (``prior_results``), so
+``controlplane.ebom`` rebuilds the same graph from a stored trace.
+
+Constraints (the gate), each with a reason code:
+
+* acyclic support structure: claims on a cycle fail CIRCULAR_REASONING;
+* every claim reaches at least one source (CLAIM_NOT_GROUNDED), except an UNKNOWN claim and, below high stakes, a
+  claim whose status the bundle exempts from citation at this rigor (labelled speculation: SUBJECTIVE, TRIVIAL);
+* high stakes: every grounded claim rests on at least ``high_stakes_min_support`` (default 2) independent sources
+  (INSUFFICIENT_SOURCES);
+* confidence propagates: claim confidence <= min(confidence of what it rests on) x reasoning validity x
+  verification score (CONFIDENCE_NOT_PROPAGATED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from controlplane.contracts import (
+    ClaimStatus,
+    CostClass,
+    EvidencePack,
+    GateResult,
+    OutputEnvelope,
+    ReasonCode,
+    RigorLevel,
+)
+
+from .claim_categories import states_absence
+from .hookspec import hookimpl
+from .interfaces import BaseGate, GateInput, GateStage
+from .reasoning_chain import prior_records
+from .sufficiency import source_key, thresholds_for
+
+SUPPORT, REASONING, CONTRADICTION = "support", "reasoning", "contradiction"
+STRUCTURE = (SUPPORT, REASONING)
+HIGH_STAKES_MIN_SUPPORT = 2
+TOLERANCE = 1e-6
+
+
+def source_node(evidence_id: str) -> str:
+    return f"source:{evidence_id}"
+
+
+def claim_node(claim_id: str) -> str:
+    return f"claim:{claim_id}"
+
+
+def claim_type(status: str, verdict: str, grounded: bool) -> str:
+    """EBOM type: INFERENTIAL for a reasoning step, VERIFIED for a passing claim that rests on sources, else
+    SPECULATIVE (labelled opinion, an honest UNKNOWN, or a claim that failed its checks)."""
+    if status == ClaimStatus.REASONING.value:
+        return "INFERENTIAL"
+    if verdict == "PASS" and grounded and status not in (ClaimStatus.UNKNOWN.value, ClaimStatus.SUBJECTIVE.value):
+        return "VERIFIED"
+    return "SPECULATIVE"
+
+
+def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[GateResult]) -> nx.DiGraph:
+    """The evidence graph of one attempt: its pack, its envelope and the verdicts of the gates in ``results``."""
+    graph = nx.DiGraph()
+    nli = prior_records(results, "nli_entailment", "claim_records") or {}
+    steps = prior_records(results, "reasoning_chain", "steps") or {}
+    failed: dict[str, list[str]] = {}
+    for result in results:
+        if result.failed:
+            for claim_id, codes in (result.details.get("claims") or {}).items():
+                failed.setdefault(claim_id, []).extend(codes)
+    source_confidences: dict[str, float] = {}
+    for record in nli.values():
+        for evidence_id, value in ((record.get("confidence_factors") or {}).get("source_confidences") or {}).items():
+            source_confidences[evidence_id] = min(value, source_confidences.get(evidence_id, 1.0))
+    for step in steps.values():
+        for premise, value in ((step.get("confidence_factors") or {}).get("premise_confidences") or {}).items():
+            if pack.get(premise) is not None:
+                source_confidences[premise] = min(value, source_confidences.get(premise, 1.0))
+    for item in pack.evidence:
+        prov = item.provenance
+        graph.add_node(source_node(item.id), kind="source", id=item.id, content=item.text, sphere=item.sphere.value,
+                       source_key=source_key(item), source_type=item.type,
+                       provenance={"type": item.type, "url": prov.source, "timestamp": prov.retrieved_at or
+                                   prov.published_at, "tool_used": "retrieval" if item.retrieval_score is not None
+                                   else "caller"},
+                       metadata={"credibility": item.credibility, "confidence": source_confidences.get(item.id),
+                                 "verified": True, "immutable": True, "volatility": item.volatility.value,
+                                 "trust_tier": item.trust_tier.value})
+    claims = envelope.meta.claim_map
+    for claim in claims:
+        record = nli.get(claim.claim_id) or {}
+        step = steps.get(claim.claim_id)
+        confidence = (step or {}).get("confidence") if step else record.get("confidence")
+        factors = (step or record).get("confidence_factors") or {}
+        graph.add_node(claim_node(claim.claim_id), kind="claim", id=claim.claim_id, text=claim.text,
+                       claim_category=claim.status.value, confidence=confidence,
+                       verdict="FAIL" if failed.get(claim.claim_id) else "PASS",
+                       reason_codes=list(dict.fromkeys(failed.get(claim.claim_id, []))),
+                       reasoning={"chain": [step] if step else [], "validity": (step or {}).get("validity")},
+                       factors=factors, contradictions=[])
+    for claim in claims:
+        node = claim_node(claim.claim_id)
+        record = nli.get(claim.claim_id) or {}
+        supporting = record.get("supporting_ids") if "supporting_ids" in record else None
+        support_ids = [i for i in (supporting if supporting is not None else claim.evidence_ids)
+                       if pack.get(i) is not None]
+        if claim.claim_id in steps:  # a step's own citations are the sources under its premises; keep them
+            support_ids = [i for i in claim.evidence_ids if pack.get(i) is not None]
+        for evidence_id in dict.fromkeys(support_ids):
+            graph.add_edge(node, source_node(evidence_id), kind=SUPPORT)
+        for premise in (steps.get(claim.claim_id) or {}).get("premises", []):
+            target = claim_node(premise) if graph.has_node(claim_node(premise)) else source_node(premise)
+            if graph.has_node(target):
+                graph.add_edge(node, target, kind=REASONING)
+        contradicting = {i for atom in record.get("atoms", []) for i in atom.get("contradicting_ids", [])}
+        for evidence_id in sorted(contradicting):
+            if pack.get(evidence_id) is not None and not graph.has_edge(node, source_node(evidence_id)):
+                graph.add_edge(node, source_node(evidence_id), kind=CONTRADICTION)
+    for result in results:
+        if result.gate_id != "evidence_conflicts":
+            continue
+        for conflict in result.details.get("conflicts", []):
+            node, opposer = claim_node(str(conflict.get("claim_id"))), source_node(str(conflict.get("opposer")))
+            if graph.has_node(node) and graph.has_node(opposer) and not graph.has_edge(node, opposer):
+                graph.add_edge(node, opposer, kind=CONTRADICTION)
+    for node, data in graph.nodes(data=True):
+        if data["kind"] == "claim":
+            data["contradictions"] = sorted(graph.nodes[t]["id"] for _, t, k in graph.out_edges(node, data="kind")
+                                            if k == CONTRADICTION)
+    return graph
+
+
+def structure(graph: nx.DiGraph) -> nx.DiGraph:
+    """The support structure: support and reasoning edges only."""
+    return graph.edge_subgraph([(u, v) for u, v, k in graph.edges(data="kind") if k in STRUCTURE]).copy()
+
+
+def reachable_sources(graph: nx.DiGraph, node: str) -> list[str]:
+    sub = structure(graph)
+    if node not in sub:
+        return []
+    return sorted(graph.nodes[n]["id"] for n in nx.descendants(sub, node) if graph.nodes[n]["kind"] == "source")
+
+
+@dataclass
+class ConstraintReport:
+    claims: dict[str, list[str]] = field(default_factory=dict)  # failing claim id -> codes
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cycles: list[list[str]] = field(default_factory=list)
+
+    def fail(self, claim_id: str, code: ReasonCode) -> None:
+        codes = self.claims.setdefault(claim_id, [])
+        if code.value not in codes:
+            codes.append(code.value)
+
+
+def check_constraints(graph: nx.DiGraph, high_stakes: bool, exempt: Iterable[str],
+                      min_support: int = HIGH_STAKES_MIN_SUPPORT) -> ConstraintReport:
+    """EBOM graph constraints on one graph; pure (the gate and the tests call it)."""
+    report = ConstraintReport()
+    sub = structure(graph)
+    exempt_statuses = set(exempt)
+    for component in nx.strongly_connected_components(sub):
+        if len(component) > 1 or any(sub.has_edge(n, n) for n in component):
+            members = sorted(graph.nodes[n]["id"] for n in component if graph.nodes[n]["kind"] == "claim")
+            report.cycles.append(members)
+            for claim_id in members:
+                report.fail(claim_id, ReasonCode.CIRCULAR_REASONING)
+    for node, data in graph.nodes(data=True):
+        if data["kind"] != "claim":
+            continue
+        claim_id, status = data["id"], data["claim_category"]
+        sources = reachable_sources(graph, node)
+        independent = sorted({graph.nodes[source_node(s)]["source_key"] for s in sources})
+        record: dict[str, Any] = {"sources": sources, "independent_sources": len(independent)}
+        honest_unknown = status == ClaimStatus.UNKNOWN.value and states_absence(data["text"])
+        labelled = (not high_stakes and status in exempt_statuses and status != ClaimStatus.REASONING.value)
+        if not sources:
+            if honest_unknown or labelled:
+                record["exempt"] = "UNKNOWN label" if honest_unknown else f"{status} is exempt at this rigor"
+            else:
+                report.fail(claim_id, ReasonCode.CLAIM_NOT_GROUNDED)
+        elif high_stakes and len(independent) < min_support:
+            report.fail(claim_id, ReasonCode.INSUFFICIENT_SOURCES)
+        bound = propagated_bound(graph, node)
+        record["confidence_bound"] = bound
+        confidence = data.get("confidence")
+        if confidence is not None and bound is not None and confidence > bound + TOLERANCE:
+            report.fail(claim_id, ReasonCode.CONFIDENCE_NOT_PROPAGATED)
+            record["confidence"] = confidence
+        report.records[claim_id] = record
+    return report
+
+
+def propagated_bound(graph: nx.DiGraph, node: str) -> float | None:
+    """EBOM: min(confidence of what the claim rests on) x reasoning validity x verification score, or None when
+    the claim was not scored. A step rests on its premises: a premise claim counts with the confidence its own node
+    has in this graph (a step may never be surer than the claims it reasons from); an evidence premise with the
+    source confidence the step used. Any other claim rests on its supporting sources, with the source confidences
+    its verifier computed for it."""
+    data = graph.nodes[node]
+    factors = data.get("factors") or {}
+    validity, verification = factors.get("reasoning_validity"), factors.get("verification_score")
+    if validity is None or verification is None:
+        return None
+    below: list[float] = []
+    if "premise_confidences" in factors:
+        used = factors.get("premise_confidences") or {}
+        for _, target, kind in graph.out_edges(node, data="kind"):
+            if kind != REASONING:
+                continue
+            target_data = graph.nodes[target]
+            value = target_data.get("confidence") if target_data["kind"] == "claim" else used.get(target_data["id"])
+            below.append(float(value) if value is not None else 0.0)
+    else:
+        used = factors.get("source_confidences") or {}
+        below = [float(used[graph.nodes[t]["id"]]) for _, t, k in graph.out_edges(node, data="kind")
+                 if k == SUPPORT and graph.nodes[t]["id"] in used]
+    if not below:
+        return None
+    return round(min(below) * float(validity) * float(verification), 4)
+
+
+def graph_metrics(graph: nx.DiGraph) -> dict[str, Any]:
+    """Smart Notes §4.1.3: redundancy, diversity, support depth; betweenness centrality per claim (its graph(c))."""
+    claims = [n for n, d in graph.nodes(data=True) if d["kind"] == "claim"]
+    supports = [(u, v) for u, v, k in graph.edges(data="kind") if k == SUPPORT]
+    cited = {v for _, v in supports} | {v for u, v, k in graph.edges(data="kind")
+                                         if k == REASONING and graph.nodes[v]["kind"] == "source"}
+    sub = structure(graph)
+    depth = None
+    if sub.number_of_edges() and nx.is_directed_acyclic_graph(sub):
+        depth = nx.dag_longest_path_length(sub)
+    elif not sub.number_of_edges():
+        depth = 0
+    centrality = nx.betweenness_centrality(sub) if sub.number_of_nodes() > 2 else {}
+    per_claim = {graph.nodes[n]["id"]: round(centrality.get(n, 0.0), 4) for n in claims}
+    return {
+        "claims": len(claims),
+        "sources": sum(1 for _, d in graph.nodes(data=True) if d["kind"] == "source"),
+        "support_edges": len(supports),
+        "reasoning_edges": sum(1 for *_, k in graph.edges(data="kind") if k == REASONING),
+        "contradiction_edges": sum(1 for *_, k in graph.edges(data="kind") if k == CONTRADICTION),
+        "redundancy": round(len(supports) / len(claims), 4) if claims else 0.0,
+        "diversity": round(len({graph.nodes[n]["source_type"] for n in cited}) / len(cited), 4) if cited else 0.0,
+        "support_depth": depth,
+        "centrality": per_claim,
+        "max_centrality": max(per_claim.values(), default=0.0),
+    }
+
+
+def graph_as_json(graph: nx.DiGraph) -> dict[str, Any]:
+    """Nodes and edges as plain JSON (for the trace), in a stable order."""
+    nodes = []
+    for name in sorted(graph.nodes):
+        data = dict(graph.nodes[name])
+        data.pop("content", None)  # the pack already holds the text; the trace keeps ids and metadata
+        data.pop("factors", None)
+        nodes.append({"node": name, **data})
+    edges = [{"from": u, "to": v, "kind": k} for u, v, k in sorted(graph.edges(data="kind"))]
+    return {"nodes": nodes, "edges": edges}
+
+
+class EvidenceGraphGate(BaseGate):
+    gate_id = "evidence_graph"
+    version = "v1"
+    cost_class = CostClass.CHEAP
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        if (missing := self.needs_envelope(inp)) is not None:
+            return missing
+        decision, policy = inp.mode_decision, inp.policy
+        domain, _ = thresholds_for(decision, policy)
+        level = decision.rigorConfig.level
+        high_stakes = decision.rigorConfig.nli_required or level is RigorLevel.HIGH or (
+            domain is not None and policy.domains[domain].risk_level is RigorLevel.HIGH)
+        exempt = [s.value for s in policy.citations.exempt_statuses.get(level, [])]
+        min_support = int(inp.params.get("high_stakes_min_support", HIGH_STAKES_MIN_SUPPORT))
+        graph = build_graph(inp.evidence_pack, inp.envelope, inp.prior_results)
+        report = check_constraints(graph, high_stakes, exempt, min_support)
+        details: dict[str, Any] = {
+            "metrics": graph_metrics(graph),
+            "graph": graph_as_json(graph),
+            "constraints": {"high_stakes": high_stakes, "min_support": min_support if high_stakes else None,
+                            "exempt_statuses": exempt if not high_stakes else [], "cycles": report.cycles},
+            "claim_records": report.records,
+            "warnings": [],
+        }
+        if report.claims:
+            codes = [ReasonCode(c) for codes in report.claims.values() for c in codes]
+            return self.failing(codes, evidence_refs=[f"claim_map:{cid}" for cid in report.claims],
+                                details={"claims": report.claims, **details})
+        return self.passing(details=details)
+
+
+@hookimpl
+def controlplane_gates():
+    return [EvidenceGraphGate()]
+
+
+__all__ = ["EvidenceGraphGate", "build_graph", "check_constraints", "claim_type", "graph_metrics",
+           "propagated_bound", "reachable_sources"]
