@@ -42,13 +42,7 @@ from controlplane.contracts import (
     TraceBundle,
 )
 from controlplane.gates.anchoring import strip_markers
-from controlplane.gates.evidence_graph import (
-    build_graph,
-    claim_node,
-    claim_type,
-    graph_metrics,
-    reachable_sources,
-)
+from controlplane.gates.evidence_graph import build_graph, claim_node, claim_type, graph_metrics
 from controlplane.gates.sufficiency import thresholds_for
 from controlplane.verdicts import claim_verdicts
 
@@ -90,8 +84,10 @@ def render(bundle: TraceBundle) -> EbomDocument:
     steps = steps_details.get("steps") or {}
     for claim in (envelope.meta.claim_map if envelope is not None else []):
         verdict = verdicts.get(claim.claim_id) or {"verdict": "FAIL", "reason_codes": []}
-        support = reachable_sources(graph, claim_node(claim.claim_id)) if graph is not None else []
-        confidence = graph.nodes[claim_node(claim.claim_id)].get("confidence") if graph is not None else None
+        node = graph.nodes[claim_node(claim.claim_id)] if graph is not None else {}
+        support = list(node.get("support", []))
+        confidence = node.get("confidence")
+        # the outcome's verdict decides (a claim can fail a gate outside the graph's view, e.g. the sentence check)
         kind = claim_type(claim.status.value, verdict["verdict"], bool(support))
         shown = (verify_passed if outcome is None else
                  delivered and bool(strip_markers(claim.text).strip()) and _shown(claim.text, answer))

@@ -143,6 +143,8 @@ def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[
         if data["kind"] == "claim":
             data["contradictions"] = sorted(graph.nodes[t]["id"] for _, t, k in graph.out_edges(node, data="kind")
                                             if k == CONTRADICTION)
+            data["support"] = reachable_sources(graph, node)
+            data["type"] = claim_type(data["claim_category"], data["verdict"], bool(data["support"]))
     return graph
 
 
