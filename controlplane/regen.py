@@ -33,8 +33,22 @@ NOT_REGENERABLE = frozenset(
         ReasonCode.INSUFFICIENT_SOURCES,
         ReasonCode.LOW_CREDIBILITY,
         ReasonCode.EVIDENCE_CONFLICT,
+        ReasonCode.CONFIDENCE_NOT_PROPAGATED,  # the verifiers' numbers disagree: no new answer changes that
     }
 )
+_REASONING_CODES = {
+    ReasonCode.PREMISE_MISSING,
+    ReasonCode.PREMISE_UNVERIFIED,
+    ReasonCode.UNSOURCED_REASONING_FACT,
+    ReasonCode.UNSOURCED_ANTECEDENT,
+    ReasonCode.NON_SEQUITUR,
+    ReasonCode.CHERRY_PICKING,
+    ReasonCode.FALSE_EQUIVALENCE,
+    ReasonCode.OVERGENERALIZATION,
+    ReasonCode.REASONING_NOT_ENTAILED,
+    ReasonCode.CIRCULAR_REASONING,
+    ReasonCode.CLAIM_NOT_GROUNDED,
+}
 
 _FORMAT_CODES = {ReasonCode.EMPTY_OUTPUT, ReasonCode.INVALID_JSON}
 _ID_CODES = {
@@ -150,11 +164,19 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
             f"Claims {_fmt(miscategorised)} state facts but are labelled SUBJECTIVE, TRIVIAL or UNKNOWN: cite evidence "
             "for them as FACTUAL, or rewrite them to say the evidence does not state it."
         )
+    reasoning = _claims_with(failed, _REASONING_CODES)
+    if reasoning:
+        instructions.append(
+            f"Claims {_fmt(reasoning)} do not follow from what they rest on: a REASONING claim names as premises only "
+            "verified claims or evidence ids of this answer (never itself, directly or in a circle), states nothing "
+            "its premises do not, and neither widens, reverses nor one-sides them; cite evidence for any other claim. "
+            "Fix them or drop them."
+        )
     if not instructions:
         instructions.append("Return one JSON object matching the OutputEnvelope schema that passes every rule.")
     wrong_ids = _claims_with(failed, _ID_CODES)
     claim_ids = sorted(set(uncited + wrong_ids + mismatched + unmarked + misplaced + overlapping + unsupported
-                           + miscategorised))
+                           + miscategorised + reasoning))
     return RegenDelta(
         attempt=next_attempt,
         failing_gate_ids=[r.gate_id for r in failed],

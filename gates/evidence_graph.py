@@ -139,11 +139,12 @@ def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[
             node, opposer = claim_node(str(conflict.get("claim_id"))), source_node(str(conflict.get("opposer")))
             if graph.has_node(node) and graph.has_node(opposer) and not graph.has_edge(node, opposer):
                 graph.add_edge(node, opposer, kind=CONTRADICTION)
+    support_structure = structure(graph)
     for node, data in graph.nodes(data=True):
         if data["kind"] == "claim":
             data["contradictions"] = sorted(graph.nodes[t]["id"] for _, t, k in graph.out_edges(node, data="kind")
                                             if k == CONTRADICTION)
-            data["support"] = reachable_sources(graph, node)
+            data["support"] = reachable_sources(graph, node, support_structure)
             data["type"] = claim_type(data["claim_category"], data["verdict"], bool(data["support"]))
     return graph
 
@@ -153,8 +154,10 @@ def structure(graph: nx.DiGraph) -> nx.DiGraph:
     return graph.edge_subgraph([(u, v) for u, v, k in graph.edges(data="kind") if k in STRUCTURE]).copy()
 
 
-def reachable_sources(graph: nx.DiGraph, node: str) -> list[str]:
-    sub = structure(graph)
+def reachable_sources(graph: nx.DiGraph, node: str, sub: nx.DiGraph | None = None) -> list[str]:
+    """Ids of the sources a claim rests on, directly or through premises (``sub``: the support structure, when the
+    caller has it already)."""
+    sub = structure(graph) if sub is None else sub
     if node not in sub:
         return []
     return sorted(graph.nodes[n]["id"] for n in nx.descendants(sub, node) if graph.nodes[n]["kind"] == "source")
@@ -188,7 +191,7 @@ def check_constraints(graph: nx.DiGraph, high_stakes: bool, exempt: Iterable[str
         if data["kind"] != "claim":
             continue
         claim_id, status = data["id"], data["claim_category"]
-        sources = reachable_sources(graph, node)
+        sources = reachable_sources(graph, node, sub)
         independent = sorted({graph.nodes[source_node(s)]["source_key"] for s in sources})
         record: dict[str, Any] = {"sources": sources, "independent_sources": len(independent)}
         honest_unknown = status == ClaimStatus.UNKNOWN.value and states_absence(data["text"])

@@ -305,3 +305,11 @@ def test_operation_and_premises_belong_to_reasoning_claims_only():
     with pytest.raises(ValueError, match="REASONING claims only"):
         OutputEnvelope.model_validate(env)
     assert ClaimStatus.REASONING.value == "REASONING"
+
+
+def test_the_regen_delta_names_the_invalid_step(write_script, store):
+    result = run(write_script, store, LOW_Q, RAIN, [
+        *RAIN_PREMISES, step("Therefore heavy rain contributes to 40 minute delays on bus route 4.", ["c1", "c2"])])
+    delta = result.attempts[1].regen_delta
+    assert delta is not None and "c3" in delta.claim_ids
+    assert any("Claims c3 do not follow from what they rest on" in line for line in delta.instructions)
