@@ -80,9 +80,9 @@ _CONNECTIVES = frozenset(stem(w) for w in "therefore thus hence so consequently 
                          "overall together both combined taken which implies imply".split())
 _UNIVERSAL = frozenset({"all", "every", "everyone", "everybody", "always", "universally", "never", "nobody",
                         "everything", "any", "whole", "entire"})
-_CONTRARY = re.compile(r"\b(however|but|although|though|yet|whereas|except|unless|risk\w*|drawback\w*|downside\w*|"
-                       r"disadvantage\w*|side effects?|harm\w*|adverse|limitation\w*|caveat\w*|warn\w*|worse|"
-                       r"slower|fail\w*|cost\w*|doubles?|increases? the risk)\b", re.IGNORECASE)
+_CONTRARY = re.compile(r"\b(however|but|although|though|whereas|except|risks?|drawbacks?|downsides?|"
+                       r"disadvantages?|side effects?|harms?|harmful|adverse|limitations?|caveats?|worse)\b",
+                       re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(r"\b(but|although|though|however|despite|whereas|while|yet|at the cost|trade-?off|"
                            r"even though|downside|drawback|risk\w*)\b", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r"(?:,|;)?\s+(?=\b(?:but|however|although|though|yet|whereas|except)\b)", re.IGNORECASE)
@@ -225,12 +225,16 @@ def contrary_clauses(item: EvidenceItem) -> list[str]:
     return out
 
 
-_POPULATION_STEMS = frozenset(stem(p) for p in POPULATION_NOUNS)
+# Groups a claim can be about: the claim checks' population nouns and the groups of this field's questions.
+_POPULATION_STEMS = frozenset(stem(p) for p in POPULATION_NOUNS) | frozenset(stem(w) for w in (
+    "developer programmer engineer customer client physician clinician scientist researcher manager lawyer attorney "
+    "member owner reader player driver buyer seller investor taxpayer company business team organization "
+    "organisation firm everyone everybody people").split())
 
 
 def _is_population(word: str) -> bool:
-    """A word naming a group of people: a known population noun, or an agent noun (developers, physicians)."""
-    return stem(word) in _POPULATION_STEMS or (len(word) > 5 and word.endswith(("ers", "ists", "ians")))
+    """A word naming a group (of people or organisations) a finding may be about."""
+    return stem(word) in _POPULATION_STEMS
 
 
 class ReasoningChainGate(BaseGate):

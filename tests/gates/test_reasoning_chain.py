@@ -313,3 +313,11 @@ def test_the_regen_delta_names_the_invalid_step(write_script, store):
     delta = result.attempts[1].regen_delta
     assert delta is not None and "c3" in delta.claim_ids
     assert any("Claims c3 do not follow from what they rest on" in line for line in delta.instructions)
+
+
+def test_a_conditional_step_may_reason_from_the_evidence_itself(write_script, store):
+    # "fails" in a source is a condition, not a contrary clause: no cherry picking; both premises are evidence ids
+    result = run(write_script, store, MEDIUM_Q, FAILOVER, [
+        step("Therefore during the Monday backup traffic moves to the replica [E1, E2].", ["E1", "E2"], "conditional",
+             ["E1", "E2"])])
+    assert step_record(result, "c1")["validity"] == "VALID", step_record(result, "c1")
