@@ -50,8 +50,11 @@ class EbomSource(Contract):
     url: str | None = Field(default=None, description="Where it came from (URL, file or collection), if known.")
     sphere: str = Field(description="INSIDE, OUTSIDE or LIMINAL.")
     credibility: float = Field(ge=0, le=1, description="Source credibility 0..1.")
-    timestamp: str | None = Field(default=None, description="Retrieval time (else publication time), ISO-8601.")
-    title: str | None = Field(default=None)
+    timestamp: str | None = Field(
+        default=None, description="Retrieval time, else publication time, else when the request brought the item in "
+        "(ISO-8601)."
+    )
+    title: str | None = Field(default=None, description="Short human title of the item.")
     type: str | None = Field(default=None, description="Evidence type (document, fact, ...).")
     volatility: str | None = Field(default=None, description="HIGH, MEDIUM, LOW or STATIC.")
     hash: str | None = Field(default=None, description="sha256 of the exact evidence text.")
@@ -100,44 +103,49 @@ class EbomMetadata(Contract):
 
 
 class EbomQueryClassification(Contract):
-    detected_domain: str
-    confidence: float = Field(ge=0, le=1)
-    keywords_matched: list[str] = Field(default_factory=list)
-    domain_flags: list[str] = Field(default_factory=list)
-    mode: str | None = Field(default=None)
+    detected_domain: str = Field(description="Riskiest detected domain, or 'general'.")
+    confidence: float = Field(ge=0, le=1, description="The router's (or selector's) confidence in its decision.")
+    keywords_matched: list[str] = Field(default_factory=list, description="Lexicon terms that triggered a domain.")
+    domain_flags: list[str] = Field(default_factory=list, description="Every detected domain.")
+    mode: str | None = Field(default=None, description="Mode label the answer was produced in.")
 
 
 class EbomSourceRetrieved(Contract):
-    source_id: str
+    source_id: str = Field(description="Evidence id.")
     retrieval_time_ms: float | None = Field(default=None, description="Retrieval latency when it was measured.")
-    credibility: float = Field(ge=0, le=1)
+    credibility: float = Field(ge=0, le=1, description="Source credibility 0..1.")
     origin: str = Field(description="caller (given with the request) or retrieval.")
-    retrieval_score: float | None = Field(default=None)
+    retrieval_score: float | None = Field(default=None, description="Similarity to the query, for retrieved items.")
 
 
 class EbomVerificationResult(Contract):
-    claim_id: str
+    claim_id: str = Field(description="Claim id.")
     score: float | None = Field(default=None, description="Entailment probability the claim reached, if scored.")
     threshold: float | None = Field(default=None, description="What it needed.")
     result: str = Field(description="PASS or FAIL.")
     method: str = Field(description="nli, verbatim_quote, exempt, unknown_label, reasoning_chain or none.")
-    reason_codes: list[str] = Field(default_factory=list)
+    reason_codes: list[str] = Field(default_factory=list, description="Why it failed (empty when it passed).")
 
 
 class EbomAuditTrail(Contract):
-    query_classification: EbomQueryClassification
-    sources_retrieved: list[EbomSourceRetrieved] = Field(default_factory=list)
-    verification_results: list[EbomVerificationResult] = Field(default_factory=list)
-    policy_applied: dict[str, Any] = Field(default_factory=dict)
+    query_classification: EbomQueryClassification = Field(description="How the request was classified.")
+    sources_retrieved: list[EbomSourceRetrieved] = Field(default_factory=list, description="Every source of the pack.")
+    verification_results: list[EbomVerificationResult] = Field(default_factory=list, description="Per claim.")
+    policy_applied: dict[str, Any] = Field(
+        default_factory=dict, description="The bundle (name, version, hash), the thresholds of the riskiest domain, "
+        "speculation_allowed, verification_tier and every gate's result on the final attempt."
+    )
 
 
 class EbomResponse(Contract):
     answer: str = Field(description="The answer the user received, inline citations included.")
-    claims: list[EbomClaim] = Field(default_factory=list)
-    sources: list[EbomSource] = Field(default_factory=list)
-    reasoning_chain: list[EbomReasoningStep] = Field(default_factory=list)
+    claims: list[EbomClaim] = Field(default_factory=list, description="Claims of the final attempt.")
+    sources: list[EbomSource] = Field(default_factory=list, description="The evidence pack.")
+    reasoning_chain: list[EbomReasoningStep] = Field(default_factory=list, description="REASONING steps, premises "
+                                                     "first.")
     speculations: list[dict[str, Any]] = Field(default_factory=list, description="SPECULATIVE claims: id, text, why.")
-    conflicts: list[EbomConflict] = Field(default_factory=list)
+    conflicts: list[EbomConflict] = Field(default_factory=list, description="Contradicting sources and how they "
+                                          "were resolved.")
 
 
 class EbomDocument(Contract):
@@ -177,6 +185,7 @@ class EbomDocument(Contract):
     )
 
     format: str = Field(default=EBOM_FORMAT, description="Document format version.")
-    response: EbomResponse
-    metadata: EbomMetadata
-    audit_trail: EbomAuditTrail
+    response: EbomResponse = Field(description="The answer, its claims, sources, reasoning chain, speculations and "
+                                   "conflicts.")
+    metadata: EbomMetadata = Field(description="Domain, risk, verification status, confidence, model, method.")
+    audit_trail: EbomAuditTrail = Field(description="Classification, sources, per-claim results, policy applied.")

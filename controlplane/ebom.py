@@ -104,7 +104,7 @@ def render(bundle: TraceBundle) -> EbomDocument:
         "response": {
             "answer": answer,
             "claims": claims,
-            "sources": [_source(item) for item in pack.evidence],
+            "sources": [_source(item, bundle.created_at) for item in pack.evidence],
             "reasoning_chain": _reasoning_chain(envelope, steps_details),
             "speculations": speculations,
             "conflicts": _conflicts(results),
@@ -210,11 +210,14 @@ def _verification_result(claim_id: str, status: ClaimStatus, verdict: dict[str, 
             "threshold": thresholds.get("min_entailment")}
 
 
-def _source(item) -> dict[str, Any]:
+def _source(item, request_time: str) -> dict[str, Any]:
+    """A source of the pack. Its timestamp is when it was retrieved, else published, else when the request brought
+    it into the system (EBOM inside sphere: the time the data entered the system)."""
     prov = item.provenance
     return {"id": item.id, "content": item.text[:EXCERPT_CHARS], "url": prov.source or prov.document_id,
             "sphere": item.sphere.value, "credibility": item.credibility,
-            "timestamp": prov.retrieved_at or prov.published_at, "title": item.title, "type": item.type,
+            "timestamp": prov.retrieved_at or prov.published_at or request_time, "title": item.title,
+            "type": item.type,
             "volatility": item.volatility.value, "hash": item.hash}
 
 

@@ -56,6 +56,8 @@ def test_as_ebom_has_the_seed_fields_and_validates(plane):
     assert all(0 < c["confidence"] <= 1 and c["shown"] for c in response["claims"])
     assert {s["id"]: (s["sphere"], s["credibility"]) for s in response["sources"]} == {
         "E1": ("INSIDE", 0.95), "E2": ("INSIDE", 0.95)}
+    # caller evidence has no retrieval time: it entered the system with the request
+    assert {s["timestamp"] for s in response["sources"]} == {meta_time := doc["metadata"]["timestamp"]} and meta_time
     assert response["reasoning_chain"] == [{
         "step": 1, "operation": "transitive", "inputs": ["c1", "c2"], "intermediate_claim": CHAIN[2]["text"],
         "output": "c3", "validity": "VALID", "tiers_checked": [1, 2], "reason_codes": []}]
