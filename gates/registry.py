@@ -39,6 +39,8 @@ BUILTIN_GATE_MODULES = (
     "claim_anchors",
     "budget_enforcer",
     "retrieval_required",
+    "domain_profiles",
+    "claim_dependencies",
 )
 OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
 
