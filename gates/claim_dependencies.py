@@ -50,6 +50,8 @@ _FUNCTION_WORDS = frozenset(
 )
 _EQUALS = re.compile(r"(?<![<>=!:])(?::?=|≡)(?!=)")
 _CLAUSE_BREAK = re.compile(r"[,;:.!?]\s")
+# what may stand between a term and its defining verb: "(Re)", ", denoted v,"
+_APPOSITIVE = r"\s*(?:\([^)]*\)\s*|,[^,]{1,40},)?,?"
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ def extract_terms(claim_text: str) -> set[str]:
         after = text[match.end():match.end() + 2]
         if match.group() in ("A", "I") and re.match(r"\s[a-z]", after):
             continue  # the article "A" / the pronoun "I", not a variable
+        if after.startswith("("):
+            continue  # the head of a notation such as O(n), counted whole below
         terms.add(match.group())
     terms.update(_GREEK.findall(text))
     terms.update(_NOTATION.findall(text))
@@ -105,8 +109,8 @@ def defines(claim_text: str, term: str) -> bool:
         if re.search(t, lhs):
             return True
     patterns = (
-        rf"{t}\s*(?:\([^)]*\)\s*)?,?\s+(?:is|are)\s+(?:defined\s+as|called|given\s+by|the|a|an)\b",
-        rf"{t}\s*(?:\([^)]*\)\s*)?,?\s+(?:denotes|means|refers\s+to|stands\s+for|is\s+short\s+for)\b",
+        rf"{t}{_APPOSITIVE}\s+(?:is|are)\s+(?:defined\s+as|called|given\s+by|the|a|an)\b",
+        rf"{t}{_APPOSITIVE}\s+(?:denotes|means|refers\s+to|stands\s+for|is\s+short\s+for)\b",
         rf"\b(?:called|known\s+as|denoted(?:\s+by)?|named|termed|written\s+as)\s+(?:the\s+)?{t}",
         rf"\w\s*\(\s*{re.escape(term)}\s*\)",  # "the Reynolds number (Re)"
     )
