@@ -78,6 +78,20 @@ def test_strict_setting_downgrades_the_warned_claim_to_low_confidence(run):
     assert USES_RE not in result.assistant_text  # a LOW_CONFIDENCE claim is not shown as verified
 
 
+def test_the_regen_delta_asks_to_reorder_not_to_restate_the_evidence(run):
+    from controlplane.contracts import Phase
+
+    strict = policy_with(gate_params={"claim_dependencies": {"strict_dependencies": True}})
+    fixed = reynolds_envelope(DEFINES_RE, USES_RE, FLOW_QUESTION)
+    result = run([reynolds_envelope(USES_RE, DEFINES_RE, FLOW_QUESTION), fixed], FLOW_QUESTION, REYNOLDS,
+                 policy=strict)
+    (regen,) = [e.payload for e in result.events if e.phase is Phase.REGEN]
+    assert regen["claim_ids"] == ["c1"]
+    assert any("only a later claim defines" in i for i in regen["instructions"])
+    assert not any("say more than their cited evidence" in i for i in regen["instructions"])
+    assert result.status is TraceStatus.REGEN_PASS  # the reordered answer passes
+
+
 def test_a_profiles_strict_dependencies_applies_to_requests_of_its_domain(run):
     physics_strict = policy_with(profiles={"physics": {"strict_dependencies": True}})
     assert "physics" in route(PHYSICS_FLOW_QUESTION, physics_strict.bundle).domainFlags
@@ -147,6 +161,8 @@ def test_each_profile_rule_at_its_hook(run, case):
     assert checked.details["claims"]["c1"] == codes(checked)
     (verdict,) = result.claims
     assert verdict.verdict == "FAIL" and set(expected) <= set(verdict.reason_codes)
+    regen = [e.payload for e in result.events if e.phase.value == "regen"]
+    assert regen and "c1" in regen[0]["claim_ids"]  # the delta names the claim and what the domain wants
 
 
 def test_profiles_do_not_run_outside_their_domains(run):
