@@ -164,3 +164,29 @@ def test_the_reply_carries_it_in_json_response_cli_and_http(tmp_path):
     assert data["verification"]["realtime"]["retrieved_at"] == OLD
     text = CliRunner().invoke(main, base, catch_exceptions=False).output
     assert f"time-sensitive query (latest): evidence retrieved at {OLD}; 1 stale item(s)" in text
+
+
+def test_a_time_sensitive_trace_replays_with_every_verdict_reproduced(tmp_path):
+    from tests.gates.nli_backends import OverlapNliBackend
+
+    from controlplane.adapters.scripted import ScriptedModel
+    from controlplane.gates.interfaces import GateServices
+    from controlplane.pipeline import Pipeline
+    from controlplane.traces.replay import ReplayOptions, replay_trace
+    from controlplane.traces.store import TraceStore
+
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps(envelope([(CLAIM, ["E1"])])) + "\n")
+    store = TraceStore(tmp_path / "traces.db")
+    try:
+        pipeline = Pipeline(ScriptedModel(script), policy=policy_with(), store=store,
+                            services=GateServices(nli_backend=OverlapNliBackend()))
+        result = pipeline.run(QUESTION, evidence=EVIDENCE)
+        bundle = store.load_bundle(result.trace_id)
+    finally:
+        store.close()
+    assert bundle.evidence_pack.get("E1").sphere is Sphere.LIMINAL  # the pack the gates judged, as recorded
+    assert any(e.phase is Phase.REALTIME for e in bundle.events)
+    replayed = replay_trace(bundle, options=ReplayOptions(nli_backend=OverlapNliBackend()))
+    assert replayed.replayed_status == "pass"
+    assert replayed.reproduced, [d.line() for d in replayed.differences]
