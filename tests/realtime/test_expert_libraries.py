@@ -173,3 +173,16 @@ def test_other_bad_library_input_exits_2(tmp_path, args, says):
     VectorStore(index, create=True).add_documents("notes", [document_from_text("# N\n\nnote\n", "n.md")])
     result = cli(*args, "--index", str(index))
     assert result.exit_code == 2 and says in result.output, result.output
+
+
+def test_the_retrieval_required_gate_asks_the_libraries_of_the_request_domains_first(index, run):
+    from .conftest import envelope
+
+    question = "According to the docs, how do I parse a JSON document with json.loads in Python?"
+    retriever = ExpertFirstRetriever(index, ChromaRetriever(index, "notes"), k=4)
+    result = run(envelope([("I cannot tell.", [], "UNKNOWN")]), question, None, retriever=retriever)
+    assert {"coding", "requires_retrieval"} <= set(result.mode_decision.domainFlags)
+    retrieval = next(e for e in result.events if e.phase is Phase.RETRIEVAL)
+    first = retrieval.payload["retrieved"][0]
+    assert first["id"] == "E1" and first["library"]["name"] == "pystd"
+    assert result.evidence_pack.evidence[0].library.domain == "coding"
