@@ -32,7 +32,8 @@ from controlplane.contracts import BudgetConfig, EvidenceItem, EvidencePack, Mod
 from controlplane.evidence_pack import extend_pack
 from controlplane.evidence_pack.staleness import cached_at, parse_time, staleness
 from controlplane.gates.anchoring import split_sentences
-from controlplane.gates.evidence_conflicts import deterministic_conflict
+from controlplane.gates.claim_checks import content_stems
+from controlplane.gates.evidence_conflicts import SAME_SUBJECT_OVERLAP, deterministic_conflict
 
 STALENESS_WARNING = ("[STALENESS WARNING: This information is from {timestamp}. "
                      "For time-sensitive decisions, verify current status.]")
@@ -114,7 +115,7 @@ def handle_realtime(decision: ModeDecision, pack: EvidencePack, *, now: datetime
                 refresh = "performed" if refreshed else "nothing_fresher"
             elif not refresh.startswith("failed"):
                 refresh = "nothing_fresher"
-        # re-check: the merged pack's own items are the same objects by id, so staleness is unchanged for them
+        # re-check over the merged pack: the items kept their ids, the fresh ones were numbered after them
         stale = [s for s in (staleness(i, now, time_sensitive=True) for i in pack.evidence) if s.stale]
     stale_ids = {s.evidence_id for s in stale}
     reasons = _liminal_reasons(pack.evidence, stale_ids)
@@ -147,11 +148,13 @@ def _liminal_reasons(items: Sequence[EvidenceItem], stale_ids: set[str]) -> dict
         if item.id in stale_ids:
             reasons[item.id] = ("time-sensitive query: evidence past its freshness threshold "
                                 f"(cached {_stamp(item) or 'at an unknown time'})")
+    stems = {item.id: set(content_stems(item.text)) for item in items}
+    sentences = {item.id: [(s.text, set(content_stems(s.text))) for s in split_sentences(item.text)] for item in items}
     for newer in items:
         for older in items:
             if newer.id == older.id or not _is_older(older, newer, stale_ids) or newer.redacted or older.redacted:
                 continue
-            if _conflicts(newer.text, older.text):
+            if _conflicts(sentences[newer.id], older.text, stems[older.id]):
                 reasons[newer.id] = (f"time-sensitive query: conflicts with older evidence {older.id} "
                                      f"(cached {_stamp(older) or 'at an unknown time'})")
                 reasons[older.id] = (f"time-sensitive query: older evidence contradicted by {newer.id} "
@@ -166,8 +169,16 @@ def _is_older(older: EvidenceItem, newer: EvidenceItem, stale_ids: set[str]) -> 
     return a is not None and b is not None and a < b
 
 
-def _conflicts(newer_text: str, older_text: str) -> bool:
-    return any(deterministic_conflict(older_text, sentence.text) for sentence in split_sentences(newer_text))
+def _conflicts(newer_sentences: list[tuple[str, set[str]]], older_text: str, older_stems: set[str]) -> bool:
+    """A sentence of the newer item conflicts with the older item. deterministic_conflict needs SAME_SUBJECT_OVERLAP
+    of the sentence's content words in one older sentence, so a sentence whose words the older item does not hold
+    in that share is skipped without the (costly) sentence-by-sentence comparison."""
+    for text, words in newer_sentences:
+        if not words or len(words & older_stems) < SAME_SUBJECT_OVERLAP * len(words):
+            continue
+        if deterministic_conflict(older_text, text):
+            return True
+    return False
 
 
 __all__ = ["NO_TIMESTAMP_NOTICE", "STALENESS_WARNING", "RealtimeReport", "handle_realtime", "retrieval_time"]

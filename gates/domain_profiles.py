@@ -25,9 +25,6 @@ reports ``details["claims"]`` (claim id -> reason codes; regen and degrade read 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
-
 from controlplane.contracts import ClaimStatus, CostClass, DomainProfile, GateResult, ReasonCode
 
 from .anchoring import strip_markers
@@ -148,9 +145,6 @@ def active_profiles(inp: GateInput) -> list[DomainProfile]:
 def _term_pattern(term: str) -> re.Pattern[str]:
     escaped = re.escape(term.lower()).replace(r"\*", r"\w*").replace(r"\ ", r"\s+")
     return re.compile(rf"(?<![\w]){escaped}(?![\w])", re.IGNORECASE)
-
-
-Check = Callable[[GateInput, list[DomainProfile], Any, list[str]], list[tuple[ReasonCode, str]]]
 
 
 class _ProfileHook(BaseGate):
