@@ -79,7 +79,9 @@ def module_document(name: str) -> Document:
                     continue
                 parts.append(_member_text(f"{name}.{member_name}.{method_name}", method))
     text = "\n\n".join(p.strip() for p in parts if p and p.strip()) + "\n"
-    page = name.split(".")[0] if name != "os.path" else "os.path"
+    # one page per module, submodules included (collections.abc.html): a shared source would make the index replace
+    # one module's passages with the other's (re-adding a source replaces its chunks)
+    page = name
     return Document(
         document_id=f"stdlib:{name}", name=name,
         source=f"https://docs.python.org/{short_version()}/library/{page}.html",

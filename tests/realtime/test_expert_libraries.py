@@ -186,3 +186,10 @@ def test_the_retrieval_required_gate_asks_the_libraries_of_the_request_domains_f
     first = retrieval.payload["retrieved"][0]
     assert first["id"] == "E1" and first["library"]["name"] == "pystd"
     assert result.evidence_pack.evidence[0].library.domain == "coding"
+
+
+def test_every_module_has_its_own_source_so_re_adding_one_never_replaces_another():
+    # re-adding a document replaces the chunks of the same source: collections.abc must not erase collections
+    documents = stdlib_docs.stdlib_documents(["collections", "collections.abc", "os", "os.path"])
+    assert len({d.source for d in documents}) == 4
+    assert documents[1].source.endswith("/library/collections.abc.html")
