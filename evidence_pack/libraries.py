@@ -24,6 +24,7 @@ from controlplane.contracts import EvidenceItem, LibraryRef, TrustTier, Volatili
 from controlplane.errors import InputError
 
 from .chunking import Document, iter_document_paths, read_document
+from .embeddings import embed
 from .retriever import DEFAULT_K, hit_to_item
 from .vector_store import AddReport, Progress, VectorStore
 
@@ -134,20 +135,23 @@ def add_library(
                                credibility=float(credibility), collection_metadata=metadata, progress=progress)
 
 
-def list_libraries(store: VectorStore) -> list[LibraryInfo]:
+def list_libraries(store: VectorStore, *, sizes: bool = True) -> list[LibraryInfo]:
+    """The index's libraries; ``sizes=False`` reads only their metadata (no per-passage scan: what retrieval needs)."""
     infos = []
-    for collection in store.list_collections():
-        if not collection.name.startswith(LIBRARY_PREFIX):
+    collections = ({c.name: c for c in store.list_collections()} if sizes else
+                   {name: None for name in store.collection_names()})
+    for name, collection in collections.items():
+        if not name.startswith(LIBRARY_PREFIX):
             continue
-        meta = store.collection_metadata(collection.name)
+        meta = store.collection_metadata(name)
         if meta.get("kind") != LIBRARY_KIND:
             continue
         infos.append(LibraryInfo(
-            name=str(meta.get("library_name") or collection.name[len(LIBRARY_PREFIX):]),
+            name=str(meta.get("library_name") or name[len(LIBRARY_PREFIX):]),
             domain=str(meta.get("domain")), version=str(meta.get("version")),
             credibility=float(meta.get("credibility", 0.0)), volatility=str(meta.get("volatility", "LOW")),
             licence=meta.get("licence") or None, source=meta.get("source") or None, created=meta.get("created"),
-            chunks=collection.chunks, documents=len(collection.documents),
+            chunks=collection.chunks if collection else 0, documents=len(collection.documents) if collection else 0,
         ))
     return infos
 
@@ -193,7 +197,7 @@ class ExpertFirstRetriever:
         store = self.store
         if store is None:
             return []
-        return [lib for lib in list_libraries(store) if domains is None or lib.domain in domains]
+        return [lib for lib in list_libraries(store, sizes=False) if domains is None or lib.domain in domains]
 
     def retrieve(self, query: str, k: int | None = None, domains: Sequence[str] | None = None) -> list[EvidenceItem]:
         if not query or not query.strip():
@@ -201,8 +205,10 @@ class ExpertFirstRetriever:
         k = k or self.k
         retrieved_at = self._clock()
         expert: list[EvidenceItem] = []
-        for lib in self.libraries(domains):
-            hits = self.store.query(lib.collection, query, k)
+        libraries = self.libraries(domains)
+        vector = embed([query])[0] if libraries else None  # one embedding for every library
+        for lib in libraries:
+            hits = self.store.query_vector(lib.collection, vector, k)
             if self.min_score is not None:
                 hits = [h for h in hits if h.score >= self.min_score]
             expert.extend(library_item(hit_to_item(hit, retrieved_at), lib) for hit in hits)
