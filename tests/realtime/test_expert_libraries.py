@@ -193,3 +193,15 @@ def test_every_module_has_its_own_source_so_re_adding_one_never_replaces_another
     documents = stdlib_docs.stdlib_documents(["collections", "collections.abc", "os", "os.path"])
     assert len({d.source for d in documents}) == 4
     assert documents[1].source.endswith("/library/collections.abc.html")
+
+
+def test_ask_names_the_expert_library_beside_a_source():
+    from controlplane.cli.ask_cmd import _sources
+
+    ref = LibraryRef(name="python_stdlib_3_11", version="3.11.7", domain="coding", licence="PSF-2.0")
+    text = "json.loads(s) deserializes s to a Python object."
+    item = EvidenceItem(id="E1", text=text, hash=content_hash(text), title="json", library=ref,
+                        provenance={"document_id": "stdlib:json", "start_char": 0, "end_char": 48})
+    data = {"claims": [{"evidence_ids": ["E1"]}]}
+    assert _sources(data, {"E1": item}) == (
+        "sources:\n  [E1] json (stdlib:json chars 0-48; expert library python_stdlib_3_11 3.11.7)")
