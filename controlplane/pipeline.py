@@ -554,7 +554,8 @@ class Pipeline:
         return outcome, evaluation.claims
 
     def handle_realtime(self, decision: ModeDecision, pack: EvidencePack, question: str,
-                        recorder: EventRecorder) -> tuple[EvidencePack, RealtimeReport | None]:
+                        recorder: EventRecorder | None = None, retrieve: bool = True,
+                        ) -> tuple[EvidencePack, RealtimeReport | None]:
         """EBOM real-time query handling (controlplane/realtime.py): staleness, re-retrieval, LIMINAL marking."""
         gates = self.policy.bundle.gates
         spec = next((g for g in gates if g.gate_id == "retrieval_required"), None)
@@ -563,10 +564,11 @@ class Pipeline:
         clock = next((g.params["now"] for g in gates if g.params.get("now")), None)
         now = parse_time(clock) or datetime.now(timezone.utc)
         before = set(pack.ids())
-        pack, report = handle_realtime(decision, pack, now=now, query=question, retriever=self.services.retriever,
+        pack, report = handle_realtime(decision, pack, now=now, query=question,
+                                       retriever=self.services.retriever if retrieve else None,
                                        k=int(params.get("k", 4)), budget=self.policy.bundle.budgets)
-        if report is None:
-            return pack, None
+        if report is None or recorder is None:
+            return pack, report
         if report.refreshed_ids:
             recorder.emit(Phase.RETRIEVAL, {
                 "reason": "realtime_refresh",
@@ -634,6 +636,8 @@ class Pipeline:
         text = normalize_text(message) if message else ""
         decision = self.decide(text, pack=pack) if text else follow_evidence(
             route("", self.policy.bundle), [item.text for item in pack.evidence], self.policy.bundle)
+        # the same LIMINAL marking a run applies for a time-sensitive question (verify never retrieves)
+        pack, _ = self.handle_realtime(decision, pack, text, retrieve=False)
         evaluation = self.evaluate_attempt(raw_output, decision, pack, text, BudgetUsage(attempt=1))
         return VerifyResult(decision, pack, evaluation)
 

@@ -190,3 +190,23 @@ def test_a_time_sensitive_trace_replays_with_every_verdict_reproduced(tmp_path):
     replayed = replay_trace(bundle, options=ReplayOptions(nli_backend=OverlapNliBackend()))
     assert replayed.replayed_status == "pass"
     assert replayed.reproduced, [d.line() for d in replayed.differences]
+
+
+def test_verify_judges_a_time_sensitive_envelope_on_the_same_marked_pack_as_a_run(run, tmp_path):
+    from tests.gates.nli_backends import OverlapNliBackend
+
+    from controlplane.adapters.scripted import ScriptedModel
+    from controlplane.gates.interfaces import GateServices
+    from controlplane.pipeline import Pipeline
+
+    output = envelope([(CLAIM, ["E1"])])
+    ran = run(output, QUESTION, EVIDENCE)
+    unused = tmp_path / "never_called.jsonl"  # verify calls no model
+    unused.write_text(json.dumps(output) + "\n")
+    pipeline = Pipeline(ScriptedModel(unused), policy=policy_with(),
+                        services=GateServices(nli_backend=OverlapNliBackend()))
+    verified = pipeline.verify(json.dumps(output), evidence=EVIDENCE, message=QUESTION)
+    assert verified.evidence_pack.get("E1").sphere is Sphere.LIMINAL
+    by_gate = {g.gate_id: g for g in verified.evaluation.results}
+    assert by_gate["nli_entailment"].details["claim_records"]["c1"]["confidence"] == \
+        gate(ran, "nli_entailment").details["claim_records"]["c1"]["confidence"]
