@@ -46,6 +46,11 @@ class Provenance(Contract):
     quote: str | None = Field(default=None, description="Verbatim quote the item was taken from.")
     retrieved_at: str | None = Field(default=None, description="ISO-8601 time the item was retrieved.")
     published_at: str | None = Field(default=None, description="ISO-8601 date the source was published.")
+    indexed_at: str | None = Field(
+        default=None,
+        description="ISO-8601 time the content was captured into the local vector index: the cache age of a retrieved "
+        "item (EBOM staleness), where retrieved_at is only the time of the query.",
+    )
 
 
 class EvidenceItem(Contract):
@@ -91,6 +96,20 @@ class EvidenceItem(Contract):
     )
     liminal_reason: str | None = Field(default=None, description="Why the item is LIMINAL, when it is.")
     redacted: bool = Field(default=False, description="Text was replaced by a snippet on export; hash is original.")
+    library: LibraryRef | None = Field(
+        default=None,
+        description="Expert library provenance: set when the item came from a curated library, which is queried "
+        "before general retrieval and merged ahead of it.",
+    )
+
+
+class LibraryRef(Contract):
+    """The expert library an evidence item came from (EBOM "Domain-Specific Expert Libraries")."""
+
+    name: str = Field(description="Library name, e.g. python_stdlib_3_12.")
+    version: str = Field(description="Version of the library's content, e.g. 3.12.0.")
+    domain: str = Field(description="Policy domain the library serves, e.g. coding.")
+    licence: str | None = Field(default=None, description="Licence of the library's content, e.g. PSF-2.0.")
 
 
 class EvidenceRules(Contract):

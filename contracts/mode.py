@@ -84,3 +84,12 @@ class ModeDecision(Contract):
     version: str = Field(description="Version of the router/selector that produced the decision.")
     mixedIntent: bool = Field(default=False, description="Signals of more than one mode were present.")
     selectorUsed: bool = Field(default=False, description="The step-2 selector model was consulted.")
+    timeSensitiveQuery: bool = Field(
+        default=False,
+        description="EBOM real-time query handling: the message holds a detection keyword (router.realtime_keywords: "
+        "today, now, current, latest, right now, as of 2026 ...). Evidence older than an hour (or its volatility's "
+        "lifetime) is re-retrieved or marked stale, and the reply carries the retrieval timestamp.",
+    )
+    realtimeKeywords: list[str] = Field(
+        default_factory=list, description="The detection keywords found in the message, as written (lower-cased)."
+    )

@@ -133,7 +133,13 @@ class RouterPolicy(Contract):
         "(one passing mention, a project's 'budget', is not a finance document).",
     )
 
-    @field_validator("evasion_patterns", "retrieval_triggers")
+    realtime_keywords: list[str] = Field(
+        default_factory=list,
+        description="EBOM real-time query handling: regexes (case-insensitive) of the detection keywords (today, now, "
+        "current, latest, right now, as of 2026). A match sets ModeDecision.timeSensitiveQuery.",
+    )
+
+    @field_validator("evasion_patterns", "retrieval_triggers", "realtime_keywords")
     @classmethod
     def _vetted_patterns(cls, patterns: list[str]) -> list[str]:
         return check_patterns(patterns)
@@ -231,6 +237,67 @@ class CitationPolicy(Contract):
     )
 
 
+CLAIM_TYPES = ("DEFINITIONAL", "EQUATION", "NUMERIC", "CONCEPTUAL", "THEOREM", "PROOF_STEP", "CLASSIFICATION",
+               "ALGORITHMIC", "COMPLEXITY", "CORRECTNESS", "PSEUDOCODE")
+EVIDENCE_TYPES = ("measurement", "equation", "definition", "proof", "theorem", "pseudocode", "complexity")
+
+
+class DomainProfile(Contract):
+    """Smart Notes §2.3.1 DomainProfile: the epistemological norms of one domain, checked by the domain-profile
+    gates at the seed's three hooks (pre-verification, evidence matching, post-verification). A profile applies when
+    its name is one of the request's domain flags."""
+
+    name: str = Field(description="Profile name, equal to the domain flag it serves: physics, discrete_math, ...")
+    display_name: str = Field(default="", description="Human-readable name.")
+    allowed_claim_types: list[str] = Field(
+        default_factory=list, description=f"Claim types this domain accepts; one of {', '.join(CLAIM_TYPES)}."
+    )
+    evidence_type_expectations: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Claim type -> evidence types of which the cited evidence must hold at least one "
+        f"({', '.join(EVIDENCE_TYPES)}).",
+    )
+    require_units: bool = Field(default=False, description="Numbers in claims carry units (physics).")
+    require_proof_steps: bool = Field(
+        default=False, description="Theorem claims cite evidence with proof steps or a named standard result (math)."
+    )
+    require_pseudocode: bool = Field(default=False, description="Algorithmic claims cite pseudocode or code (CS).")
+    require_equations: bool = Field(
+        default=False, description="Equation claims cite evidence holding a formula, and the equation must parse."
+    )
+    strict_dependencies: bool = Field(
+        default=False,
+        description="Enforce term definition order: a claim using a term a later claim defines is downgraded to "
+        "LOW_CONFIDENCE (confidence <= 0.65) instead of only warned about.",
+    )
+    out_of_scope_terms: list[str] = Field(
+        default_factory=list,
+        description="Terms (case-insensitive, whole words, trailing * for any ending) outside the profile's scope; "
+        "a claim using one fails PROFILE_OUT_OF_SCOPE (Smart Notes threat model: the intro-physics profile rejects "
+        "quantum mechanics claims).",
+    )
+
+    @field_validator("allowed_claim_types")
+    @classmethod
+    def _known_claim_types(cls, types: list[str]) -> list[str]:
+        unknown = sorted(set(types) - set(CLAIM_TYPES))
+        if unknown:
+            raise ValueError(f"unknown claim type(s) {', '.join(unknown)}; use {', '.join(CLAIM_TYPES)}")
+        return types
+
+    @field_validator("evidence_type_expectations")
+    @classmethod
+    def _known_evidence_types(cls, expectations: dict[str, list[str]]) -> dict[str, list[str]]:
+        for claim_type, kinds in expectations.items():
+            if claim_type not in CLAIM_TYPES:
+                raise ValueError(f"unknown claim type {claim_type!r}; use {', '.join(CLAIM_TYPES)}")
+            unknown = sorted(set(kinds) - set(EVIDENCE_TYPES))
+            if unknown or not kinds:
+                raise ValueError(f"evidence types for {claim_type} must be a non-empty list of "
+                                 f"{', '.join(EVIDENCE_TYPES)}")
+        return expectations
+
+
 class PolicyBundle(Contract):
     model_config = ConfigDict(
         title="PolicyBundle",
@@ -270,6 +337,10 @@ class PolicyBundle(Contract):
         "answer in quote mode).",
     )
     quote: QuotePolicy = Field(default_factory=QuotePolicy, description="Settings of the quote answer modes.")
+    domain_profiles: dict[str, DomainProfile] = Field(
+        default_factory=dict,
+        description="Smart Notes domain profiles by domain flag (physics, discrete_math, algorithms).",
+    )
 
     @model_validator(mode="after")
     def _gates_can_check_something(self) -> PolicyBundle:
@@ -280,6 +351,12 @@ class PolicyBundle(Contract):
                 raise ValueError(f"gates[{index}] ({spec.gate_id}): when names domain flag {flag!r}, which is not a "
                                  f"domain of this bundle ({', '.join(sorted(self.domains)) or 'none'}); a misspelt "
                                  "flag never matches")
+        for key, profile in self.domain_profiles.items():
+            if profile.name != key:
+                raise ValueError(f"domain_profiles.{key}: name is {profile.name!r}; it must equal its key")
+            if key not in self.domains:
+                raise ValueError(f"domain_profiles.{key}: {key!r} is not a domain of this bundle; a profile applies "
+                                 "through its domain flag, so add the domain (with a lexicon) or drop the profile")
         return self
 
 

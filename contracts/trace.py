@@ -31,6 +31,7 @@ class Phase(str, Enum):
     REGEN = "regen"
     DEGRADE = "degrade"
     FINAL = "final"
+    REALTIME = "realtime"  # EBOM real-time query handling: staleness checked, re-retrieval, LIMINAL marking
 
 
 ORDERED_PREFIX = (

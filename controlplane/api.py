@@ -782,8 +782,12 @@ class ControlPlane:
             return pipeline.build_pack(evidence, facts, rules)
         query = next(m["content"] for m in reversed(messages) if m["role"] == "user")
         k, min_score = self._retrieval_params(pipeline.policy)
+        from controlplane.realtime import retrieve as retrieve_for
+        from controlplane.router import normalize_text, route
+
+        domains = route(normalize_text(query), pipeline.policy.bundle).domainFlags  # expert libraries per domain
         try:
-            items = list(retriever.retrieve(query, k))
+            items = retrieve_for(retriever, query, k, domains)
         except InputError:
             raise
         except Exception as exc:  # a broken retriever is the deployment's problem, said clearly
@@ -818,10 +822,13 @@ class ControlPlane:
                 f"unknown collection {name!r}; known: {', '.join(self.collection_names()) or 'none'} "
                 "(serve --index DIR to answer from any collection of an index)"
             )
+        from controlplane.evidence_pack.libraries import ExpertFirstRetriever
         from controlplane.evidence_pack.retriever import ChromaRetriever
 
         try:
-            retriever = ChromaRetriever(self._index, name, self._retrieval_k or DEFAULT_RETRIEVAL_K)
+            k = self._retrieval_k or DEFAULT_RETRIEVAL_K
+            # the index's expert libraries (of the request's domains) are asked first, merged ahead
+            retriever = ExpertFirstRetriever(self._index, ChromaRetriever(self._index, name, k), k)
             retriever.check()  # fails when the index or the collection does not exist
         except InputError as exc:  # the request named it, so it is the request's mistake (400), not the server's
             raise InputError(f"collection {name!r} cannot be used: {exc}") from None
@@ -851,13 +858,14 @@ class ControlPlane:
             return spec
         kind, _, argument = spec.partition(":")
         if kind == "chroma":
+            from controlplane.evidence_pack.libraries import ExpertFirstRetriever
             from controlplane.evidence_pack.retriever import ChromaRetriever
             from controlplane.paths import default_index_dir
 
             if not argument:
                 raise ConfigurationError("retriever chroma:COLLECTION needs a collection name")
-            return ChromaRetriever(self._index or default_index_dir(), argument,
-                                   self._retrieval_k or DEFAULT_RETRIEVAL_K)
+            index, k = self._index or default_index_dir(), self._retrieval_k or DEFAULT_RETRIEVAL_K
+            return ExpertFirstRetriever(index, ChromaRetriever(index, argument, k), k)
         factories = self.registry.hook_results("controlplane_retrievers")
         factory = factories.get(kind)
         if factory is None:

@@ -47,7 +47,9 @@ from controlplane.gates.registry import GateRegistry, PlannedGate
 from controlplane.log import get_logger
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
+from controlplane.evidence_pack.staleness import parse_time
 from controlplane.prompts import envelope_schema_for, main_context
+from controlplane.realtime import RealtimeReport, handle_realtime
 from controlplane.regen import RegenAction, next_step
 from controlplane.router import follow_evidence, needs_selector, normalize_text, route
 from controlplane.selector import run_selector
@@ -114,6 +116,7 @@ class RunResult:
     # The request's TraceBundle, exactly as stored (built even when nothing is stored): the EBOM document is
     # rendered from it (controlplane.ebom), so a reply and its stored or exported trace render alike.
     trace_bundle: TraceBundle | None = None
+    realtime: dict[str, Any] | None = None  # EBOM real-time query handling (controlplane/realtime.py), if detected
 
     def as_ebom(self) -> dict[str, Any]:
         from controlplane.ebom import ebom_document
@@ -135,13 +138,18 @@ class RunResult:
     def verification_summary(self) -> dict[str, Any]:
         """EBOM confidence and source warnings from the last attempt's gates, for display beside the answer."""
         if not self.attempts:
-            return {"confidence": None, "warnings": []}
+            return {"confidence": None, "warnings": [], **({"realtime": self.realtime} if self.realtime else {})}
         confidence, warnings = None, []
         for gate in self.attempts[-1].gate_results:
             if gate.gate_id == "nli_entailment" and isinstance(gate.details.get("confidence"), dict):
                 confidence = gate.details["confidence"]
             warnings.extend(str(w) for w in gate.details.get("warnings", []) if isinstance(w, str))
-        return {"confidence": confidence, "warnings": sorted(set(warnings))}
+        if self.realtime:
+            warnings.extend(self.realtime.get("staleness_warnings", []))
+        summary: dict[str, Any] = {"confidence": confidence, "warnings": sorted(set(warnings))}
+        if self.realtime:
+            summary["realtime"] = self.realtime
+        return summary
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -259,6 +267,9 @@ class Pipeline:
                 "raw_output": outcome.response.text if outcome.response else None,
                 "tokens_out": outcome.response.tokens_used if outcome.response else 0,
             }
+        if decision is not draft:  # real-time detection is the router's, whatever the selector decided
+            decision = decision.model_copy(update={"timeSensitiveQuery": draft.timeSensitiveQuery,
+                                                   "realtimeKeywords": list(draft.realtimeKeywords)})
         if pack is not None:  # rigor follows the evidence too; the writing exemption is for the user's own text
             decision = follow_evidence(decision, [item.text for item in pack.evidence], policy)
         if recorder is not None:
@@ -320,7 +331,8 @@ class Pipeline:
                 {
                     "retrieved": [
                         {"id": i.id, "score": i.retrieval_score, "document_id": i.provenance.document_id,
-                         "hash": i.hash} for i in pack.evidence
+                         "hash": i.hash, **({"library": i.library.model_dump(mode="json")} if i.library else {})}
+                        for i in pack.evidence
                     ],
                     "truncated": pack.truncated,
                     "tool_calls": tool_calls,
@@ -381,7 +393,9 @@ class Pipeline:
             Phase.EVIDENCE_INTAKE,
             {
                 "evidence": [{"id": i.id, "hash": i.hash, "type": i.type, "trust_tier": i.trust_tier.value,
-                              "sphere": i.sphere.value} for i in pack.evidence],
+                              "sphere": i.sphere.value,
+                              **({"library": i.library.model_dump(mode="json")} if i.library else {})}
+                             for i in pack.evidence],
                 "truncated": pack.truncated,
                 "dropped_ids": pack.dropped_ids,
                 "token_count": pack.token_count,
@@ -411,6 +425,9 @@ class Pipeline:
             codes = [c for r in failing for c in r.reason_codes]
             outcome = refuse(decision, [], codes, pack, 1, why_override=_pre_generation_reason(failing))
             return self._finish(recorder, trace_id, decision, pack, [], pre_results, outcome, [], model_meta)
+        pack, realtime = self.handle_realtime(decision, pack, normalized, recorder)
+        if realtime is not None and realtime.refreshed_ids:
+            tool_calls += 1
 
         records: list[AttemptRecord] = []
         delta: RegenDelta | None = None
@@ -469,7 +486,7 @@ class Pipeline:
                 if outcome.record:
                     recorder.emit(Phase.DEGRADE, outcome.record)
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome,
-                                    evaluation.claims, model_meta)
+                                    evaluation.claims, model_meta, realtime)
             if quoting is not None:
                 quoting.after_failure(turn, evaluation.parsed.envelope,
                                       [c.claim_id for c in evaluation.claims if c.verdict == "FAIL"])
@@ -485,7 +502,7 @@ class Pipeline:
             if fallback is not None:
                 outcome, claims = fallback
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, claims,
-                                    model_meta)
+                                    model_meta, realtime)
         outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
         outcome.record.update({"final_attempt": len(records),
                                "failing_gates": [r.gate_id for r in evaluation.results if r.failed],
@@ -493,7 +510,7 @@ class Pipeline:
         outcome = with_failure_history(outcome, records)
         recorder.emit(Phase.DEGRADE, outcome.record)
         return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, evaluation.claims,
-                            model_meta)
+                            model_meta, realtime)
 
     def _quote_answering(self, question: str, pack: EvidencePack, decision: ModeDecision) -> QuoteAnswering:
         scorer = None
@@ -548,9 +565,36 @@ class Pipeline:
         recorder.emit(Phase.DEGRADE, outcome.record)
         return outcome, evaluation.claims
 
+    def handle_realtime(self, decision: ModeDecision, pack: EvidencePack, question: str,
+                        recorder: EventRecorder | None = None, retrieve: bool = True,
+                        ) -> tuple[EvidencePack, RealtimeReport | None]:
+        """EBOM real-time query handling (controlplane/realtime.py): staleness, re-retrieval, LIMINAL marking."""
+        gates = self.policy.bundle.gates
+        spec = next((g for g in gates if g.gate_id == "retrieval_required"), None)
+        params = spec.params if spec else {}
+        # the gates' clock (params.now, for reproducible tests and replays), so staleness here and there agrees
+        clock = next((g.params["now"] for g in gates if g.params.get("now")), None)
+        now = parse_time(clock) or datetime.now(timezone.utc)
+        before = set(pack.ids())
+        pack, report = handle_realtime(decision, pack, now=now, query=question,
+                                       retriever=self.services.retriever if retrieve else None,
+                                       k=int(params.get("k", 4)), budget=self.policy.bundle.budgets)
+        if report is None or recorder is None:
+            return pack, report
+        if report.refreshed_ids:
+            recorder.emit(Phase.RETRIEVAL, {
+                "reason": "realtime_refresh",
+                "retrieved": [{"id": i.id, "score": i.retrieval_score, "document_id": i.provenance.document_id,
+                               "hash": i.hash} for i in pack.evidence if i.id not in before],
+                "truncated": pack.truncated,
+            })
+        recorder.emit(Phase.REALTIME, report.as_dict())
+        return pack, report
+
     def _finish(self, recorder: EventRecorder, trace_id: str, decision: ModeDecision, pack: EvidencePack,
                 records: list[AttemptRecord], pre_results: list[GateResult], outcome: DegradeResult,
-                claims: list[ClaimVerdict], model_meta: dict[str, Any]) -> RunResult:
+                claims: list[ClaimVerdict], model_meta: dict[str, Any],
+                realtime: RealtimeReport | None = None) -> RunResult:
         # An UNKNOWN claim passes the gates (it is the honest label) but is, by definition, not verified; text shown
         # under the rewrite exemption was not checked (deliver() records that), so it is never "verified" either.
         verified = (outcome.status in (TraceStatus.PASS, TraceStatus.REGEN_PASS) and bool(claims)
@@ -558,6 +602,9 @@ class Pipeline:
                     and all(c.verdict == "PASS" and c.status != ClaimStatus.UNKNOWN.value for c in claims))
         if outcome.status is TraceStatus.REFUSED and not any(e.phase is Phase.DEGRADE for e in recorder.events):
             recorder.emit(Phase.DEGRADE, outcome.record)
+        if realtime is not None and outcome.status is not TraceStatus.REFUSED and outcome.assistant_text:
+            # EBOM: the retrieval timestamp and the staleness warning, after the checked text (spans stay valid)
+            outcome = dataclasses.replace(outcome, assistant_text=f"{outcome.assistant_text}\n\n{realtime.notice()}")
         recorder.emit(
             Phase.FINAL,
             {"status": outcome.status.value, "attempts": len(records), "verified": verified,
@@ -567,6 +614,7 @@ class Pipeline:
             trace_id=trace_id, status=outcome.status, assistant_text=outcome.assistant_text, verified=verified,
             mode_decision=decision, evidence_pack=pack, attempts=records, pre_generation=pre_results,
             claims=claims, degrade=outcome.record or None, model=model_meta, events=recorder.events,
+            realtime=realtime.as_dict() if realtime is not None else None,
         )
 
     def _bundle(self, trace_id: str, created_at: str, messages: list[dict[str, str]], result: RunResult) -> TraceBundle:
@@ -600,6 +648,8 @@ class Pipeline:
         text = normalize_text(message) if message else ""
         decision = self.decide(text, pack=pack) if text else follow_evidence(
             route("", self.policy.bundle), [item.text for item in pack.evidence], self.policy.bundle)
+        # the same LIMINAL marking a run applies for a time-sensitive question (verify never retrieves)
+        pack, _ = self.handle_realtime(decision, pack, text, retrieve=False)
         evaluation = self.evaluate_attempt(raw_output, decision, pack, text, BudgetUsage(attempt=1))
         return VerifyResult(decision, pack, evaluation, raw_output=raw_output,
                             policy=self.policy.ref(include_content=True), message=text)

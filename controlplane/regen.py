@@ -152,7 +152,9 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
         instructions.append(f"Add a claim to meta.claim_map for each of these sentences, or delete them: {quoted}.")
     if code_set & {ReasonCode.CLAIMS_EXCEEDED, ReasonCode.OUTPUT_TOO_LARGE, ReasonCode.TOKENS_EXCEEDED}:
         instructions.append(f"Answer shorter: at most {max_claims} claims.")
-    unsupported = _claims_with(failed, _SUPPORT_CODES)
+    # a claim downgraded for a forward reference (LOW_CONFIDENCE too) gets the dependency instruction, not this one
+    forward = set(_claims_with(failed, {ReasonCode.DEPENDENCY_FORWARD_REFERENCE}))
+    unsupported = [c for c in _claims_with(failed, _SUPPORT_CODES) if c not in forward]
     if unsupported:
         instructions.append(
             f"Claims {_fmt(unsupported)} say more than their cited evidence: restate only what the evidence says "
@@ -172,11 +174,12 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
             "its premises do not, and neither widens, reverses nor one-sides them; cite evidence for any other claim. "
             "Fix them or drop them."
         )
+    profile_claims = _profile_instructions(failed, instructions)
     if not instructions:
         instructions.append("Return one JSON object matching the OutputEnvelope schema that passes every rule.")
     wrong_ids = _claims_with(failed, _ID_CODES)
     claim_ids = sorted(set(uncited + wrong_ids + mismatched + unmarked + misplaced + overlapping + unsupported
-                           + miscategorised + reasoning))
+                           + miscategorised + reasoning + profile_claims))
     return RegenDelta(
         attempt=next_attempt,
         failing_gate_ids=[r.gate_id for r in failed],
@@ -189,6 +192,34 @@ def build_delta(next_attempt: int, results: Sequence[GateResult], pack: Evidence
         expected_mode_label=decision.modeLabel,
         instructions=instructions,
     )
+
+
+# Smart Notes domain profiles and dependency checks: code -> what the model should do about the claims it names.
+_PROFILE_INSTRUCTIONS = (
+    ({ReasonCode.DEPENDENCY_FORWARD_REFERENCE},
+     "Claims {ids} use a term that only a later claim defines: put the defining claim first, or define the term "
+     "in the claim that uses it."),
+    ({ReasonCode.PROFILE_CLAIM_TYPE_NOT_ALLOWED, ReasonCode.PROFILE_OUT_OF_SCOPE},
+     "Claims {ids} are outside this domain's profile (claim type or topic): leave them out or set their status to "
+     "UNKNOWN."),
+    ({ReasonCode.PROFILE_EVIDENCE_TYPE_MISSING, ReasonCode.MISSING_EQUATION, ReasonCode.MISSING_PROOF_STEPS,
+      ReasonCode.MISSING_PSEUDOCODE},
+     "Claims {ids} need evidence of the kind this domain expects (a measurement, the formula, proof steps or "
+     "pseudocode): cite an item that holds it, or set their status to UNKNOWN."),
+    ({ReasonCode.MISSING_UNITS}, "Give every number in claims {ids} its unit, as the evidence states it (e.g. 9.8 m/s²)."),
+    ({ReasonCode.EQUATION_UNPARSEABLE},
+     "Write the equations in claims {ids} so they parse: balanced brackets and something on both sides of '='."),
+)
+
+
+def _profile_instructions(failed: Sequence[GateResult], instructions: list[str]) -> list[str]:
+    named: list[str] = []
+    for codes, text in _PROFILE_INSTRUCTIONS:
+        ids = _claims_with(failed, codes)
+        if ids:
+            instructions.append(text.format(ids=_fmt(ids)))
+            named.extend(ids)
+    return named
 
 
 class RegenAction(Enum):

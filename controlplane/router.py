@@ -55,6 +55,7 @@ class RouterSignals:
     domain_hits: dict[str, tuple[str, ...]]
     evasions: tuple[str, ...]
     retrieval_hits: tuple[str, ...]
+    realtime_hits: tuple[str, ...] = ()
 
 
 # Letters that look like Latin ones (Cyrillic, Greek, IPA), after lower-casing: "lеgal" with a Cyrillic е is "legal".
@@ -117,7 +118,14 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
     if obfuscated:  # a trigger word written to dodge the lexicon is itself an evasion signal
         evasions += (OBFUSCATED_TRIGGER,)
     retrieval = tuple(p for p in policy.router.retrieval_triggers if _pattern(p).search(text))
-    return RouterSignals(explicit, hits, evasions, retrieval)
+    return RouterSignals(explicit, hits, evasions, retrieval, realtime_keywords(text, policy))
+
+
+def realtime_keywords(text: str, policy: PolicyBundle) -> tuple[str, ...]:
+    """EBOM real-time query handling: the detection keywords (router.realtime_keywords) found in the message, as
+    written, lower-cased, in order of first appearance."""
+    found = [m.group(0).lower() for p in policy.router.realtime_keywords for m in _pattern(p).finditer(text)]
+    return tuple(dict.fromkeys(found))
 
 
 def risk_of(domains: list[str], policy: PolicyBundle) -> RigorLevel:
@@ -151,6 +159,7 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
         domains.append(RETRIEVAL_DOMAIN)
         reasons.append("trigger:requires_retrieval")
     reasons.extend(f"evasion:{pattern}" for pattern in signals.evasions)
+    reasons.extend(f"realtime:{keyword}" for keyword in signals.realtime_hits)
 
     # Mixed intent is judged on every signal, before the writing exemption is dropped below.
     domain_modes = {policy.domains[d].mode for d in domains if policy.domains[d].mode}
@@ -197,6 +206,8 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
         version=router.version,
         mixedIntent=mixed,
         selectorUsed=False,
+        timeSensitiveQuery=bool(signals.realtime_hits),
+        realtimeKeywords=list(signals.realtime_hits),
     )
 
 

@@ -1,7 +1,7 @@
 """Building an EvidencePack: caller evidence, atomic facts and retrieved snippets, hashed, within a token budget.
 
-Order is deterministic: caller items in the order given, then atomic facts, then retrieved items by (score desc,
-id). Items that do not fit the budget are dropped whole (never cut: the hash is of the exact text) and the pack is
+Order is deterministic: caller items in the order given, then atomic facts, then retrieved items: expert-library
+items first, each group by (score desc, id). Items that do not fit the budget are dropped whole (never cut: the hash is of the exact text) and the pack is
 marked ``truncated``.
 """
 
@@ -33,7 +33,7 @@ _ID_RE = re.compile(EVIDENCE_ID_PATTERN)
 TRUST_TIERS = tuple(t.value for t in TrustTier)
 _ITEM_KEYS = {
     "id", "text", "title", "type", "trust_tier", "sphere", "source", "provenance", "credibility", "volatility",
-    "qualifiers", "hash", "retrieval_score", "liminal_reason", "redacted",
+    "qualifiers", "hash", "retrieval_score", "liminal_reason", "redacted", "library",
 }
 
 
@@ -137,7 +137,9 @@ def build_pack(
             f"caller evidence is {total_chars} characters; the policy allows {budget.max_evidence_chars} "
             "(budgets.max_evidence_chars): send less text or raise the cap"
         )
-    ordered_retrieved = sorted(retrieved, key=lambda item: (-(item.retrieval_score or 0.0), item.id))
+    # expert-library items first (EBOM: curated libraries are queried first and merged ahead of general retrieval)
+    ordered_retrieved = sorted(retrieved, key=lambda item: (item.library is None, -(item.retrieval_score or 0.0),
+                                                            item.id))
     for item in ordered_retrieved:
         # The hash is ours to compute, of the exact text received: a retriever's own hash is never trusted (a
         # wrong one would make every bundle of the trace fail its integrity check as if it had been edited).

@@ -50,6 +50,7 @@ def hit_to_item(hit: Hit, retrieved_at: str) -> EvidenceItem:
             end_char=hit.end_char,
             quote=hit.text,
             retrieved_at=retrieved_at,
+            indexed_at=hit.indexed_at or None,
         ),
         credibility=hit.credibility,
         volatility=Volatility.LOW,

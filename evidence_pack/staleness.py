@@ -1,7 +1,8 @@
 """Staleness by volatility (EBOM "Temporal Dynamics"): cache lifetimes, staleness warnings, time-sensitive queries.
 
-HIGH volatility lives 1 hour, MEDIUM 24 hours, LOW 7 days, STATIC forever. Age is measured from ``retrieved_at``
-(the cache age) or, without it, ``published_at``. An item with no timestamp has an unknown age: never stale, but
+HIGH volatility lives 1 hour, MEDIUM 24 hours, LOW 7 days, STATIC forever. Age is the cache age: measured from
+``indexed_at`` (when a retrieved item's content entered the local index; its ``retrieved_at`` is only the query
+time), else ``retrieved_at``, else ``published_at``. An item with no timestamp has an unknown age: never stale, but
 the result says so. A time-sensitive question ("today", "latest", ...) makes anything older than an hour stale.
 Imports only controlplane.contracts.
 """
@@ -66,8 +67,14 @@ class Staleness:
                 "lifetime_seconds": self.lifetime_seconds, "freshness": self.freshness, "warning": self.warning}
 
 
+def cached_at(item: EvidenceItem) -> datetime | None:
+    """When the item's content was captured (its cache age starts): indexed_at, retrieved_at, published_at."""
+    prov = item.provenance
+    return parse_time(prov.indexed_at) or parse_time(prov.retrieved_at) or parse_time(prov.published_at)
+
+
 def staleness(item: EvidenceItem, now: datetime, *, time_sensitive: bool = False) -> Staleness:
-    stamp = parse_time(item.provenance.retrieved_at) or parse_time(item.provenance.published_at)
+    stamp = cached_at(item)
     lifetime = LIFETIMES[item.volatility]
     if time_sensitive and item.volatility is not Volatility.STATIC:
         lifetime = min(lifetime, TIME_SENSITIVE_LIFETIME) if lifetime else TIME_SENSITIVE_LIFETIME
@@ -90,4 +97,4 @@ def _human(seconds: float) -> str:
     return f"{seconds / 60:.0f} minutes"
 
 
-__all__ = ["LIFETIMES", "Staleness", "dated", "is_time_sensitive", "parse_time", "staleness"]
+__all__ = ["LIFETIMES", "Staleness", "cached_at", "dated", "is_time_sensitive", "parse_time", "staleness"]

@@ -219,6 +219,8 @@ class VectorStore:
         overlap_words: int = DEFAULT_OVERLAP_WORDS,
         trust_tier: TrustTier | str = DEFAULT_TRUST_TIER,
         progress: Progress = _quiet,
+        credibility: float | None = None,
+        collection_metadata: dict[str, Any] | None = None,
     ) -> AddReport:
         """Index files and folders (folders recurse over .txt/.md/.markdown/.pdf).
 
@@ -240,6 +242,8 @@ class VectorStore:
             overlap_words=overlap_words,
             trust_tier=trust_tier,
             progress=progress,
+            credibility=credibility,
+            collection_metadata=collection_metadata,
         )
 
     def add_documents(
@@ -251,7 +255,11 @@ class VectorStore:
         overlap_words: int = DEFAULT_OVERLAP_WORDS,
         trust_tier: TrustTier | str = DEFAULT_TRUST_TIER,
         progress: Progress = _quiet,
+        credibility: float | None = None,
+        collection_metadata: dict[str, Any] | None = None,
     ) -> AddReport:
+        """Chunk, embed and write documents. ``credibility`` (default: the trust tier's) is recorded on every chunk;
+        ``collection_metadata`` is merged into the collection's metadata (expert libraries keep theirs there)."""
         started = time.perf_counter()
         tier = TrustTier(trust_tier)
         report = AddReport(collection=check_collection_name(collection))
@@ -279,13 +287,15 @@ class VectorStore:
         report.embed_seconds = time.perf_counter() - embed_started
 
         store = self._collection(collection, create=True)
+        if collection_metadata:
+            store.modify(metadata={**(store.metadata or {}), **collection_metadata})
         indexed_at = _utc_now()
         offset = 0
         for document, chunks in planned:
             report.replaced_chunks += self._delete_where(store, {"source": document.source})
             if chunks:
                 batch_vectors = vectors[offset : offset + len(chunks)]
-                self._write(store, chunks, batch_vectors, document, tier, indexed_at)
+                self._write(store, chunks, batch_vectors, document, tier, indexed_at, credibility)
             offset += len(chunks)
             report.documents.append(DocumentInfo(document.document_id, document.source, len(chunks)))
             report.chunks += len(chunks)
@@ -323,6 +333,7 @@ class VectorStore:
         document: Document | None,
         tier: TrustTier,
         indexed_at: str,
+        credibility: float | None = None,
     ) -> None:
         metadatas = []
         for chunk in chunks:
@@ -334,7 +345,7 @@ class VectorStore:
                 "chunk_index": chunk.chunk_index,
                 "title": chunk.title or "",
                 "trust_tier": tier.value,
-                "credibility": TRUST_TIER_CREDIBILITY[tier],
+                "credibility": TRUST_TIER_CREDIBILITY[tier] if credibility is None else float(credibility),
                 "indexed_at": indexed_at,
             }
             if chunk.page is not None:
@@ -393,6 +404,10 @@ class VectorStore:
                 CollectionInfo(name, len(metadatas), (store.metadata or {}).get("embedding_model"), documents)
             )
         return infos
+
+    def collection_metadata(self, collection: str) -> dict[str, Any]:
+        """The collection's own metadata (embedding model; an expert library's name, domain, version, licence)."""
+        return dict(self._collection(collection).metadata or {})
 
     def count(self, collection: str) -> int:
         return int(self._collection(collection).count())

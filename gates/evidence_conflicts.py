@@ -248,7 +248,7 @@ class EvidenceConflictsGate(BaseGate):
         pack = inp.evidence_pack
         envelope = inp.envelope
         now = gate_now(params)
-        time_sensitive = is_time_sensitive(inp.user_message)
+        time_sensitive = inp.mode_decision.timeSensitiveQuery or is_time_sensitive(inp.user_message)
         domain = riskiest_domain(inp.mode_decision, inp.policy)
         policy = (inp.policy.domains[domain].conflict_policy if domain
                   else ConflictPolicy(params.get("default_conflict_policy", ConflictPolicy.PRESENT_BOTH.value)))

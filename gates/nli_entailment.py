@@ -138,7 +138,7 @@ class NliEntailmentGate(BaseGate):
         checks = [c for c in params.get("checks", list(CHECKS)) if c in CHECKS]
         stale_fails = {Volatility(v) for v in params.get("stale_fails", [])}
         now = gate_now(params)
-        time_sensitive = is_time_sensitive(inp.user_message)
+        time_sensitive = inp.mode_decision.timeSensitiveQuery or is_time_sensitive(inp.user_message)
 
         works: list[ClaimWork] = []
         for claim in envelope.meta.claim_map:

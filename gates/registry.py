@@ -41,6 +41,8 @@ BUILTIN_GATE_MODULES = (
     "retrieval_required",
     "reasoning_chain",
     "evidence_graph",
+    "domain_profiles",
+    "claim_dependencies",
 )
 OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
 

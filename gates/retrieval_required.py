@@ -8,6 +8,8 @@ RETRIEVER_UNAVAILABLE. It never passes an empty pack in a domain that needs one.
 
 from __future__ import annotations
 
+import inspect
+
 from controlplane.contracts import CostClass, GateResult, ReasonCode
 
 from .hookspec import hookimpl
@@ -42,7 +44,10 @@ class RetrievalRequiredGate(BaseGate):
         k = int(inp.params.get("k", DEFAULT_K))
         min_score = float(inp.params.get("min_score", 0.0))
         try:
-            items = retriever.retrieve(inp.user_message, k)
+            if "domains" in inspect.signature(retriever.retrieve).parameters:  # expert libraries of these domains
+                items = retriever.retrieve(inp.user_message, k, domains=list(inp.mode_decision.domainFlags))
+            else:
+                items = retriever.retrieve(inp.user_message, k)
         except Exception as exc:  # the retriever is outside our control; its failure is a reason code, not a crash
             return self.failing(
                 [ReasonCode.RETRIEVAL_REQUIRED, ReasonCode.RETRIEVER_UNAVAILABLE],

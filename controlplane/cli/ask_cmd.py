@@ -72,7 +72,8 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
         span = ""
         if item.provenance.start_char is not None and item.provenance.end_char is not None:
             span = f" chars {item.provenance.start_char}-{item.provenance.end_char}"
-        lines.append(f"  [{evidence_id}] {item.title or ''} ({where}{span})".replace("  (", " ("))
+        library = f"; expert library {item.library.name} {item.library.version}" if item.library else ""
+        lines.append(f"  [{evidence_id}] {item.title or ''} ({where}{span}{library})".replace("  (", " ("))
     return "\n".join(lines)
 
 

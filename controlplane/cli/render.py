@@ -57,4 +57,10 @@ def _verification_lines(verification: dict[str, Any]) -> list[str]:
     if confidence.get("display"):
         lines.append(confidence["display"])
     lines.extend(f"warning: {w}" for w in verification.get("warnings", []))
+    realtime = verification.get("realtime")
+    if realtime:  # EBOM real-time query handling: the retrieval timestamp, what was stale, what was refreshed
+        lines.append(f"time-sensitive query ({', '.join(realtime.get('keywords') or [])}): evidence retrieved at "
+                     f"{realtime.get('retrieved_at') or 'an unknown time'}; {len(realtime.get('stale') or [])} stale "
+                     f"item(s); re-retrieval: {realtime.get('refresh')}")
+        lines.extend(f"liminal: {x['id']}: {x['reason']}" for x in realtime.get("liminal") or [])
     return lines + ([""] if lines else [])
