@@ -26,8 +26,8 @@ _PUBLIC = {
     "GateResult": "controlplane.contracts",
     "ReasonCode": "controlplane.contracts",
     "CostClass": "controlplane.contracts",
-    "InputError": "controlplane.errors",
-    "ConfigurationError": "controlplane.errors",
+    "InputError": "controlplane.contracts.errors",
+    "ConfigurationError": "controlplane.contracts.errors",
     "create_app": "controlplane.server",
 }
 
@@ -36,7 +36,7 @@ __all__ = list(_PUBLIC)
 if TYPE_CHECKING:  # pragma: no cover
     from controlplane.api import ClaimResult, ControlPlane, GateVerdict, Response, Usage  # noqa: F401
     from controlplane.contracts import CostClass, GateResult, ReasonCode  # noqa: F401
-    from controlplane.errors import ConfigurationError, InputError  # noqa: F401
+    from controlplane.contracts.errors import ConfigurationError, InputError  # noqa: F401
     from controlplane.gates.hookspec import hookimpl  # noqa: F401
     from controlplane.gates.interfaces import BaseGate, GateInput, GateServices, GateStage  # noqa: F401
     from controlplane.server import create_app  # noqa: F401

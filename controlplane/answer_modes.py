@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
 from controlplane.quote import (
     Candidate,

@@ -163,7 +163,7 @@ def shipped_scorer() -> AnswerabilityScorer:
         text = resources.files("controlplane").joinpath(WEIGHTS_FILE).read_text(encoding="utf-8")
         return AnswerabilityScorer.from_dict(json.loads(text))
     except (FileNotFoundError, KeyError, ValueError) as exc:
-        from controlplane.errors import ConfigurationError
+        from controlplane.contracts.errors import ConfigurationError
 
         raise ConfigurationError(
             f"the answerability scorer {WEIGHTS_FILE} is missing or unreadable ({exc}); reinstall controlplane, or "

@@ -46,7 +46,7 @@ from typing import Any
 
 from controlplane.answer_modes import parse_answer_mode
 from controlplane.contracts import AnswerMode, EvidencePack, PolicyBundle, TraceBundle
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
 from controlplane.model_boundary import (
@@ -883,11 +883,11 @@ class ControlPlane:
         if spec is None or spec is True:
             if self.model is None:
                 return None
-            from controlplane.traces.critic import ModelCritic
+            from controlplane.critic import ModelCritic
 
             return ModelCritic(self.model)
         if isinstance(spec, str):
-            from controlplane.traces.critic import ModelCritic
+            from controlplane.critic import ModelCritic
 
             return ModelCritic(_BoundedModel(self._resolve_model(spec), 1))
         if not isinstance(spec, Critic):

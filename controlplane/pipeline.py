@@ -38,7 +38,7 @@ from controlplane.contracts import (
     TraceStatus,
 )
 from controlplane.degrade import DegradeResult, degrade, deliver, refuse
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage

@@ -46,7 +46,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from controlplane.contracts import json_text
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.server_limits import (
     DEFAULT_BODY_TIMEOUT_S,
     DEFAULT_HEADER_TIMEOUT_S,

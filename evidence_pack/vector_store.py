@@ -28,7 +28,7 @@ from typing import Any
 
 from controlplane.contracts import TrustTier
 
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 
 from .chunking import (
     DEFAULT_MAX_WORDS,

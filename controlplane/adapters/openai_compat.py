@@ -28,7 +28,7 @@ import urllib.request
 from typing import Any
 
 from controlplane.contracts import FinishReason
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import (
     AssembledContext,
     GenerationParams,

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import EvidenceError, read_evidence_file
 from controlplane.paths import default_trace_db
 from controlplane.traces.store import TraceStore, TraceStoreError

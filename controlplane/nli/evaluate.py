@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.nli.chunking import split_sentences
 
 DEV_SPLITS = frozenset({"dev_sampled", "dev"})

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli.transformers_backend import TransformersNliBackend
 
 ONNX_INT8_FILE = "model.int8.onnx"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.gates.interfaces import NliScore
 from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, split_sentences, top_windows_by_overlap
 from controlplane.nli.labels import label_index_map

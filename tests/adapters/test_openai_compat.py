@@ -17,7 +17,7 @@ import pytest
 from controlplane.adapters import load_model
 from controlplane.adapters.openai_compat import ALLOW_REMOTE_ENV, OpenAICompatModel, is_loopback_host
 from controlplane.contracts import FinishReason
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
 
 ENVELOPE = {"assistant_text": "We use Turso [E2].", "meta": {"modeLabel": "System", "claim_map": []}}

@@ -7,7 +7,7 @@ import pytest
 
 from controlplane.contracts import EvidencePack
 from controlplane.evidence_pack import build_pack
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 
 
 def claim(kit, ids, marker=None):

@@ -11,7 +11,7 @@ import pytest
 
 from controlplane.answer_modes import FALLBACK_NOTICE, SCORER_MODEL_ID, answer_mode_for, parse_answer_mode
 from controlplane.contracts import AnswerMode, Phase, QuotePolicy, TraceStatus
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.gates.anchoring import split_sentences, strip_markers
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import ControlPlane

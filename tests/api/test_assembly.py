@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import canonical_content, parse_bundle
-from controlplane.policy_bundles.review import run_review
+from controlplane.review import run_review
 from controlplane.policy_bundles.signing import SigningConfig, keygen, load_private_key, sign_hash, signature_path
 from controlplane.traces.store import TraceStore
 

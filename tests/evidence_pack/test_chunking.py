@@ -15,7 +15,7 @@ from controlplane.evidence_pack.chunking import (
     read_document,
 )
 
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 

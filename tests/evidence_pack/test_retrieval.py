@@ -30,7 +30,7 @@ from chromadb.api.shared_system_client import SharedSystemClient  # noqa: E402
 
 from controlplane.cli import main as cli_main  # noqa: E402
 from controlplane.contracts import EvidenceItem, Sphere, TrustTier  # noqa: E402
-from controlplane.errors import ConfigurationError, InputError  # noqa: E402
+from controlplane.contracts.errors import ConfigurationError, InputError  # noqa: E402
 from controlplane.evidence_pack import embeddings  # noqa: E402
 from controlplane.evidence_pack.chunking import document_from_text  # noqa: E402
 from controlplane.evidence_pack.retriever import ChromaRetriever  # noqa: E402

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.contracts import FINAL_STATUSES, ReasonCode
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.gates.anchoring import anchor_claims, inline_markers, locate, split_sentences
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage, NliScore
 from controlplane.gates.registry import GateRegistry

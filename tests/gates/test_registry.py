@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from controlplane.contracts import CostClass, GateSpec, ReasonCode, WhenCondition
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import BaseGate, GateInput, GateStage
 from controlplane.gates.registry import GateRegistry, GateRegistryError, PlannedGate, when_holds

@@ -7,7 +7,7 @@ import pytest
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
 from controlplane.policy_bundles.loader import parse_bundle
-from controlplane.traces.replay import replay_trace
+from controlplane.replay import replay_trace
 
 from controlplane.pipeline import Pipeline
 from controlplane.regen import RegenAction, RegenStep, next_step

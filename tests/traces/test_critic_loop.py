@@ -13,7 +13,7 @@ from controlplane.gates.registry import GateRegistry, when_holds
 from controlplane.gates.semantic_critic_sync import SemanticCriticSyncGate
 from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import load_bundle
-from controlplane.traces.critic import ModelCritic, RuleCritic, run_critic
+from controlplane.critic import ModelCritic, RuleCritic, run_critic
 from controlplane.traces.store import TraceStore
 from tests.traces.flowkit import envelope, run
 

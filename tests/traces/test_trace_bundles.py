@@ -11,7 +11,7 @@ from controlplane.contracts import RedactionPolicy
 from controlplane.contracts.schemas import validate_instance
 from controlplane.traces.bundles import BundleError, export_bundles, import_bundles, read_bundles
 from controlplane.traces.redaction import RedactionError, Redactor
-from controlplane.traces.replay import replay_bundles
+from controlplane.replay import replay_bundles
 from controlplane.traces.store import TraceStore
 from tests.traces.flowkit import envelope, run
 

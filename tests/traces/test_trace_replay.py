@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices
 from controlplane.traces.bundles import export_bundles, read_bundles
-from controlplane.traces.critic import ModelCritic
-from controlplane.traces.replay import replay_bundles, replay_trace
+from controlplane.critic import ModelCritic
+from controlplane.replay import replay_bundles, replay_trace
 from controlplane.traces.store import TraceStore
 from tests.traces.flowkit import envelope, governance_policy, run, write_policy
 

@@ -45,7 +45,7 @@ from controlplane.gates.registry import GateRegistry
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
 
 from controlplane.degrade import DegradeResult, degrade, deliver
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
 from controlplane.api import ControlPlane
 from controlplane.pipeline import EventRecorder
@@ -295,7 +295,7 @@ def _redacted(pack: EvidencePack | None) -> bool:
 class _Replayer:
     def __init__(self, bundle: TraceBundle, policy: LoadedPolicy | None, options: ReplayOptions,
                  registry: GateRegistry):
-        from .bundles import tampering
+        from controlplane.traces.bundles import tampering
 
         altered = tampering(bundle)
         if altered:  # a replay of edited content would "reproduce" whatever the editor wanted

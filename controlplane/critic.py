@@ -33,7 +33,7 @@ from controlplane.contracts import ClaimStatus, CriticFinding, OutputEnvelope, T
 from controlplane.contracts.schemas import generate_schema
 from pydantic import ValidationError
 
-from .store import TraceStore
+from controlplane.traces.store import TraceStore
 
 SHOWN = ("pass", "regen_pass", "degraded")
 UNAVAILABLE = frozenset({"CRITIC_UNAVAILABLE", "VERIFIER_UNAVAILABLE", "RETRIEVER_UNAVAILABLE", "EVIDENCE_TEXT_REDACTED",
