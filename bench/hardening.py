@@ -31,15 +31,16 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from controlplane.adapters.scripted import ScriptedModel
 from controlplane.contracts import TraceBundle
 from controlplane.gates.interfaces import BudgetUsage
-from controlplane.pipeline import ControlPlane
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
-from controlplane.router import normalize_text
 from controlplane.traces.store import TraceStore
+
+from controlplane.adapters.scripted import ScriptedModel
+from controlplane.pipeline import ControlPlane
+from controlplane.router import normalize_text
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUESTION = "Which storage components does our service architecture use?"  # architecture: rigor medium, System mode
@@ -253,12 +254,11 @@ def store_throughput(tmp: Path, writers: int, per_writer: int, durability: str, 
 
 # -- 4. HTTP ------------------------------------------------------------------------------------------------------------
 def http(tmp: Path, n: int, clients: int) -> dict[str, Any]:
-    try:
-        from controlplane.api import ControlPlane as Facade
-        from controlplane.server import BackgroundServer, create_app
-        import httpx
-    except ImportError as exc:
-        return {"skipped": f"controlplane/server.py or its dependencies are not available ({exc})"}
+    import httpx
+
+    from controlplane.api import ControlPlane as Facade
+    from controlplane.server import BackgroundServer, create_app
+
     model = scripted(tmp, [envelope()])
     facade = Facade(model=model, policy=policy_with(STRUCTURAL), db=tmp / "http.db", load_entry_points=False,
                     max_model_concurrency=clients, max_workers=clients)
@@ -275,7 +275,7 @@ def http(tmp: Path, n: int, clients: int) -> dict[str, Any]:
             latencies: list[float] = []
             lock = threading.Lock()
 
-            def worker() -> None:
+            def worker(lock: threading.Lock = lock, latencies: list[float] = latencies) -> None:
                 with httpx.Client() as session:
                     for _ in range(n):
                         started = time.perf_counter()
@@ -303,7 +303,7 @@ class OutboundGuard:
     def __init__(self) -> None:
         self.attempts: list[str] = []
 
-    def __enter__(self) -> OutboundGuard:
+    def __enter__(self) -> Self:
         self._connect, self._getaddrinfo = socket.socket.connect, socket.getaddrinfo
         guard = self
 

@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Self
 
 from controlplane.answer_modes import parse_answer_mode
 from controlplane.contracts import AnswerMode, EvidencePack, PolicyBundle, TraceBundle
@@ -290,7 +290,7 @@ def _shown_offsets(result: RunResult, checked_text: str):
     kept = list((result.degrade or {}).get("kept_sentences") or [])
     if status != "degraded" or not kept:
         return lambda span: None
-    from controlplane.gates.anchoring import split_sentences
+    from controlplane.contracts.text import split_sentences
 
     placed: list[tuple[int, int, int]] = []  # (source start, source end, delivered start)
     cursor, position = 0, 0
@@ -733,7 +733,7 @@ class ControlPlane:
         if self.store is not None and self._owns_store:
             self.store.close()
 
-    def __enter__(self) -> ControlPlane:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,7 +14,6 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from controlplane.answer_modes import FALLBACK_NOTICE, QuoteAnswering, answer_mode_for
@@ -28,7 +27,6 @@ from controlplane.contracts import (
     FinishReason,
     GateResult,
     ModeDecision,
-    OutputEnvelope,
     Phase,
     ReasonCode,
     RegenDelta,
@@ -37,8 +35,9 @@ from controlplane.contracts import (
     TraceOutcome,
     TraceStatus,
 )
-from controlplane.degrade import DegradeResult, degrade, deliver, refuse
+from controlplane.contracts.clock import utc_now
 from controlplane.contracts.errors import ConfigurationError, InputError
+from controlplane.degrade import DegradeResult, degrade, deliver, refuse
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
@@ -61,10 +60,6 @@ def new_trace_id() -> str:
     return f"tr_{int(time.time() * 1000):012x}{secrets.token_hex(8)}"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
-
-
 class EventRecorder:
     """Assigns seq 0, 1, 2, ... and keeps the events of one trace run in order."""
 
@@ -76,7 +71,7 @@ class EventRecorder:
     def emit(self, phase: Phase, payload: dict[str, Any], gate_id: str | None = None, attempt: int | None = None) -> TraceEvent:
         seq = len(self.events)
         event = TraceEvent(
-            trace_id=self.trace_id, seq=seq, phase=phase, gate_id=gate_id, payload=payload, ts=_now(),
+            trace_id=self.trace_id, seq=seq, phase=phase, gate_id=gate_id, payload=payload, ts=utc_now(),
             metadata={"seq": seq, "attempt": attempt},
         )
         self.events.append(event)
@@ -315,7 +310,7 @@ class Pipeline:
                     "tool_calls": tool_calls,
                 },
             )
-            results = self._run_stage(plan, decision, pack, user_message, replace_usage(usage, tool_calls=tool_calls),
+            results = self._run_stage(plan, decision, pack, user_message, dataclasses.replace(usage, tool_calls=tool_calls),
                                       recorder, None)
         return results, pack, tool_calls
 
@@ -346,7 +341,7 @@ class Pipeline:
         clean = validate_messages(messages, budgets.max_message_chars)  # before anything is stored
         pack = self.build_pack(evidence, facts)
         trace_id = trace_id or new_trace_id()
-        created_at = _now()
+        created_at = utc_now()
         started = time.perf_counter()
         if self.store is not None:
             self.store.begin(trace_id, clean, created_at=created_at, session_id=session_id)
@@ -641,12 +636,6 @@ def _pre_generation_reason(failing: list[GateResult]) -> str:
 
 def _elapsed(started: float) -> float:
     return (time.perf_counter() - started) * 1000
-
-
-def replace_usage(usage: BudgetUsage, **changes: Any) -> BudgetUsage:
-    from dataclasses import replace
-
-    return replace(usage, **changes)
 
 
 def _is_unicode(text: str) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from controlplane.api import ControlPlane
 from controlplane.contracts import (
     EvidenceItem,
     EvidencePack,
@@ -40,15 +41,13 @@ from controlplane.contracts import (
     TraceBundle,
     TraceStatus,
 )
+from controlplane.contracts.errors import ConfigurationError
+from controlplane.degrade import DegradeResult, degrade, deliver
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
-from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
-
-from controlplane.degrade import DegradeResult, degrade, deliver
-from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
-from controlplane.api import ControlPlane
 from controlplane.pipeline import EventRecorder
+from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
 from controlplane.regen import RegenAction, next_step
 from controlplane.router import normalize_text
 from controlplane.verdicts import claim_verdicts
@@ -93,10 +92,6 @@ class RecordedRetriever:
 
     def retrieve(self, query: str, k: int) -> list[EvidenceItem]:
         return list(self.items[:k])
-
-
-class NotRecorded(RuntimeError):
-    pass
 
 
 class RecordedCritic:
@@ -218,10 +213,8 @@ def _recorded_nli_backend(bundle: TraceBundle, policy: LoadedPolicy) -> Any:
         for result in attempt.gate_results:
             if result.gate_id == NLI_GATE and ReasonCode.VERIFIER_UNAVAILABLE in result.reason_codes:
                 return None
-    try:
-        from controlplane.services import policy_backend_name, resolve_nli_backend
-    except ImportError:
-        return None
+    from controlplane.services import policy_backend_name, resolve_nli_backend
+
     name = policy_backend_name(policy.bundle) or "shipped"
     if name not in _NLI_CACHE:
         _NLI_CACHE[name] = resolve_nli_backend(None, policy.bundle)

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controlplane.replay import UNRESOLVED, LocalReplayRunner, ReplayOptions, ReplayRunner, TraceReplay
-from controlplane.traces.store import TraceStore, TraceStoreError
-
 from controlplane.policy_bundles.diff import diff_bundles
 from controlplane.policy_bundles.lifecycle import PolicyLifecycle, current_policy
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError
+from controlplane.replay import UNRESOLVED, LocalReplayRunner, ReplayOptions, ReplayRunner, TraceReplay
+from controlplane.traces.store import TraceStore, TraceStoreError
 
 EXAMPLES_PER_CHANGE = 5
 

@@ -62,7 +62,7 @@ _CONFUSABLES = str.maketrans({
     "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
     "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ӏ": "l", "һ": "h", "ԛ": "q", "ԝ": "w",
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
-    "χ": "x", "γ": "y", "ω": "w", "ɡ": "g", "ı": "i", "ǀ": "l", "ɑ": "a", "ο": "o",
+    "χ": "x", "γ": "y", "ω": "w", "ɡ": "g", "ı": "i", "ǀ": "l", "ɑ": "a",
 })
 # Single letters split by dots, dashes, stars or spaces: "l-e-g-a-l", "I.R.S.", "d o s e".
 _SPACED_LETTERS = re.compile(r"(?<![\w])(?:[a-z][.\-_*\s]){2,}[a-z](?![a-z])")
@@ -84,7 +84,7 @@ def matching_variants(text: str) -> list[str]:
     folded = _SPACED_LETTERS.sub(lambda m: _SEPARATORS.sub("", m.group()), text.translate(_CONFUSABLES))
     variants = [text]
     for one in ("i", "l"):
-        variant = _TOKEN.sub(lambda m: _deleet(m.group(), one), folded)
+        variant = _TOKEN.sub(lambda m, one=one: _deleet(m.group(), one), folded)
         if variant not in variants:
             variants.append(variant)
     return variants

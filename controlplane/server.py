@@ -35,7 +35,7 @@ import itertools
 import json
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from starlette.applications import Starlette
@@ -513,7 +513,7 @@ def release_units(reply: PlaneResponse) -> list[str]:
     sentence of a passing answer; for a degraded answer one unit per kept sentence, then the server's "[Not
     verified ...]" note as one unit; a refusal (written by the server) line by line.
     """
-    from controlplane.gates.anchoring import split_sentences
+    from controlplane.contracts.text import split_sentences
 
     text = reply.assistant_text
     if not text:
@@ -700,7 +700,7 @@ class BackgroundServer:
         if self._thread is not None:
             self._thread.join(timeout=10)
 
-    def __enter__(self) -> BackgroundServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

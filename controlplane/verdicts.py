@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from controlplane.contracts import GateResult, OutputEnvelope, ReasonCode
-from controlplane.gates.anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
+from controlplane.contracts.text import split_sentences, strip_markers
+from controlplane.gates.anchoring import anchor_claims, beyond_claims
 
 
 @dataclass

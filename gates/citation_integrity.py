@@ -10,8 +10,9 @@ Ids are compared exactly: a homoglyph or zero-width character never resolves.
 from __future__ import annotations
 
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode
+from controlplane.contracts.text import inline_markers
 
-from .anchoring import anchor_claims, inline_markers
+from .anchoring import anchor_claims
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode
+from controlplane.contracts.text import split_sentences, strip_markers
 
-from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
+from .anchoring import anchor_claims, beyond_claims
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 

@@ -54,9 +54,8 @@ def _ends_inside_json(text: str) -> bool:
             in_string = True
         elif char in "{[":
             stack.append(char)
-        elif char in "}]":
-            if not stack or stack.pop() != pairs[char]:
-                return False
+        elif char in "}]" and (not stack or stack.pop() != pairs[char]):
+            return False
     return in_string or bool(stack)
 
 

@@ -25,9 +25,6 @@ claim anchored in it passes; in every rigor a sentence with no claim fails, and 
 claims (negations, quantifiers, modal words and numbers count) is itself verified against its claims' evidence. ``details["claims"]`` holds the failing claims' reason
 codes (regen and degrade read it); ``details["claim_records"]``, ``details["sentences"]`` and
 ``details["confidence"]`` hold the full decision.
-
-The registry auto-loads only this module among the decision gates, so its hookimpl also provides the
-claim_categories and evidence_conflicts gates (one module, one hookimpl).
 """
 
 from __future__ import annotations
@@ -46,16 +43,16 @@ from controlplane.contracts import (
     Sphere,
     Volatility,
 )
+from controlplane.contracts.text import MEANING_WORDS, meaning_stems, split_sentences, strip_markers
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 
-from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
+from .anchoring import anchor_claims, beyond_claims
 from .atomic_claims import AtomicClaim, split_atomic
-from .claim_categories import ClaimCategoriesGate, states_absence
-from .claim_checks import CHECKS, MEANING_WORDS, meaning_stems, run_checks
-from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
+from .categories import states_absence
+from .claim_checks import CHECKS, run_checks
+from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
-from .verbatim import is_whole_sentences, quoting_items
 from .sufficiency import (
     EvidenceScore,
     Sufficiency,
@@ -68,6 +65,7 @@ from .sufficiency import (
     sphere_factor,
     thresholds_for,
 )
+from .verbatim import is_whole_sentences, quoting_items
 
 _MEANING_STEMS = frozenset(meaning_stems(" ".join(MEANING_WORDS)))
 SIMILARITY_METHODS = frozenset({"similarity", "cosine", "embedding", "bi-encoder"})
@@ -460,4 +458,4 @@ def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "r
 
 @hookimpl
 def controlplane_gates():
-    return [ClaimCategoriesGate(), NliEntailmentGate(), EvidenceConflictsGate()]
+    return [NliEntailmentGate()]

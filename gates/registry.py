@@ -14,7 +14,6 @@ from types import ModuleType
 from typing import Any
 
 import pluggy
-
 from controlplane.contracts import (
     ClaimStatus,
     CostClass,
@@ -39,6 +38,8 @@ BUILTIN_GATE_MODULES = (
     "claim_anchors",
     "budget_enforcer",
     "retrieval_required",
+    "claim_categories",
+    "evidence_conflicts",
 )
 OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
 
@@ -50,7 +51,9 @@ class GateRegistryError(ValueError):
 def citation_density(envelope: OutputEnvelope) -> float:
     """Share of the answer's characters (markers and spaces aside) inside claims that cite evidence or are honestly
     UNKNOWN. Low density means the claim map covers little of what the user reads: binding passes only barely."""
-    from .anchoring import anchor_claims, inline_markers
+    from controlplane.contracts.text import inline_markers
+
+    from .anchoring import anchor_claims
 
     text = envelope.assistant_text
     anchors, _ = anchor_claims(text, envelope.meta.claim_map)

@@ -16,12 +16,11 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
-
 from controlplane.contracts import (
     AttemptRecord,
     CriticFinding,
@@ -34,6 +33,7 @@ from controlplane.contracts import (
     TraceOutcome,
     TraceStatus,
 )
+from controlplane.contracts.clock import utc_now
 
 from .integrity import compute_integrity
 
@@ -45,10 +45,6 @@ DURABILITY = {"full": "FULL", "normal": "NORMAL", "extra": "EXTRA"}
 
 class TraceStoreError(ValueError):
     """The trace database cannot be opened or written, or a trace is missing. The message says what to do."""
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
 
 
 def _json(value: Any) -> str:
@@ -240,7 +236,7 @@ class TraceStore:
         with self.transaction() as db:
             _insert_many(db, "traces", [
                 {
-                    "trace_id": trace_id, "created_at": created_at or _now(), "status": TraceStatus.IN_PROGRESS.value,
+                    "trace_id": trace_id, "created_at": created_at or utc_now(), "status": TraceStatus.IN_PROGRESS.value,
                     "session_id": session_id, "user_message": user_message, "messages": _json(messages),
                 },
             ])
@@ -258,7 +254,7 @@ class TraceStore:
                 if known is None:  # serialise the whole bundle only the first time its hash is seen
                     db["policy_snapshots"].insert(
                         {"hash": bundle.policy.hash, "name": bundle.policy.name, "version": bundle.policy.version,
-                         "content": _json(policy_content), "first_seen": _now()},
+                         "content": _json(policy_content), "first_seen": utc_now()},
                         ignore=True,
                     )
             existing = db.execute("SELECT status FROM traces WHERE trace_id = ?", [bundle.trace_id]).fetchone()
@@ -273,7 +269,7 @@ class TraceStore:
             _upsert_trace(db, {
                     "trace_id": bundle.trace_id,
                     "created_at": bundle.created_at,
-                    "finished_at": _now(),
+                    "finished_at": utc_now(),
                     "status": (outcome.status.value if outcome else TraceStatus.ERROR.value),
                     "session_id": session_id,
                     "user_message": user_message,
@@ -329,7 +325,7 @@ class TraceStore:
         with self.transaction() as db:
             db.execute(
                 "UPDATE traces SET status = ?, finished_at = ?, outcome = ? WHERE trace_id = ? AND status = ?",
-                [TraceStatus.ERROR.value, _now(), _json({"status": "error", "error": error}), trace_id,
+                [TraceStatus.ERROR.value, utc_now(), _json({"status": "error", "error": error}), trace_id,
                  TraceStatus.IN_PROGRESS.value],
             )
 
@@ -339,7 +335,7 @@ class TraceStore:
                 "trace_id": trace_id, "finding_id": f.finding_id, "severity": f.severity.value, "type": f.type.value,
                 "claim_id": f.claim_id, "evidence_ids": _json(f.evidence_ids), "explanation": f.explanation,
                 "suggested_gate_delta": f.suggested_gate_delta.model_dump_json() if f.suggested_gate_delta else None,
-                "status": status, "source": source, "created_at": _now(),
+                "status": status, "source": source, "created_at": utc_now(),
             }
             for f in findings
         ]
@@ -353,7 +349,7 @@ class TraceStore:
         with self.transaction() as db:
             db["human_feedback"].insert(
                 {"trace_id": trace_id, "claim_id": claim_id, "label": label, "comment": comment, "author": author,
-                 "created_at": _now()}
+                 "created_at": utc_now()}
             )
 
     def record_bundle_file(self, path: str, sha256: str, trace_ids: list[str], redacted: bool, direction: str) -> None:
@@ -362,7 +358,7 @@ class TraceStore:
         with self.transaction() as db:
             db["trace_bundles"].insert(
                 {"path": path, "sha256": sha256, "trace_ids": _json(trace_ids), "trace_count": len(trace_ids),
-                 "exported_at": _now(), "redacted": int(redacted), "direction": direction}
+                 "exported_at": utc_now(), "redacted": int(redacted), "direction": direction}
             )
 
     # -- reading ------------------------------------------------------------------------------------------------
@@ -514,7 +510,7 @@ class TraceStore:
             if "review_note" not in db["critic_findings"].columns_dict:
                 db["critic_findings"].add_column("review_note", str)
             db.execute("UPDATE critic_findings SET status = ?, reviewed_by = ?, reviewed_at = ?, review_note = ? "
-                       "WHERE id = ?", [status, reviewer, _now(), note, row["id"]])
+                       "WHERE id = ?", [status, reviewer, utc_now(), note, row["id"]])
         return self.get_finding(row["id"])
 
     def feedback(self, trace_id: str | None = None) -> list[dict[str, Any]]:

@@ -107,7 +107,7 @@ def since_option_value(value: str | None, option: str = "--since") -> str | None
     try:
         if len(text) == 10:
             return date.fromisoformat(text).isoformat()
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"{option} {value!r} is not an ISO date or time; write e.g. 2026-11-01 or "
                          "2026-11-01T09:30:00+00:00 (times without a zone are UTC)") from None

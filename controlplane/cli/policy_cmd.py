@@ -235,8 +235,8 @@ def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: s
             life.mark_candidate(loaded.hash, _actor(actor), "submitted for review")
         options = None
         if nli_backend:
-            from controlplane.services import resolve_nli_backend
             from controlplane.replay import ReplayOptions
+            from controlplane.services import resolve_nli_backend
 
             options = ReplayOptions(nli_backend=resolve_nli_backend(nli_backend, loaded.bundle))
         report = run_review(store, loaded, limit=limit, out_base=out_base, reviewer=_actor(actor), options=options)

@@ -39,8 +39,8 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
     """Replay a trace bundle gate by gate under its recorded policy, or under a candidate (--policy)."""
     from controlplane.policy_bundles.lifecycle import load_checked
     from controlplane.policy_bundles.loader import PolicyBundleError
-    from controlplane.traces.bundles import BundleError, read_bundles
     from controlplane.replay import ReplayOptions, replay_bundles
+    from controlplane.traces.bundles import BundleError, read_bundles
 
     try:
         bundles = read_bundles(bundle_file)

@@ -20,11 +20,9 @@ ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def onnxruntime_available() -> bool:
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("onnxruntime") is not None
 
 
 class OnnxNliBackend(TransformersNliBackend):

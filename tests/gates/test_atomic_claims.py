@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from controlplane.gates.atomic_claims import atomic_texts, split_atomic
 
 

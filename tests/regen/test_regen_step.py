@@ -7,10 +7,10 @@ import pytest
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
 from controlplane.policy_bundles.loader import parse_bundle
-from controlplane.replay import replay_trace
 
 from controlplane.pipeline import Pipeline
 from controlplane.regen import RegenAction, RegenStep, next_step
+from controlplane.replay import replay_trace
 from controlplane.router import route
 
 QUESTION = "What's our hosting architecture?"

@@ -13,13 +13,13 @@ from controlplane.gates.registry import GateRegistry, when_holds
 from controlplane.gates.semantic_critic_sync import SemanticCriticSyncGate
 from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import load_bundle
-from controlplane.critic import ModelCritic, RuleCritic, run_critic
 from controlplane.traces.store import TraceStore
-from tests.traces.flowkit import envelope, run
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
+from controlplane.critic import ModelCritic, RuleCritic, run_critic
 from controlplane.pipeline import ControlPlane
+from tests.traces.flowkit import envelope, run
 
 
 def cli(*args: str):
