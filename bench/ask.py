@@ -60,10 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
 
+    from controlplane.api import ControlPlane
     from controlplane.evidence_pack.vector_store import VectorStore
     from controlplane.policy_bundles.loader import load_bundle
-
-    from controlplane.api import ControlPlane
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-ask-"))
     first_run = first_run_seconds(workdir / "fresh-home", args.model)

@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controlplane.gates.interfaces import GateServices, NliScore
-from controlplane.policy_bundles.loader import load_bundle, parse_bundle
-
 from controlplane.adapters.scripted import ScriptedModel
+from controlplane.gates.interfaces import GateServices, NliScore
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.router import route
 
 RESULTS = Path(__file__).resolve().parent / "results"

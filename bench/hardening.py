@@ -33,14 +33,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
+from controlplane.adapters.scripted import ScriptedModel
 from controlplane.contracts import TraceBundle
 from controlplane.gates.interfaces import BudgetUsage
-from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
-from controlplane.traces.store import TraceStore
-
-from controlplane.adapters.scripted import ScriptedModel
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
 from controlplane.router import normalize_text
+from controlplane.traces.store import TraceStore
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUESTION = "Which storage components does our service architecture use?"  # architecture: rigor medium, System mode

@@ -235,7 +235,6 @@ def decode_speed(model: Any, flows: tuple[Flow, ...], mode: Any) -> dict[str, An
 def selector_check(model: Any) -> dict[str, Any]:
     """Step 2 on the local model: the ModeDecision grammar, output checked by the selector's own merge."""
     from controlplane.policy_bundles.loader import load_bundle
-
     from controlplane.router import route
     from controlplane.selector import run_selector
 

@@ -276,7 +276,6 @@ def score_run(result: Any, q: Question) -> dict[str, Any]:
 
 def plain_rag(model: Any, q: Question) -> tuple[str, dict[str, Any]]:
     from controlplane.contracts.text import split_sentences
-
     from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
 
     chat = (ChatMessage("system", PLAIN_RAG_PROMPT),
@@ -292,14 +291,13 @@ def plain_rag(model: Any, q: Question) -> tuple[str, dict[str, Any]]:
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
+    from controlplane.adapters import load_model
+    from controlplane.answerability import shipped_scorer
     from controlplane.contracts import AnswerMode
     from controlplane.evidence_pack import build_pack
     from controlplane.evidence_pack.embeddings import load_model as load_embedder
-    from controlplane.policy_bundles.loader import load_bundle, parse_bundle
-
-    from controlplane.adapters import load_model
-    from controlplane.answerability import shipped_scorer
     from controlplane.pipeline import ControlPlane
+    from controlplane.policy_bundles.loader import load_bundle, parse_bundle
     from controlplane.services import build_services
 
     parts = split_articles(load())

@@ -10,10 +10,11 @@ import json
 import re
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from controlplane.contracts import OutputEnvelope, ReasonCode
 from controlplane.contracts.json_text import JsonTextError, loads
 from controlplane.contracts.schemas import validate_instance
-from pydantic import ValidationError
 
 from .interfaces import SchemaIssue
 

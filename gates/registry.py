@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pluggy
+
 from controlplane.contracts import (
     ClaimStatus,
     CostClass,

@@ -18,8 +18,9 @@ CriticFinding. Fail closed:
 
 from __future__ import annotations
 
-from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
 from pydantic import ValidationError
+
+from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
 
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage

@@ -8,9 +8,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from controlplane.contracts import PolicyBundle, PolicyRef, json_text
 from controlplane.contracts.policy import bundle_hash, canonical_content
-from pydantic import ValidationError
 
 DEFAULT_BUNDLE_NAME = "default"
 

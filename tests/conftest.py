@@ -14,11 +14,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
-from controlplane.traces.store import TraceStore
-
 from controlplane.adapters.scripted import ScriptedModel
+from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
 from controlplane.pytest_plugin import GateHarness
+from controlplane.traces.store import TraceStore
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from controlplane.contracts import RedactionPolicy, TraceBundle, json_text
 from controlplane.contracts.policy import PolicyBundle, bundle_hash
 from controlplane.contracts.schemas import validate_instance
-from pydantic import ValidationError
 
 from .integrity import compute_integrity, integrity_problems
 from .redaction import RedactionError, Redactor

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+
 from controlplane.contracts import (
     AttemptRecord,
     CriticFinding,

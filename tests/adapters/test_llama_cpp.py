@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from controlplane.contracts import EvidenceItem, EvidencePack, FinishReason, ModeDecision
-from controlplane.contracts.errors import ConfigurationError
 from jsonschema import Draft202012Validator
 
 from controlplane.adapters import load_model
 from controlplane.adapters.llama_cpp import UnsupportedSchema, check_enforceable, schema_to_gbnf
+from controlplane.contracts import EvidenceItem, EvidencePack, FinishReason, ModeDecision
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams, ModelError
 from controlplane.prompts import envelope_schema_for, main_context, mode_decision_schema_for
 
@@ -286,7 +286,6 @@ def test_repeat_guard_is_scoped_to_one_string() -> None:
 @pytest.mark.disable_socket
 def test_selector_runs_on_the_local_model_with_the_mode_decision_grammar(default_model) -> None:
     from controlplane.policy_bundles.loader import load_bundle
-
     from controlplane.router import route
     from controlplane.selector import run_selector
 

@@ -13,11 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from controlplane.contracts import FinishReason
-from controlplane.contracts.errors import ConfigurationError
 
 from controlplane.adapters import load_model
 from controlplane.adapters.openai_compat import ALLOW_REMOTE_ENV, OpenAICompatModel, is_loopback_host
+from controlplane.contracts import FinishReason
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
 
 ENVELOPE = {"assistant_text": "We use Turso [E2].", "meta": {"modeLabel": "System", "claim_map": []}}

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from controlplane.gates.interfaces import GateServices
-from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
 
 from controlplane.adapters.scripted import ScriptedModel
+from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import ControlPlane, RunResult, VerifyResult
+from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
 
 DOSE = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day."
 LEASE = "A landlord must give 30 days written notice before ending a month-to-month lease."

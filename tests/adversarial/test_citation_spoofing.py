@@ -4,6 +4,7 @@ failing gates and reason codes. High-stakes question (medical): rigor high, inli
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import EvidencePack
 from controlplane.contracts.errors import InputError
 from controlplane.evidence_pack import build_pack

@@ -9,6 +9,7 @@ strict xfails; the moment both land they run as ordinary tests (an unexpected pa
 from __future__ import annotations
 
 import pytest
+
 from controlplane.gates.interfaces import GateServices
 from controlplane.gates.registry import GateRegistry
 from controlplane.policy_bundles.loader import load_bundle

@@ -10,12 +10,12 @@ fires is told apart from an NLI score.
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import ClaimStatus, ReasonCode, TraceStatus
 from controlplane.contracts.text import split_sentences, strip_markers
+from controlplane.degrade import REWRITE_NOTICE, degrade
 from controlplane.gates.interfaces import GateServices
 from controlplane.policy_bundles.loader import parse_bundle
-
-from controlplane.degrade import REWRITE_NOTICE, degrade
 from controlplane.router import route
 from controlplane.verdicts import ClaimVerdict, sentence_verdicts
 

@@ -4,6 +4,7 @@ with no retrievable evidence end in a refusal or an explicit UNKNOWN, never a co
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import EvidenceItem
 from controlplane.gates.interfaces import GateServices
 

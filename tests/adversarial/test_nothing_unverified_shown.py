@@ -14,6 +14,7 @@ import json
 
 import httpx
 import pytest
+
 from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices
 from controlplane.policy_bundles.loader import parse_bundle

@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from controlplane.contracts import Phase, TraceStatus
 from controlplane.contracts.text import strip_markers
 from controlplane.gates.interfaces import GateServices
-from controlplane.policy_bundles.loader import load_bundle, parse_bundle
-
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 
 pytestmark = pytest.mark.models
 

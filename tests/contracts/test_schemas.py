@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
+
 from controlplane.contracts import GateResult, ModeDecision, OutputEnvelope, ReasonCode
 from controlplane.contracts.schemas import SCHEMA_MODELS, generate_schema, load_schema, validate_instance
-from jsonschema import Draft202012Validator
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "contracts" / "schemas"
 REQUIRED = {"ModeDecision", "EvidenceItem", "EvidencePack", "OutputEnvelope", "GateResult", "RegenDelta",

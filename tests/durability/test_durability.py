@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.contracts import Phase
-from controlplane.traces.store import TraceStore, TraceStoreError
 
 from controlplane.cli import main as cli_main
+from controlplane.contracts import Phase
+from controlplane.traces.store import TraceStore, TraceStoreError
 
 WRITER_PATH = Path(__file__).with_name("writer.py")
 _spec = importlib.util.spec_from_file_location("cp_durability_writer", WRITER_PATH)

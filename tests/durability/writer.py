@@ -16,11 +16,10 @@ import threading
 import time
 from pathlib import Path
 
-from controlplane.policy_bundles.loader import load_bundle, parse_bundle
-from controlplane.traces.store import TraceStore
-
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import load_bundle, parse_bundle
+from controlplane.traces.store import TraceStore
 
 QUESTION = "Which database does our service architecture use?"
 STRUCTURAL = ("retrieval_required", "output_schema", "mode_echo_match", "evidence_binding", "citation_integrity",

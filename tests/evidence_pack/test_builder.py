@@ -6,6 +6,7 @@ import hashlib
 import json
 
 import pytest
+
 from controlplane.contracts import BudgetConfig, EvidenceItem
 from controlplane.evidence_pack import EvidenceError, build_pack, content_hash, extend_pack, read_evidence_file
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from controlplane.contracts.errors import InputError
 from controlplane.evidence_pack.chunking import (
     PAGE_SEPARATOR,

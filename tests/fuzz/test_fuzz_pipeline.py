@@ -12,20 +12,20 @@ import os
 import tempfile
 from pathlib import Path
 
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+from controlplane.adapters.scripted import ScriptedModel
 from controlplane.contracts import FINAL_STATUSES, ReasonCode
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import inline_markers, split_sentences
 from controlplane.gates.anchoring import anchor_claims, locate
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage, NliScore
 from controlplane.gates.registry import GateRegistry
-from controlplane.policy_bundles.loader import load_bundle, parse_bundle
-from controlplane.traces.store import TraceStore
-from hypothesis import HealthCheck, assume, event, given, settings
-from hypothesis import strategies as st
-
-from controlplane.adapters.scripted import ScriptedModel
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.router import route
+from controlplane.traces.store import TraceStore
 
 # CONTROLPLANE_FUZZ_EXAMPLES=500 for a longer hunt; the default keeps the suite quick on 2 shared cores.
 EXAMPLES = int(os.environ.get("CONTROLPLANE_FUZZ_EXAMPLES", "60"))
@@ -289,10 +289,11 @@ def mutated_envelopes(draw):
 @given(env=mutated_envelopes())
 def test_fast_path_never_accepts_what_the_schema_rejects(env):
     """parse_envelope's fast path (pydantic strict JSON) must accept a subset of what the JSON Schema accepts."""
+    from pydantic import ValidationError
+
     from controlplane.contracts import OutputEnvelope
     from controlplane.contracts.schemas import validate_instance
     from controlplane.gates.envelope_parsing import parse_envelope
-    from pydantic import ValidationError
 
     raw = json.dumps(env)
     try:
@@ -358,7 +359,6 @@ def _assert_every_shown_sentence_passed(result) -> None:
     """Every sentence displayed is covered by claims that all passed, unless the bundle's rewrite exemption applied;
     ``verified`` is true only when that holds and no shown claim is UNKNOWN."""
     from controlplane.contracts import TraceStatus
-
     from controlplane.degrade import REMOVED_NOTICE
 
     record = result.degrade or {}

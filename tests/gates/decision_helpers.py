@@ -8,7 +8,6 @@ from controlplane.contracts import GateSpec, OutputEnvelope
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import GateInput, GateServices
 from controlplane.policy_bundles.loader import load_bundle
-
 from controlplane.pytest_plugin import GateHarness
 from controlplane.router import route
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from controlplane.gates.atomic_claims import atomic_texts, split_atomic
 
 

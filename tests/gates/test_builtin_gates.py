@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from controlplane.contracts import EvidenceItem, GateSpec, OutputEnvelope
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.budget_enforcer import BudgetEnforcerGate
@@ -16,7 +17,6 @@ from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices
 from controlplane.gates.mode_echo_match import ModeEchoMatchGate
 from controlplane.gates.output_schema import OutputSchemaGate
 from controlplane.gates.retrieval_required import RetrievalRequiredGate
-
 from controlplane.router import route
 
 EVIDENCE = [

@@ -4,10 +4,10 @@ SUBJECTIVE or TRIVIAL to escape citation."""
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import ClaimStatus
 from controlplane.gates.categories import classify
 from controlplane.gates.claim_categories import ClaimCategoriesGate
-
 from tests.gates.decision_helpers import envelope, gate_input
 
 
@@ -88,7 +88,6 @@ def test_an_unknown_label_on_a_confident_factual_sentence_fails():
 def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, store, shipped_policy):
     from controlplane.contracts import TraceStatus
     from controlplane.gates.interfaces import GateServices
-
     from controlplane.pipeline import ControlPlane
     from tests.gates.nli_backends import OverlapNliBackend
 

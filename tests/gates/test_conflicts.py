@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.conflicts import deterministic_conflict, resolve_pair
 from controlplane.gates.evidence_conflicts import EvidenceConflictsGate
 from controlplane.gates.nli_entailment import NliEntailmentGate
-
 from tests.gates.decision_helpers import codes, envelope, gate_input
 from tests.gates.nli_backends import OverlapNliBackend, TableNliBackend
 

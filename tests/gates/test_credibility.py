@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from controlplane.contracts import TrustTier
 from controlplane.evidence_pack import build_pack
 from controlplane.evidence_pack.credibility import TIER_RANGES, score_credibility, tier_for_host
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 from controlplane.gates.nli_entailment import NliEntailmentGate
-
 from tests.gates.decision_helpers import envelope, gate_input
 from tests.gates.nli_backends import TableNliBackend
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices, NliScore
 from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.gates.registry import GateRegistry
-
 from controlplane.pipeline import ControlPlane
 from controlplane.services import LazyNliBackend, build_services
 from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input

@@ -6,12 +6,12 @@ import sys
 import textwrap
 
 import pytest
+
 from controlplane.contracts import CostClass, GateSpec, ReasonCode, WhenCondition
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import BaseGate, GateInput, GateStage
 from controlplane.gates.registry import GateRegistry, GateRegistryError, PlannedGate, when_holds
-
 from controlplane.pipeline import ControlPlane
 from controlplane.router import route
 

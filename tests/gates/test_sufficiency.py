@@ -4,6 +4,7 @@ thresholds, and EBOM confidence semantics (formula, LIMINAL x 0.8, action thresh
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import EvidenceItem, ReasonCode
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.nli_entailment import NliEntailmentGate
@@ -19,7 +20,6 @@ from controlplane.gates.sufficiency import (
     source_confidence,
     thresholds_for,
 )
-
 from controlplane.router import route
 from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
 from tests.gates.nli_backends import TableNliBackend

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.gates.verbatim import is_whole_sentences
-
 from tests.gates.decision_helpers import codes, envelope, gate_input
 from tests.gates.nli_backends import OverlapNliBackend
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.contracts import EvidenceItem, Phase
-from controlplane.contracts.errors import InputError
-from controlplane.gates.interfaces import GateServices
-from controlplane.policy_bundles.loader import PolicyBundleError, load_bundle, parse_bundle
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
+from controlplane.contracts import EvidenceItem, Phase
+from controlplane.contracts.errors import InputError
+from controlplane.gates.interfaces import GateServices
 from controlplane.model_boundary import IntelligenceResponse
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import PolicyBundleError, load_bundle, parse_bundle
 
 QUESTION = "Which database do we use for the service architecture?"  # architecture: medium rigor
 FACT = "We host on Fly.io and the database is Turso."

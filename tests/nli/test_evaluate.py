@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from controlplane.contracts.errors import InputError
 
+from controlplane.contracts.errors import InputError
 from controlplane.nli import evaluate as ev
 
 

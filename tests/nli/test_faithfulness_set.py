@@ -27,9 +27,8 @@ from controlplane.contracts import OutputEnvelope, RigorLevel
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import GateInput, GateServices
 from controlplane.gates.nli_entailment import NliEntailmentGate
-from controlplane.policy_bundles.loader import load_bundle
-
 from controlplane.nli.shipped import verifier_dir
+from controlplane.policy_bundles.loader import load_bundle
 from controlplane.router import route
 
 CASES_FILE = Path(__file__).parent / "data" / "faithfulness_cases.jsonl"

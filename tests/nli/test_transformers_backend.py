@@ -15,7 +15,6 @@ transformers = pytest.importorskip("transformers")
 
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.contracts.text import sentence_texts
-
 from controlplane.nli import load_nli_backend
 from controlplane.nli.chunking import pack_windows
 from controlplane.nli.labels import label_index_map

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
-
 from controlplane.pipeline import ControlPlane
 from controlplane.regen import build_delta, is_regenerable
 from controlplane.router import route

@@ -4,11 +4,11 @@ shared by the pipeline and replay, so a replay under the recorded policy decides
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
-from controlplane.policy_bundles.loader import parse_bundle
-
 from controlplane.pipeline import Pipeline
+from controlplane.policy_bundles.loader import parse_bundle
 from controlplane.regen import RegenAction, RegenStep, next_step
 from controlplane.replay import replay_trace
 from controlplane.router import route

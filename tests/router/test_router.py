@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from controlplane.contracts import FinishReason
 
+from controlplane.contracts import FinishReason
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
 from controlplane.router import needs_selector, normalize_text, route
 from controlplane.selector import run_selector

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+from controlplane.cli import main
 from controlplane.contracts import RedactionPolicy
 from controlplane.contracts.schemas import validate_instance
+from controlplane.replay import replay_bundles
 from controlplane.traces.bundles import BundleError, export_bundles, import_bundles, read_bundles
 from controlplane.traces.redaction import RedactionError, Redactor
 from controlplane.traces.store import TraceStore
-
-from controlplane.cli import main
-from controlplane.replay import replay_bundles
 from tests.traces.flowkit import envelope, run
 
 EMAIL = "jane.doe@acme-corp.example"

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.contracts import TraceStatus
-from controlplane.gates.interfaces import GateServices
-from controlplane.traces.bundles import export_bundles, read_bundles
-from controlplane.traces.store import TraceStore
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
+from controlplane.contracts import TraceStatus
 from controlplane.critic import ModelCritic
+from controlplane.gates.interfaces import GateServices
 from controlplane.replay import replay_bundles, replay_trace
+from controlplane.traces.bundles import export_bundles, read_bundles
+from controlplane.traces.store import TraceStore
 from tests.traces.flowkit import envelope, governance_policy, run, write_policy
 
 

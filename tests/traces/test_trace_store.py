@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from controlplane.contracts import TraceStatus
-from controlplane.traces.store import TraceStore, TraceStoreError
 
+from controlplane.contracts import TraceStatus
 from controlplane.pipeline import ControlPlane
+from controlplane.traces.store import TraceStore, TraceStoreError
 
 TABLES = {"traces", "trace_events", "gate_results", "regen_attempts", "critic_findings", "human_feedback",
           "trace_bundles"}
