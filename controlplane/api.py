@@ -282,23 +282,17 @@ def _shown_offsets(result: RunResult, checked_text: str):
     """A function mapping a span of the checked text to the same characters in the delivered text, or None.
 
     pass/regen_pass deliver the checked text unchanged; suppress-degrade delivers the kept sentences joined by one
-    space (controlplane.degrade); a refusal shows no claim.
+    space, and records where each was and where it is (controlplane.degrade, ``kept_spans``); a refusal shows no
+    claim.
     """
     status = result.status.value
     if status in ("pass", "regen_pass") and result.assistant_text == checked_text:
         return lambda span: span
-    kept = list((result.degrade or {}).get("kept_sentences") or [])
-    if status != "degraded" or not kept:
+    spans = list((result.degrade or {}).get("kept_spans") or [])
+    if status != "degraded" or not spans:
         return lambda span: None
-    from controlplane.contracts.text import split_sentences
-
-    placed: list[tuple[int, int, int]] = []  # (source start, source end, delivered start)
-    cursor, position = 0, 0
-    for sentence in split_sentences(checked_text):
-        if position < len(kept) and sentence.text == kept[position]:
-            placed.append((sentence.start, sentence.end, cursor))
-            cursor += len(sentence.text) + 1
-            position += 1
+    # (source start, source end, delivered start)
+    placed = [(int(s["start"]), int(s["end"]), int(s["shown_start"])) for s in spans]
 
     def move(span: tuple[int, int]) -> tuple[int, int] | None:
         for start, end, delivered in placed:

@@ -39,6 +39,7 @@ from controlplane.contracts.clock import utc_now
 from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.degrade import DegradeResult, degrade, deliver, refuse
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
+from controlplane.gates.attempt import AttemptView
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry, PlannedGate
@@ -84,6 +85,8 @@ class AttemptEvaluation:
     parsed: ParsedOutput
     results: list[GateResult]
     claims: list[ClaimVerdict]
+    # the attempt derived once (sentences, anchors, atoms, NLI scores): what the gates read, verdicts and degrade read
+    view: AttemptView | None = None
 
     @property
     def passed(self) -> bool:
@@ -264,9 +267,16 @@ class Pipeline:
         user_message: str,
         usage: BudgetUsage,
         finish_reason: FinishReason = FinishReason.STOP,
+        lattice: Sequence[PlannedGate] | None = None,
     ) -> AttemptEvaluation:
+        """Parse the output once, derive its view once, run the post-generation gates on it. ``lattice``: the
+        request's gate plan (planned once per request); without it the gates are planned here."""
         parsed = parse_envelope(raw_output, truncated_by_model=finish_reason is FinishReason.MAX_TOKENS)
-        plan = self.registry.plan(self.policy.bundle, decision, GateStage.POST_GENERATION, parsed.envelope, user_message)
+        view = AttemptView(parsed.envelope)
+        if lattice is None:
+            lattice = self.registry.plan(self.policy.bundle, decision, message=user_message)
+        plan = self.registry.stage_plan(lattice, GateStage.POST_GENERATION, decision, parsed.envelope, user_message,
+                                        view)
         inp = GateInput(
             mode_decision=decision,
             evidence_pack=pack,
@@ -279,14 +289,18 @@ class Pipeline:
             parse_failure=parsed.failure,
             usage=usage,
             services=self.services,
+            attempt=view,
         )
         results = self.registry.run(plan, inp)
-        return AttemptEvaluation(parsed, results, claim_verdicts(parsed.envelope, results))
+        return AttemptEvaluation(parsed, results, claim_verdicts(parsed.envelope, results, view), view)
 
     def run_pre_generation(self, decision: ModeDecision, pack: EvidencePack, user_message: str, usage: BudgetUsage,
-                           recorder: EventRecorder) -> tuple[list[GateResult], EvidencePack, int]:
+                           recorder: EventRecorder, lattice: Sequence[PlannedGate] | None = None,
+                           ) -> tuple[list[GateResult], EvidencePack, int]:
         """Pre-generation gates (retrieval_required). Retrieved evidence is merged and the gates run again once."""
-        plan = self.registry.plan(self.policy.bundle, decision, GateStage.PRE_GENERATION, message=user_message)
+        if lattice is None:
+            lattice = self.registry.plan(self.policy.bundle, decision, message=user_message)
+        plan = self.registry.stage_plan(lattice, GateStage.PRE_GENERATION, decision, message=user_message)
         tool_calls = 0
         results = self._run_stage(plan, decision, pack, user_message, usage, recorder, None)
         retrieved = [
@@ -380,14 +394,11 @@ class Pipeline:
         model_messages = copy.deepcopy(messages)
         model_messages[-1]["content"] = normalized
         decision = self.decide(normalized, recorder, pack)
-        recorder.emit(
-            Phase.GATE_LATTICE,
-            {"gates": [p.as_dict() for p in self.registry.plan(policy, decision, message=normalized)],
-             "policy_hash": self.policy.hash},
-        )
+        lattice = self.registry.plan(policy, decision, message=normalized)  # once per request; stages narrow it
+        recorder.emit(Phase.GATE_LATTICE, {"gates": [p.as_dict() for p in lattice], "policy_hash": self.policy.hash})
 
         usage = BudgetUsage(attempt=0, elapsed_ms=_elapsed(started))
-        pre_results, pack, tool_calls = self.run_pre_generation(decision, pack, normalized, usage, recorder)
+        pre_results, pack, tool_calls = self.run_pre_generation(decision, pack, normalized, usage, recorder, lattice)
         model_meta = self.model.metadata().as_dict()
         if any(r.failed for r in pre_results):
             failing = [r for r in pre_results if r.failed]
@@ -428,7 +439,8 @@ class Pipeline:
                 tokens_in=response.tokens_in, tokens_out=response.tokens_used, elapsed_ms=_elapsed(started),
                 finish_reason=response.finish_reason.value,
             )
-            evaluation = self.evaluate_attempt(raw_output, decision, pack, normalized, usage, response.finish_reason)
+            evaluation = self.evaluate_attempt(raw_output, decision, pack, normalized, usage, response.finish_reason,
+                                               lattice)
             for result in evaluation.results:
                 recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
             records.append(
@@ -445,7 +457,7 @@ class Pipeline:
             if step.action is RegenAction.PASS:
                 status = TraceStatus.PASS if attempt == 1 else TraceStatus.REGEN_PASS
                 outcome = deliver(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims,
-                                  evaluation.results, status)
+                                  evaluation.results, status, view=evaluation.view)
                 if quoting is not None and quoting.notice and outcome.status is status:
                     # after the checked text, so claim spans stay valid; the system's own notice, not a claim
                     outcome = dataclasses.replace(outcome, assistant_text=f"{outcome.assistant_text}\n\n{quoting.notice}")
@@ -464,12 +476,13 @@ class Pipeline:
         assert evaluation is not None
         if answer_mode is AnswerMode.ABSTRACTIVE_THEN_QUOTE:
             fallback = self._quote_fallback(recorder, records, model_messages, normalized, pack, decision, started,
-                                            tool_calls)
+                                            tool_calls, lattice)
             if fallback is not None:
                 outcome, claims = fallback
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, claims,
                                     model_meta)
-        outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
+        outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results,
+                          view=evaluation.view)
         outcome.record.update({"final_attempt": len(records),
                                "failing_gates": [r.gate_id for r in evaluation.results if r.failed],
                                "regen_stopped": step.why})
@@ -490,6 +503,7 @@ class Pipeline:
 
     def _quote_fallback(self, recorder: EventRecorder, records: list[AttemptRecord], messages: list[dict[str, str]],
                         question: str, pack: EvidencePack, decision: ModeDecision, started: float, tool_calls: int,
+                        lattice: Sequence[PlannedGate] | None = None,
                         ) -> tuple[DegradeResult, list[ClaimVerdict]] | None:
         """abstractive_then_quote: one quote attempt after the written answer failed. Its envelope goes through
         every gate; only if it passes is it shown, marked as a degrade, instead of a bare refusal."""
@@ -507,7 +521,8 @@ class Pipeline:
         usage = BudgetUsage(attempt=attempt, regen_attempts_used=budgets.max_regen_attempts, tool_calls=tool_calls,
                             tokens_in=response.tokens_in, tokens_out=response.tokens_used,
                             elapsed_ms=_elapsed(started), finish_reason=response.finish_reason.value)
-        evaluation = self.evaluate_attempt(raw_output, decision, pack, question, usage, response.finish_reason)
+        evaluation = self.evaluate_attempt(raw_output, decision, pack, question, usage, response.finish_reason,
+                                           lattice)
         for result in evaluation.results:
             recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
         records.append(AttemptRecord(
@@ -521,7 +536,7 @@ class Pipeline:
         # The same last display check as every passing attempt (G-1): quotes shown only if every sentence is covered
         # by a passing claim; otherwise the abstractive attempt's degrade stands.
         shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, evaluation.claims,
-                        evaluation.results, TraceStatus.DEGRADED)
+                        evaluation.results, TraceStatus.DEGRADED, view=evaluation.view)
         if shown.record:
             return None
         text = f"{shown.assistant_text}\n\n{FALLBACK_NOTICE}"  # after: claim spans stay valid

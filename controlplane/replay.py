@@ -422,8 +422,9 @@ class _Replayer:
             if step.action is RegenAction.PASS:
                 passed = TraceStatus.PASS if n == 1 else TraceStatus.REGEN_PASS
                 # the pipeline's last display check (G-1) may still degrade a passing attempt
-                claims = claim_verdicts(evaluation.parsed.envelope, results)
-                shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results, passed)
+                claims = claim_verdicts(evaluation.parsed.envelope, results, evaluation.view)
+                shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results, passed,
+                                view=evaluation.view)
                 return shown.status.value, n
             if step.action is RegenAction.DEGRADE:
                 return self._finish_degrade(decision, pack, evaluation, results), n
@@ -449,8 +450,9 @@ class _Replayer:
     def _finish_degrade(self, decision, pack, evaluation, results) -> str:
         if evaluation is None:
             return UNRESOLVED
-        claims = claim_verdicts(evaluation.parsed.envelope, results)
-        outcome: DegradeResult = degrade(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results)
+        claims = claim_verdicts(evaluation.parsed.envelope, results, evaluation.view)
+        outcome: DegradeResult = degrade(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results,
+                                         view=evaluation.view)
         return outcome.status.value
 
     def _carry_redacted(self, attempt: int, results: list[GateResult], recorded: dict[str, GateResult]) -> list[GateResult]:

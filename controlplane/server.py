@@ -520,15 +520,9 @@ def release_units(reply: PlaneResponse) -> list[str]:
         return []
     if reply.status == "refused":
         return text.splitlines(keepends=True)
-    if reply.status == "degraded":
-        kept = [str(k) for k in (reply.degrade or {}).get("kept_sentences") or []]
-        ends, cursor = [], 0
-        for sentence in kept:
-            found = text.find(sentence, cursor)
-            if found < 0:
-                break
-            cursor = found + len(sentence)
-            ends.append(cursor)
+    if reply.status == "degraded":  # degrade recorded where each kept sentence sits in the delivered text
+        spans = (reply.degrade or {}).get("kept_spans") or []
+        ends = [int(s["shown_start"]) + int(s["end"]) - int(s["start"]) for s in spans]
         bounds = [0, *ends, len(text)]
     else:
         sentences = split_sentences(text)

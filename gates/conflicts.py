@@ -165,22 +165,6 @@ def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Seque
     return [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
 
 
-class ScoredPairs:
-    """An NliBackend over scores already computed: every claim's pairs go to the real backend in one call, and
-    a pair that several claims share is scored once."""
-
-    def __init__(self, backend: NliBackend, pairs: Sequence[tuple[str, str]]) -> None:
-        self.name = getattr(backend, "name", "nli")
-        unique = list(dict.fromkeys(pairs))
-        scores = list(backend.score(unique)) if unique else []
-        if len(scores) != len(unique):
-            raise ValueError(f"NLI backend returned {len(scores)} scores for {len(unique)} pairs")
-        self._scores = dict(zip(unique, scores))
-
-    def score(self, pairs: Sequence[tuple[str, str]]) -> list:
-        return [self._scores[pair] for pair in pairs]
-
-
 def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
                      backend: NliBackend | None, *, threshold: float = CONTRADICTION_THRESHOLD,
                      min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[list[Conflict], list[str]]:

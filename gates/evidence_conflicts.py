@@ -25,12 +25,13 @@ A claim that relies on the losing side of a resolved conflict fails EVIDENCE_CON
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from controlplane.contracts import ClaimStatus, ConflictPolicy, CostClass, EvidenceItem, GateResult, ReasonCode
 from controlplane.evidence_pack.staleness import is_time_sensitive
 
-from .atomic_claims import atomic_texts
+from .attempt import AttemptView
 from .conflicts import (
     CONTRADICTION_THRESHOLD,
     CREDIBILITY_GAP,
@@ -38,7 +39,6 @@ from .conflicts import (
     SAME_SUBJECT_OVERLAP,
     Conflict,
     Resolution,
-    ScoredPairs,
     detect_conflicts,
     gate_now,
     nli_pairs,
@@ -48,6 +48,19 @@ from .conflicts import (
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend
 from .sufficiency import riskiest_domain
+
+
+class AttemptScores:
+    """The attempt's NLI scores as a backend (detect_conflicts asks one): each distinct pair is scored once per
+    attempt, and the pairs nli_entailment already scored are not sent again."""
+
+    def __init__(self, view: AttemptView, backend: NliBackend) -> None:
+        self.name = getattr(backend, "name", "nli")
+        self._view, self._backend = view, backend
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list:
+        return self._view.scores(self._backend, pairs)
+
 
 _ANALYSIS = re.compile(r"\b(conflict\w*|disagree\w*|differ\w*|contradict\w*|whereas|however|on the other hand|"
                        r"more recent|newer|older|outdated|higher[- ]credibility|while)\b", re.IGNORECASE)
@@ -91,13 +104,14 @@ class EvidenceConflictsGate(BaseGate):
             if not cited:
                 continue
             others = [item for item in pack.evidence if item.id not in claim.evidence_ids]
-            work.append((claim, atomic_texts(claim.text), cited, others))
-        scored: NliBackend | None = None
+            work.append((claim, inp.view.atom_texts(claim.text), cited, others))
+        scored: AttemptScores | None = None
         if backend is not None:
-            try:  # one backend call for every claim's pairs (a CachedNliBackend also reuses nli_entailment's scores)
-                scored = ScoredPairs(backend, [p for _, atoms, cited, others in work for p in nli_pairs(atoms, cited, others)])
+            try:  # one backend call for the pairs of every claim that nli_entailment has not scored yet
+                scored = AttemptScores(inp.view, backend)
+                scored.score([p for _, atoms, cited, others in work for p in nli_pairs(atoms, cited, others)])
             except Exception as exc:  # a backend that fails still leaves the deterministic signals
-                backend_error = f"{type(exc).__name__}: {str(exc)[:200]}"
+                scored, backend_error = None, f"{type(exc).__name__}: {str(exc)[:200]}"
         for claim, atoms, cited, others in work:
             conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, scored, threshold=threshold,
                                             overlap=overlap)

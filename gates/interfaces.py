@@ -1,4 +1,5 @@
-"""What a gate receives and the services it may call. Gates import contracts and this module only.
+"""What a gate receives and the services it may call. Gates import contracts, this module (with the attempt view
+it hands on, gates/attempt.py) and the shared gate utilities.
 
 Services (retriever, NLI backend, critic) are passed in, never imported: a gate stays testable alone and a missing
 service is a fail with a reason code, not an ImportError.
@@ -22,6 +23,8 @@ from controlplane.contracts import (
     PolicyBundle,
     ReasonCode,
 )
+
+from .attempt import AttemptView
 
 
 class GateStage(str, Enum):
@@ -109,10 +112,22 @@ class GateInput:
     parse_failure: ReasonCode | None = None
     usage: BudgetUsage = field(default_factory=BudgetUsage)
     services: GateServices = field(default_factory=GateServices)
+    # The attempt derived once (gates/attempt.py), shared by every gate of the attempt. Built here when the caller
+    # gives none, or one of another envelope (a copy with a different envelope gets its own view).
+    attempt: AttemptView | None = None
+
+    def __post_init__(self) -> None:
+        if self.attempt is None or self.attempt.envelope is not self.envelope:
+            object.__setattr__(self, "attempt", AttemptView(self.envelope))
 
     @property
     def params(self) -> dict[str, Any]:
         return self.spec.params
+
+    @property
+    def view(self) -> AttemptView:
+        assert self.attempt is not None  # set in __post_init__
+        return self.attempt
 
 
 @runtime_checkable

@@ -43,11 +43,12 @@ from controlplane.contracts import (
     Sphere,
     Volatility,
 )
-from controlplane.contracts.text import MEANING_WORDS, meaning_stems, split_sentences, strip_markers
+from controlplane.contracts.text import MEANING_WORDS, meaning_stems, strip_markers
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 
-from .anchoring import anchor_claims, beyond_claims
-from .atomic_claims import AtomicClaim, split_atomic
+from .anchoring import beyond_claims
+from .atomic_claims import AtomicClaim
+from .attempt import AttemptView
 from .categories import states_absence
 from .claim_checks import CHECKS, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
@@ -137,6 +138,7 @@ class NliEntailmentGate(BaseGate):
         stale_fails = {Volatility(v) for v in params.get("stale_fails", [])}
         now = gate_now(params)
         time_sensitive = is_time_sensitive(inp.user_message)
+        view = inp.view
 
         works: list[ClaimWork] = []
         for claim in envelope.meta.claim_map:
@@ -160,14 +162,14 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.EVIDENCE_TEXT_REDACTED], extra={"redacted_ids": redacted})
                 continue
             work.items = items
-            work.atoms = split_atomic(claim.text)
+            work.atoms = list(view.atoms(claim.text))
             if quoted := quoting_items(claim.text, items):  # verbatim quote: entailed by construction, no model call
                 work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(claim.text))]
             if not work.atoms:
                 self._reject(work, [ReasonCode.NO_EVIDENCE])
 
         # G-1 in every rigor: a sentence with no claim, or saying more than its claims, is checked (or fails)
-        sentence_rows = self._sentences(envelope, works, strict=True)
+        sentence_rows = self._sentences(view, works, strict=True)
         to_score = [w for w in works if w.scored and not w.verbatim_ids]
         unavailable = None
         scores: list[NliScore] = []
@@ -179,10 +181,8 @@ class NliEntailmentGate(BaseGate):
                                "domains need an NLI backend (similarity alone never passes)")
             else:
                 pairs = self._pairs(to_score)
-                try:
-                    scores = list(backend.score(pairs))
-                    if len(scores) != len(pairs):
-                        raise ValueError(f"returned {len(scores)} scores for {len(pairs)} pairs")
+                try:  # each distinct pair once per attempt, shared with evidence_conflicts (gates/attempt.py)
+                    scores = view.scores(backend, pairs)
                 except Exception as exc:
                     unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
         # the backend's calibrated decision threshold is read after scoring: a lazily loaded backend knows it only then
@@ -395,15 +395,13 @@ class NliEntailmentGate(BaseGate):
             "warnings": warnings,
         }
 
-    def _sentences(self, envelope, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
+    def _sentences(self, view: AttemptView, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
         """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
-        text = envelope.assistant_text
-        anchors, _ = anchor_claims(text, envelope.meta.claim_map)
+        text = view.text
+        anchors = view.anchors
         by_key = {w.key: w for w in works}
         rows = []
-        for index, sentence in enumerate(split_sentences(text)):
-            if not strip_markers(sentence.text):
-                continue
+        for index, sentence in view.content_sentences:
             inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
             row: dict[str, Any] = {"index": index, "start": sentence.start, "end": sentence.end, "text": sentence.text,
                                    "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside,
@@ -419,7 +417,7 @@ class NliEntailmentGate(BaseGate):
                     if novel:
                         row["unsupported_meaning"] = novel
                     whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items,
-                                      atoms=split_atomic(sentence.text))
+                                      atoms=list(view.atoms(sentence.text)))
                     works.append(whole)
                     row["whole_key"] = whole.key
                     row["beyond_claims"] = extra
