@@ -8,7 +8,36 @@ contracts, so evidence_pack, gates and controlplane/ all import it downward.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache, wraps
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# Memoised: the same evidence and claim texts are cut again and again (per claim, per atom, per check, per gate,
+# per request); each function below is pure, so its result for a text is computed once and shared. Only texts up to
+# _MEMO_CHARS are kept (claims, sentences, evidence items), so a long document never stays in memory. The public
+# functions hand out fresh lists, so no caller can change what the cache holds.
+_CACHED = 16384
+_MEMO_CHARS = 4096
+
+
+_MEMOISED: list[Any] = []
+
+
+def memo_by_text(function: Callable[..., T]) -> Callable[..., T]:
+    """Memoise a pure function of a text (and hashable options); its result must not be changed by callers."""
+    cached = lru_cache(maxsize=_CACHED)(function)
+    _MEMOISED.append(cached)
+
+    @wraps(function)
+    def call(text: str, *args: Any) -> T:
+        return cached(text, *args) if len(text) <= _MEMO_CHARS else function(text, *args)
+
+    call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return call
+
 
 _ABBREVIATIONS = {
     "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co", "corp", "st", "no", "fig", "approx",
@@ -55,6 +84,12 @@ class Sentence:
 
 
 def split_sentences(text: str, *, wrapped_lines: bool = False) -> list[Sentence]:
+    """Sentences with their offsets (see :func:`_split_sentences`)."""
+    return list(_split_sentences(text, wrapped_lines))
+
+
+@memo_by_text
+def _split_sentences(text: str, wrapped_lines: bool) -> tuple[Sentence, ...]:
     """Sentences with their offsets. Markers written after the full stop ("... Fly.io. [E1]") stay with it.
 
     A line break ends a sentence (an answer's list items are sentences of their own); with ``wrapped_lines`` (a
@@ -82,12 +117,12 @@ def split_sentences(text: str, *, wrapped_lines: bool = False) -> list[Sentence]
             offset = start + (len(chunk) - len(chunk.lstrip()))
             sentences.append(Sentence(offset, offset + len(stripped), stripped))
         start = end
-    return sentences
+    return tuple(sentences)
 
 
 def sentence_texts(text: str) -> list[str]:
     """The sentences of text, without offsets (evidence sentences for the checks, premises for NLI windows)."""
-    return [sentence.text for sentence in split_sentences(text)]
+    return [sentence.text for sentence in _split_sentences(text, False)]
 
 
 def normalize_space(text: str) -> str:
@@ -124,10 +159,23 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*")
 STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "their", "they", "them", "it", "its", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "have", "has", "had", "having", "of", "in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "over", "under", "about", "as", "up", "down", "out", "off", "per", "via", "so", "such", "both", "either", "each", "other", "another", "same", "own", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "also", "not", "no", "nor", "never", "very", "just", "only", "too", "more", "most", "less", "least", "much", "many", "some", "any", "all", "few", "several", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "hers", "us", "one", "can", "will", "would", "shall", "should", "may", "might", "must", "could", "s", "t", "don't", "isn't", "aren't", "wasn't", "weren't", "its", "it's", "he's", "she's", "they're", "we're", "i'm", "than", "then", "while", "during", "after", "before", "between", "among", "through", "within", "without", "again", "further", "once", "here", "however", "although", "though", "because", "since", "until", "whether", "yet", "still", "even", "ever", "however", "thus", "hence", "therefore", "upon", "across", "along", "around", "against", "toward", "towards", "behind", "beyond", "like", "unlike", "near", "according"])
 
 
+@memo_by_text
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in WORD.findall(text))
+
+
 def words(text: str) -> list[str]:
-    return [w.lower() for w in WORD.findall(text)]
+    return list(_words(text))
 
 
+def clear_text_caches() -> None:
+    """Forget every memoised text result (benchmarks measure the cold path with it)."""
+    for cached in _MEMOISED:
+        cached.cache_clear()
+    stem.cache_clear()
+
+
+@lru_cache(maxsize=_CACHED)
 def stem(word: str) -> str:
     w = word.lower().strip("'-")
     for suffix in ("'s", "ies", "es", "s"):
@@ -137,8 +185,23 @@ def stem(word: str) -> str:
     return w[:5] if len(w) > 5 else w
 
 
+@memo_by_text
+def _content_stems(text: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in _words(text) if w not in STOPWORDS and not w[0].isdigit() and len(w) > 1)
+
+
 def content_stems(text: str) -> list[str]:
-    return [stem(w) for w in words(text) if w not in STOPWORDS and not w[0].isdigit() and len(w) > 1]
+    return list(_content_stems(text))
+
+
+def content_stem_set(text: str) -> frozenset[str]:
+    """The content stems of text as a set (overlap measures ask for this most)."""
+    return _content_stem_set(text)
+
+
+@memo_by_text
+def _content_stem_set(text: str) -> frozenset[str]:
+    return frozenset(_content_stems(text))
 
 
 # Negations, quantifiers, modal and temporal words carry meaning: "We host on Fly.io no more" says the opposite of
@@ -154,5 +217,10 @@ MEANING_WORDS = frozenset(["not", "no", "nor", "never", "none", "without", "don'
 def meaning_stems(text: str) -> list[str]:
     """Content stems for the sentence re-check: like content_stems, but negations, quantifiers, modal words and
     numbers are kept."""
-    return [w if w[0].isdigit() else stem(w) for w in words(text)
-            if (w not in STOPWORDS or w in MEANING_WORDS) and (len(w) > 1 or w[0].isdigit())]
+    return list(_meaning_stems(text))
+
+
+@memo_by_text
+def _meaning_stems(text: str) -> tuple[str, ...]:
+    return tuple(w if w[0].isdigit() else stem(w) for w in _words(text)
+                 if (w not in STOPWORDS or w in MEANING_WORDS) and (len(w) > 1 or w[0].isdigit()))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from controlplane.contracts.text import normalize_space, split_sentences, strip_markers
+from controlplane.contracts.text import memo_by_text, normalize_space, split_sentences, strip_markers
 
 MAX_DEPTH = 6
 MAX_PARTS = 24
@@ -295,6 +295,11 @@ RULES = (
 
 def split_atomic(text: str, *, strip_inline_markers: bool = True) -> list[AtomicClaim]:
     """Atomic claims of ``text`` in order. Always at least one claim for non-empty text."""
+    return list(_split_atomic(text, strip_inline_markers))
+
+
+@memo_by_text
+def _split_atomic(text: str, strip_inline_markers: bool) -> tuple[AtomicClaim, ...]:
     base = strip_markers(text) if strip_inline_markers else normalize_space(text)
     if not base.strip():
         return []
@@ -321,7 +326,7 @@ def split_atomic(text: str, *, strip_inline_markers: bool = True) -> list[Atomic
         if claim.text.lower() not in seen:
             seen.add(claim.text.lower())
             unique.append(claim)
-    return unique
+    return tuple(unique)
 
 
 def atomic_texts(text: str) -> list[str]:

@@ -26,7 +26,15 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from controlplane.contracts.gate_result import ReasonCode
-from controlplane.contracts.text import STOPWORDS, WORD, content_stems, sentence_texts, words
+from controlplane.contracts.text import (
+    STOPWORDS,
+    WORD,
+    content_stem_set,
+    content_stems,
+    memo_by_text,
+    sentence_texts,
+    words,
+)
 
 
 @dataclass(frozen=True)
@@ -68,16 +76,17 @@ APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "al
                     "more", "less", "fewer", "than", "circa", "~", "up", "least", "estimated"})
 
 
+@memo_by_text
 def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
     """The evidence sentence (or pair of adjacent sentences) sharing most claim content words, and that share."""
-    claim_set = set(content_stems(claim))
+    claim_set = content_stem_set(claim)
     if not claim_set:
         return "", 0.0
     sents = sentence_texts(evidence)
     candidates = sents + [f"{a} {b}" for a, b in pairwise(sents)]
     best, best_share = "", 0.0
     for s in candidates:
-        share = len(claim_set & set(content_stems(s))) / len(claim_set)
+        share = len(claim_set & content_stem_set(s)) / len(claim_set)
         if share > best_share + 1e-9 or (abs(share - best_share) <= 1e-9 and best and len(s) < len(best)):
             best, best_share = s, share
     return best, best_share
@@ -135,6 +144,11 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
 
 
 def quantities(text: str) -> list[Quantity]:
+    return list(_quantities(text))
+
+
+@memo_by_text
+def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
     for m in _NUM_TOKEN.finditer(text):
         raw = m.group("num")
@@ -165,7 +179,7 @@ def quantities(text: str) -> list[Quantity]:
         unit, kind = _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
         out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding))))
-    return out
+    return tuple(out)
 
 
 def _close(a: float, b: float, rel: float) -> bool:
@@ -446,10 +460,13 @@ CHECKS: dict[str, Callable[[str, str], list[CheckFinding]]] = {
 
 def run_checks(evidence_text: str, claim_text: str, checks: Iterable[str] | None = None) -> list[CheckFinding]:
     """All (or the named) checks on one (evidence, claim) pair. Empty evidence is the caller's NO_EVIDENCE case."""
-    out: list[CheckFinding] = []
-    for name in checks or CHECKS:
-        out.extend(CHECKS[name](evidence_text, claim_text))
-    return out
+    return list(_run_checks(evidence_text, claim_text, tuple(checks or CHECKS)))
+
+
+@memo_by_text
+def _run_checks(evidence_text: str, claim_text: str, checks: tuple[str, ...]) -> tuple[CheckFinding, ...]:
+    # pure: the same (evidence, claim) pair is checked once, whichever gate, attempt or request asks again
+    return tuple(finding for name in checks for finding in CHECKS[name](evidence_text, claim_text))
 
 
 def vetoes(findings: Iterable[CheckFinding], codes: Iterable[ReasonCode] | None = None) -> bool:

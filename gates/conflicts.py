@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from controlplane.contracts import EvidenceItem
-from controlplane.contracts.text import content_stems
+from controlplane.contracts.text import content_stem_set, memo_by_text
 from controlplane.evidence_pack.staleness import dated, parse_time, staleness
 
 from .claim_checks import best_sentence, check_negation, check_numbers, quantities
@@ -111,13 +111,22 @@ class Conflict:
 _NAME = re.compile(r"[A-Z][A-Za-z0-9.'-]*")
 
 
-def _names(text: str) -> set[str]:
+_TOKEN = re.compile(r"[A-Za-z0-9.'-]+")
+
+
+@memo_by_text
+def _names(text: str) -> frozenset[str]:
     """Capitalised tokens after the first word: the names that tell one subject from another ("Service A")."""
-    return set(_NAME.findall(text.split(" ", 1)[1])) if " " in text.strip() else set()
+    return frozenset(_NAME.findall(text.split(" ", 1)[1])) if " " in text.strip() else frozenset()
+
+
+@memo_by_text
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_TOKEN.findall(text))
 
 
 def _mentions_names(item_text: str, claim_text: str) -> bool:
-    words = set(re.findall(r"[A-Za-z0-9.'-]+", item_text))
+    words = _tokens(item_text)
     return all(name in words or name.rstrip(".") in words for name in _names(claim_text))
 
 
@@ -142,19 +151,24 @@ def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAM
 
 
 def _overlap(item_text: str, claim_text: str) -> float:
-    claim = set(content_stems(claim_text))
+    claim = content_stem_set(claim_text)
     if not claim:
         return 0.0
-    return len(claim & set(content_stems(item_text))) / len(claim)
+    return len(claim & content_stem_set(item_text)) / len(claim)
 
 
 def _usable_and_candidates(atoms: Sequence[str], cited: Sequence[EvidenceItem],
                            others: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
     usable = [item for item in cited if not item.redacted]
     # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
-    candidates = [o for o in others if not o.redacted and any(
-        _overlap(o.text, a) >= CANDIDATE_OVERLAP and _mentions_names(o.text, a) for a in atoms)]
+    candidates = [o for o in others if not o.redacted and any(_about_the_same(o.text, a) for a in atoms)]
     return usable, candidates
+
+
+@memo_by_text
+def _about_the_same(item_text: str, atom: str) -> bool:
+    # asked for every (other item, atom) by nli_pairs and detect_conflicts alike: decided once
+    return _overlap(item_text, atom) >= CANDIDATE_OVERLAP and _mentions_names(item_text, atom)
 
 
 def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem]) -> list[tuple[str, str]]:

@@ -64,8 +64,10 @@ def citation_density(envelope: OutputEnvelope, view: AttemptView | None = None) 
     counted = [i for i, ch in enumerate(text) if not ch.isspace() and i not in marker_chars]
     if not counted:
         return 1.0
-    covered = sum(any(a.start <= i < a.end for a in backed) for i in counted)
-    return covered / len(counted)
+    inside = bytearray(len(text))  # 1 where a backed claim covers the character: one pass per claim, not per pair
+    for anchor in backed:
+        inside[anchor.start:anchor.end] = b"\x01" * (anchor.end - anchor.start)
+    return sum(inside[i] for i in counted) / len(counted)
 
 
 def when_holds(

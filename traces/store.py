@@ -249,6 +249,10 @@ class TraceStore:
         last_gates = bundle.attempts[-1].gate_results if bundle.attempts else []
         failing = sorted({g.gate_id for g in last_gates if g.failed})
         policy_content = bundle.policy.content
+        # each payload is encoded once: the same text is stored and hashed into the integrity map
+        payloads = [_json(e.payload) for e in bundle.events]
+        messages = _json(bundle.messages)
+        integrity = _json(_integrity_as_stored(bundle, payloads, messages))
         with self.transaction() as db:
             if policy_content is not None:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
@@ -274,7 +278,7 @@ class TraceStore:
                     "status": (outcome.status.value if outcome else TraceStatus.ERROR.value),
                     "session_id": session_id,
                     "user_message": user_message,
-                    "messages": _json(bundle.messages),
+                    "messages": messages,
                     "mode_label": decision.modeLabel if decision else None,
                     "domain_flags": _json(decision.domainFlags) if decision else None,
                     "mode_decision": decision.model_dump_json() if decision else None,
@@ -295,16 +299,16 @@ class TraceStore:
                     "duration_ms": _duration_ms(bundle.events),
                     "redaction": _json(bundle.redaction),
                     "imported_from": imported_from,
-                    "integrity": _json(_integrity_as_stored(bundle)),
+                    "integrity": integrity,
             })
             # Plain executemany on the known columns: sqlite-utils' insert_all re-reads the table schema on every
             # call, which cost more than the rows themselves (bench/hardening.py).
             _insert_many(db, "trace_events", (
                 {
                     "trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
-                    "attempt": e.metadata.attempt, "payload": _json(e.payload), "ts": e.ts,
+                    "attempt": e.metadata.attempt, "payload": payload, "ts": e.ts,
                 }
-                for e in bundle.events
+                for e, payload in zip(bundle.events, payloads, strict=True)
             ))
             for record in bundle.attempts:
                 _insert_many(db, "regen_attempts", [
@@ -553,12 +557,12 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     }
 
 
-def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
-    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it (event payloads go through the
-    same JSON encoding as their column), so a trace read back unchanged always matches."""
+def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str) -> dict[str, str]:
+    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts ``payloads``
+    (one per event) and ``messages``, so a trace read back unchanged always matches."""
     # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
     data: dict[str, Any] = {
-        "messages": _load(_json(bundle.messages)) or [],
+        "messages": _load(messages) or [],
         "outcome": json.loads(bundle.outcome.model_dump_json()) if bundle.outcome else None,
         "attempts": [{"raw_output": record.raw_output} for record in bundle.attempts],
         "redaction": bundle.redaction,
@@ -568,8 +572,8 @@ def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
     }
     data["events"] = [  # TraceEvent.model_dump(mode="json") as events() rebuilds it, without building models
         {"trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
-         "payload": _load(_json(e.payload)) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
-        for e in bundle.events
+         "payload": _load(payload) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
+        for e, payload in zip(bundle.events, payloads, strict=True)
     ]
     return compute_integrity(data)
 
