@@ -146,6 +146,7 @@ def inline_markers(text: str) -> list[Marker]:
     return markers
 
 
+@memo_by_text
 def strip_markers(text: str) -> str:
     """The text without its citation markers; bracketed prose stays (it is content)."""
     return normalize_space(_MARKER_GROUP.sub("", text))

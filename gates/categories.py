@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from controlplane.contracts import ClaimStatus
-from controlplane.contracts.text import split_sentences, strip_markers
+from controlplane.contracts.text import memo_by_text, split_sentences, strip_markers
 
 CONFIDENCE_THRESHOLD = 0.7  # EBOM: classifier confidence threshold; below it, FACTUAL
 
@@ -58,6 +58,7 @@ class Category:
     signals: tuple[str, ...]
 
 
+@memo_by_text
 def classify(text: str) -> Category:
     """Deterministic EBOM category of one claim."""
     plain = strip_markers(text).strip()
@@ -104,6 +105,7 @@ _CLAUSE = re.compile(r"\s*[;:\u2014]\s*|\s+-{1,2}\s+|,\s*(?:but|and|while|wherea
                      r"which|who|because|since|as|though)\b\s*|\s+(?:but|however|whereas|although)\s+", re.IGNORECASE)
 
 
+@memo_by_text
 def states_absence(text: str) -> bool:
     """An UNKNOWN claim (issue 16): ONE sentence that states the absence of information and asserts nothing else.
     Every clause of it must say that something is not known / not in the evidence."""

@@ -7,6 +7,7 @@ GateResult, or is named by the policy but not registered, produces a failing Gat
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -50,6 +51,9 @@ class GateRegistryError(ValueError):
     """Two plugins claim one gate id, or a plugin returns something that is not a gate."""
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def citation_density(envelope: OutputEnvelope, view: AttemptView | None = None) -> float:
     """Share of the answer's characters (markers and spaces aside) inside claims that cite evidence or are honestly
     UNKNOWN. Low density means the claim map covers little of what the user reads: binding passes only barely.
@@ -60,14 +64,21 @@ def citation_density(envelope: OutputEnvelope, view: AttemptView | None = None) 
     anchors = view.anchors
     backed = [anchors[c.claim_id] for c in envelope.meta.claim_map
               if c.claim_id in anchors and (c.evidence_ids or c.status is ClaimStatus.UNKNOWN)]
-    marker_chars = {i for m in view.markers for i in range(m.start, m.end)}
-    counted = [i for i, ch in enumerate(text) if not ch.isspace() and i not in marker_chars]
-    if not counted:
+    # one byte per character: counted (not a space, not in a marker), and covered by a backed claim. Spans are set
+    # slice by slice, so the cost is the text's length plus the spans', never characters x claims.
+    counted = bytearray(b"\x01") * len(text)
+    for space in _SPACES.finditer(text):
+        counted[space.start():space.end()] = bytes(space.end() - space.start())
+    for marker in view.markers:
+        counted[marker.start:marker.end] = bytes(marker.end - marker.start)
+    total = counted.count(1)
+    if not total:
         return 1.0
-    inside = bytearray(len(text))  # 1 where a backed claim covers the character: one pass per claim, not per pair
+    covered = bytearray(len(text))
     for anchor in backed:
-        inside[anchor.start:anchor.end] = b"\x01" * (anchor.end - anchor.start)
-    return sum(inside[i] for i in counted) / len(counted)
+        covered[anchor.start:anchor.end] = b"\x01" * (anchor.end - anchor.start)
+    both = int.from_bytes(counted, "little") & int.from_bytes(covered, "little")
+    return both.bit_count() / total
 
 
 def when_holds(
@@ -101,8 +112,6 @@ def when_holds(
             density = citation_density(envelope, view)
             checks.append((density < when.citation_density_below, f"citation_density:{density:.2f}"))
     if when.message_matches_any is not None:
-        import re
-
         hit = next((p for p in when.message_matches_any if re.search(p, message, re.IGNORECASE)), None)
         checks.append((hit is not None, f"message_matches:{hit or 'none'}"))
     if when.any_of is not None:
