@@ -23,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from controlplane.evidence_pack import build_pack, stdlib_docs
@@ -83,9 +83,9 @@ def main(argv: list[str]) -> int:
         rows, expert_ms, general_ms = [], [], []
         for question, module in QUESTIONS:
             domains = route(question, policy).domainFlags
-            items, ms = timed(lambda: expert_first.retrieve(question, K, domains=domains))
+            items, ms = timed(lambda q=question, d=domains: expert_first.retrieve(q, K, domains=d))
             expert_ms.append(ms)
-            general_items, ms = timed(lambda: general.retrieve(question, K))
+            general_items, ms = timed(lambda q=question: general.retrieve(q, K))
             general_ms.append(ms)
             library_items = [i for i in items if i.library is not None]
             by_score = sorted(library_items + general_items, key=lambda i: -(i.retrieval_score or 0.0))
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
                 "library_first_by_score": bool(by_score) and by_score[0].library is not None,
                 "top_score": round(items[0].retrieval_score or 0.0, 3) if items else None,
             })
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     texts = [p.read_text(encoding="utf-8")[:1500] for p in sorted(CORPUS.iterdir())]
     pack = build_pack([{"text": t, "provenance": {"retrieved_at": (now - timedelta(hours=2 + i)).isoformat()}}
                        for i, t in enumerate(texts)])

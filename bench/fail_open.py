@@ -11,8 +11,7 @@ Each probe plants a marker (a word only the unverified part of the answer holds)
 - ``verified``: the run said ``verified: true``;
 - ``p50 ms``: pipeline time per probe (model time is nil: scripted).
 
-Reproduce: ``./run bench fail_open`` (or ``python -m bench.fail_open``); ``--no-write`` to only print. The script only
-uses ``ControlPlane.run`` and ``load_bundle``, so the same file runs against an older checkout for a before/after.
+Reproduce: ``./run bench fail_open`` (or ``python -m bench.fail_open``); ``--no-write`` to only print.
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ def probes() -> Iterator[Probe]:
                      "Our uptime was 99.99% in 2024."):
         yield Probe("rewrite that adds facts", "Rewrite this in plain English: our servers are fast",
                     f"Our servers are fast. {invented}", [], invented.split()[-1].rstrip("."), evidence=[])
-    for rigor, message in RIGORS.items():
+    for message in RIGORS.values():
         for text in ("Nothing runs on Fly.io; we host on AWS.", "It is unclear whether we moved, but we host on AWS.",
                      "Whether we host on AWS is the question?", "The evidence does not say who hosts it. We host on AWS.",
                      "We host on AWS, which the evidence does not mention."):

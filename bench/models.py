@@ -156,9 +156,7 @@ def _rate(rows: list[dict[str, Any]], key: str, where=lambda r: True) -> float |
 
 
 def measure_model(name: str, flows: tuple[Flow, ...], max_tokens: int, speed_prompts: int) -> dict[str, Any]:
-    from controlplane.adapters.embedded import GEMMA, gemma_path
-    from controlplane.adapters.llama_cpp import LlamaCppModel  # noqa: F401  (import cost outside the timings)
-    from controlplane.adapters.embedded import embedded_model
+    from controlplane.adapters.embedded import GEMMA, embedded_model, gemma_path
     from controlplane.model_boundary import GenerationParams
     from controlplane.prompts import envelope_schema_for, main_context
 
@@ -192,7 +190,7 @@ def measure_model(name: str, flows: tuple[Flow, ...], max_tokens: int, speed_pro
         rows.append(row)
         print(f"  {name:13} {flow.name:16} {row['finish']:10} {row['tokens_out']:4} tok {row['latency_s']:6.1f}s "
               f"valid={int(row['valid'])} ids={row['cited']}", file=sys.stderr, flush=True)
-    answerable = lambda r: dict((f.name, f) for f in flows)[r["flow"]].expect != ()  # noqa: E731
+    answerable = lambda r: {f.name: f for f in flows}[r["flow"]].expect != ()
     report["prompts"] = len(rows)
     report["validity_rate"] = _rate(rows, "valid")
     report["parse_rate"] = _rate(rows, "parsed")
@@ -236,12 +234,10 @@ def decode_speed(model: Any, flows: tuple[Flow, ...], mode: Any) -> dict[str, An
 
 def selector_check(model: Any) -> dict[str, Any]:
     """Step 2 on the local model: the ModeDecision grammar, output checked by the selector's own merge."""
-    try:
-        from controlplane.policy_bundles.loader import load_bundle
-        from controlplane.router import route
-        from controlplane.selector import run_selector
-    except ImportError as exc:
-        return {"skipped": f"pipeline modules not importable: {exc}"}
+    from controlplane.policy_bundles.loader import load_bundle
+    from controlplane.router import route
+    from controlplane.selector import run_selector
+
     try:
         policy = load_bundle().bundle
     except Exception as exc:  # the shipped bundle is someone else's file; a broken one must not lose our figures
@@ -265,7 +261,7 @@ def selector_check(model: Any) -> dict[str, Any]:
 
 def compare_variants(names: list[str], flows: tuple[Flow, ...], max_tokens: int) -> list[dict[str, Any]]:
     """Prompt layouts: worked examples as earlier chat turns vs inside the system message."""
-    import controlplane.prompts as prompts
+    from controlplane import prompts
     from controlplane.adapters.embedded import embedded_model
     from controlplane.model_boundary import GenerationParams
 
@@ -284,11 +280,15 @@ def compare_variants(names: list[str], flows: tuple[Flow, ...], max_tokens: int)
                                               json_schema=prompts.envelope_schema_for(pack, _mode(), max_claims=8))
                     response = model.generate(flow.question, context, params)
                     rows.append({"flow": flow.name, **score(flow, response.text)})
-                answerable = lambda r: dict((f.name, f) for f in flows)[r["flow"]].expect != ()  # noqa: E731
+                expects = {f.name: f.expect for f in flows}
+
+                def answerable(row: dict, expects: dict = expects) -> bool:
+                    return expects[row["flow"]] != ()
+
                 entry = {"model": name, "layout": "examples as turns" if as_turns else "examples in system",
                          "prompts": len(rows), "validity_rate": _rate(rows, "valid"),
                          "right_id_rate": _rate(rows, "right_ids", answerable),
-                         "unknown_rate": _rate(rows, "unknown_ok", lambda r: not answerable(r))}
+                         "unknown_rate": _rate(rows, "unknown_ok", lambda r, answerable=answerable: not answerable(r))}
                 print(f"  variant {entry}", file=sys.stderr, flush=True)
                 results.append(entry)
     finally:
@@ -359,8 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     # The adapter first: it sets OMP_WAIT_POLICY before llama.cpp's OpenMP runtime loads (see llama_cpp.py).
-    import controlplane.adapters.llama_cpp  # noqa: F401
     import llama_cpp
+
 
     flows = FLOWS[: max(1, min(args.prompts, len(FLOWS)))]
     started = time.perf_counter()

@@ -57,10 +57,7 @@ QUALIFIERS = [
     "during the canary phase", "when the primary is unreachable",
 ]
 UNITS = ["minutes", "hours", "days", "requests per minute", "percent", "megabytes", "attempts", "seconds"]
-FILLER = (
-    "This rule was agreed in the weekly engineering meeting and is reviewed every quarter by the platform team. "
-    "Exceptions need written approval and are recorded in the decision log with an owner and an expiry date."
-).split()
+FILLER = ["This", "rule", "was", "agreed", "in", "the", "weekly", "engineering", "meeting", "and", "is", "reviewed", "every", "quarter", "by", "the", "platform", "team.", "Exceptions", "need", "written", "approval", "and", "are", "recorded", "in", "the", "decision", "log", "with", "an", "owner", "and", "an", "expiry", "date."]
 
 
 def synthetic_chunk(rng: random.Random, i: int) -> str:

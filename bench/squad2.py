@@ -31,7 +31,6 @@ import json
 import os
 import random
 import re
-import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -98,7 +97,7 @@ def fixed_sample(questions: Sequence[Question], n: int, seed: int = SEED) -> lis
 # ---------------------------------------------------------------------------------------------------------------------
 
 def _sentences(context: str) -> list[tuple[str, int, int]]:
-    from controlplane.gates.anchoring import split_sentences, strip_markers
+    from controlplane.contracts.text import split_sentences, strip_markers
 
     return [(plain, s.start, s.end) for s in split_sentences(context) if (plain := strip_markers(s.text))]
 
@@ -249,7 +248,7 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 def score_run(result: Any, q: Question) -> dict[str, Any]:
     """Score one controlplane reply (see the module docstring for the definitions)."""
-    from controlplane.gates.anchoring import split_sentences, strip_markers
+    from controlplane.contracts.text import split_sentences, strip_markers
 
     passing = [c for c in result.claims if c.verdict == "PASS"]
     unknown = any(c.status == "UNKNOWN" for c in result.claims) and result.status.value != "refused"
@@ -276,7 +275,7 @@ def score_run(result: Any, q: Question) -> dict[str, Any]:
 
 
 def plain_rag(model: Any, q: Question) -> tuple[str, dict[str, Any]]:
-    from controlplane.gates.anchoring import split_sentences
+    from controlplane.contracts.text import split_sentences
     from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
 
     chat = (ChatMessage("system", PLAIN_RAG_PROMPT),

@@ -5,6 +5,8 @@ Which gates run, when, in which order, with which thresholds; router lexicons; b
 
 from __future__ import annotations
 
+import hashlib
+import json
 from enum import Enum
 from typing import Any, Literal
 
@@ -365,3 +367,17 @@ def _flags_named(when: WhenCondition) -> set[str]:
     for alternative in when.any_of or []:
         flags |= _flags_named(alternative)
     return flags
+
+
+# -- the bundle's identity: the hash every trace records (PolicyRef.hash), defined with the contract so the trace
+# store can check a recorded policy without the policy layer above it
+def canonical_content(bundle: PolicyBundle) -> dict[str, Any]:
+    return bundle.model_dump(mode="json", exclude_none=True)
+
+
+def canonical_json(bundle: PolicyBundle) -> str:
+    return json.dumps(canonical_content(bundle), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def bundle_hash(bundle: PolicyBundle) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(bundle).encode("utf-8")).hexdigest()

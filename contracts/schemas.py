@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,7 @@ def schema_filename(name: str) -> str:
     return f"{name}.schema.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """The committed schema file (what third parties see), not a regenerated one."""
     if name not in SCHEMA_MODELS:
@@ -71,7 +71,7 @@ def load_schema(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator_for(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name))
 

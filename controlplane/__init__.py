@@ -26,20 +26,39 @@ _PUBLIC = {
     "GateResult": "controlplane.contracts",
     "ReasonCode": "controlplane.contracts",
     "CostClass": "controlplane.contracts",
-    "InputError": "controlplane.errors",
-    "ConfigurationError": "controlplane.errors",
+    "InputError": "controlplane.contracts.errors",
+    "ConfigurationError": "controlplane.contracts.errors",
     "create_app": "controlplane.server",
 }
 
-__all__ = list(_PUBLIC)
+# written out (not list(_PUBLIC)) so linters and readers see the public names
+__all__ = [
+    "BaseGate",
+    "ClaimResult",
+    "ConfigurationError",
+    "ControlPlane",
+    "CostClass",
+    "GateInput",
+    "GateResult",
+    "GateServices",
+    "GateStage",
+    "GateVerdict",
+    "InputError",
+    "ReasonCode",
+    "Response",
+    "Usage",
+    "create_app",
+    "hookimpl",
+]
+assert set(__all__) == set(_PUBLIC)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from controlplane.api import ClaimResult, ControlPlane, GateVerdict, Response, Usage  # noqa: F401
-    from controlplane.contracts import CostClass, GateResult, ReasonCode  # noqa: F401
-    from controlplane.errors import ConfigurationError, InputError  # noqa: F401
-    from controlplane.gates.hookspec import hookimpl  # noqa: F401
-    from controlplane.gates.interfaces import BaseGate, GateInput, GateServices, GateStage  # noqa: F401
-    from controlplane.server import create_app  # noqa: F401
+    from controlplane.api import ClaimResult, ControlPlane, GateVerdict, Response, Usage
+    from controlplane.contracts import CostClass, GateResult, ReasonCode
+    from controlplane.contracts.errors import ConfigurationError, InputError
+    from controlplane.gates.hookspec import hookimpl
+    from controlplane.gates.interfaces import BaseGate, GateInput, GateServices, GateStage
+    from controlplane.server import create_app
 
 
 def __getattr__(name: str) -> Any:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
 from controlplane.quote import (
     Candidate,
@@ -92,7 +92,7 @@ class QuoteAnswering:
         self.ranking: Ranking = rank_candidates(question, pack, scorer if self.uses_scorer else None)
         self.ranking_ms = (time.perf_counter() - started) * 1000
         self.failed: set[tuple[str, int]] = set()
-        self.statement_question = any(re.search(p, question, re.I) for p in self.settings.statement_questions)
+        self.statement_question = any(re.search(p, question, re.IGNORECASE) for p in self.settings.statement_questions)
 
     # -- one attempt -------------------------------------------------------------------------------------------------
     def turn(self, messages: Sequence[Mapping[str, Any]], attempt: int) -> QuoteTurn:

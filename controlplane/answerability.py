@@ -20,6 +20,7 @@ test articles are never used here (bench/squad2.py reports on them).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -30,16 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from controlplane.gates.claim_checks import content_stems
+from controlplane.contracts.text import content_stems
 
 WEIGHTS_FILE = "answerability.json"
 QUESTION_WORDS = ("what", "who", "when", "where", "which", "why", "how many", "how much", "how")
-_NEGATION = re.compile(r"\b(not|never|no|n't|none|neither|nor|without)\b|n't\b", re.I)
+_NEGATION = re.compile(r"\b(not|never|no|n't|none|neither|nor|without)\b|n't\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b")
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
-                    r"century|centuries|decade|year|years|day|days)\b", re.I)
+                    r"century|centuries|decade|year|years|day|days)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundred|thousand|million|"
-                     r"billion|dozen|half|twice|several)\b", re.I)
+                     r"billion|dozen|half|twice|several)\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z'-]+")
 _BIGRAM_WORD = re.compile(r"[a-z0-9]+")
 
@@ -61,7 +62,7 @@ def question_word(question: str) -> str | None:
 
 
 def _answer_type_match(qword: str | None, question: str, sentence: str) -> float:
-    if qword == "when" or (qword in ("what", "which") and re.search(r"\b(year|date|century|decade)\b", question, re.I)):
+    if qword == "when" or (qword in ("what", "which") and re.search(r"\b(year|date|century|decade)\b", question, re.IGNORECASE)):
         return 1.0 if (_YEAR.search(sentence) or _MONTH.search(sentence)) else 0.0
     if qword in ("how many", "how much"):
         return 1.0 if _NUMBER.search(sentence) else 0.0
@@ -73,7 +74,7 @@ def _answer_type_match(qword: str | None, question: str, sentence: str) -> float
 
 def _bigrams(text: str) -> set[tuple[str, str]]:
     words = _BIGRAM_WORD.findall(text.lower())
-    return set(zip(words, words[1:]))
+    return set(itertools.pairwise(words))
 
 
 def lexical_features(question: str, sentences: Sequence[str], cosines: np.ndarray, evidence_text: str) -> np.ndarray:
@@ -163,7 +164,7 @@ def shipped_scorer() -> AnswerabilityScorer:
         text = resources.files("controlplane").joinpath(WEIGHTS_FILE).read_text(encoding="utf-8")
         return AnswerabilityScorer.from_dict(json.loads(text))
     except (FileNotFoundError, KeyError, ValueError) as exc:
-        from controlplane.errors import ConfigurationError
+        from controlplane.contracts.errors import ConfigurationError
 
         raise ConfigurationError(
             f"the answerability scorer {WEIGHTS_FILE} is missing or unreadable ({exc}); reinstall controlplane, or "

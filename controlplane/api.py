@@ -42,11 +42,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Self
 
 from controlplane.answer_modes import parse_answer_mode
 from controlplane.contracts import AnswerMode, EvidencePack, PolicyBundle, TraceBundle
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
 from controlplane.model_boundary import (
@@ -296,23 +296,17 @@ def _shown_offsets(result: RunResult, checked_text: str):
     """A function mapping a span of the checked text to the same characters in the delivered text, or None.
 
     pass/regen_pass deliver the checked text unchanged; suppress-degrade delivers the kept sentences joined by one
-    space (controlplane.degrade); a refusal shows no claim.
+    space, and records where each was and where it is (controlplane.degrade, ``kept_spans``); a refusal shows no
+    claim.
     """
     status = result.status.value
     if status in ("pass", "regen_pass") and result.assistant_text == checked_text:
         return lambda span: span
-    kept = list((result.degrade or {}).get("kept_sentences") or [])
-    if status != "degraded" or not kept:
+    spans = list((result.degrade or {}).get("kept_spans") or [])
+    if status != "degraded" or not spans:
         return lambda span: None
-    from controlplane.gates.anchoring import split_sentences
-
-    placed: list[tuple[int, int, int]] = []  # (source start, source end, delivered start)
-    cursor, position = 0, 0
-    for sentence in split_sentences(checked_text):
-        if position < len(kept) and sentence.text == kept[position]:
-            placed.append((sentence.start, sentence.end, cursor))
-            cursor += len(sentence.text) + 1
-            position += 1
+    # (source start, source end, delivered start)
+    placed = [(int(s["start"]), int(s["end"]), int(s["shown_start"])) for s in spans]
 
     def move(span: tuple[int, int]) -> tuple[int, int] | None:
         for start, end, delivered in placed:
@@ -747,7 +741,7 @@ class ControlPlane:
         if self.store is not None and self._owns_store:
             self.store.close()
 
-    def __enter__(self) -> ControlPlane:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -905,11 +899,11 @@ class ControlPlane:
         if spec is None or spec is True:
             if self.model is None:
                 return None
-            from controlplane.traces.critic import ModelCritic
+            from controlplane.critic import ModelCritic
 
             return ModelCritic(self.model)
         if isinstance(spec, str):
-            from controlplane.traces.critic import ModelCritic
+            from controlplane.critic import ModelCritic
 
             return ModelCritic(_BoundedModel(self._resolve_model(spec), 1))
         if not isinstance(spec, Critic):

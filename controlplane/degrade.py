@@ -21,6 +21,7 @@ from controlplane.contracts import (
     ReasonCode,
     TraceStatus,
 )
+from controlplane.gates.attempt import AttemptView
 from controlplane.verdicts import (
     ClaimVerdict,
     SentenceVerdict,
@@ -149,6 +150,7 @@ def degrade(
     envelope: OutputEnvelope | None,
     claims: Sequence[ClaimVerdict],
     results: Sequence[GateResult],
+    view: AttemptView | None = None,
 ) -> DegradeResult:
     mode = degrade_mode_for(policy, decision)
     failing_claims = [c for c in claims if c.verdict == "FAIL"]
@@ -164,7 +166,7 @@ def degrade(
         return result
 
     exemption = coverage_exemption(results)
-    sentences = sentence_verdicts(envelope, claims, coverage_exempt=exemption is not None)
+    sentences = sentence_verdicts(envelope, claims, coverage_exempt=exemption is not None, view=view)
     kept = [s for s in sentences if s.verdict == "PASS"]
     removed = [s for s in sentences if s.verdict == "FAIL"]
     if not kept:
@@ -190,11 +192,22 @@ def degrade(
     text += f"\n\n{REMOVED_NOTICE}\n" + "\n".join(notes)
     if extra := gate_notes(results):
         text += "\n" + extra
-    record = {"mode": "suppress", "kept_sentences": [s.text for s in kept], "removed_sentences": _removed_record(removed)}
+    record = {"mode": "suppress", "kept_sentences": [s.text for s in kept], "removed_sentences": _removed_record(removed),
+              "kept_spans": _kept_spans(kept)}
     if exemption is not None:  # kept sentences no claim covers were shown only under the rewrite exemption: say so
         text += f"\n{REWRITE_NOTICE}"
         record["coverage_exemption"] = exemption
     return DegradeResult(TraceStatus.DEGRADED, text, record)
+
+
+def _kept_spans(kept: Sequence[SentenceVerdict]) -> list[dict[str, int]]:
+    """Where each kept sentence was in the checked text and where it is in the delivered one (joined by one space),
+    so the API and the server place claims and stream units without searching the text again."""
+    spans, shown = [], 0
+    for sentence in kept:
+        spans.append({"start": sentence.start, "end": sentence.end, "shown_start": shown})
+        shown += len(sentence.text) + 1
+    return spans
 
 
 def _removed_record(removed: Sequence[SentenceVerdict]) -> list[dict[str, Any]]:
@@ -209,6 +222,7 @@ def deliver(
     claims: Sequence[ClaimVerdict],
     results: Sequence[GateResult],
     status: TraceStatus,
+    view: AttemptView | None = None,
 ) -> DegradeResult:
     """What a passing attempt shows (G-1 at the last step, whatever the bundle's gates did).
 
@@ -221,9 +235,9 @@ def deliver(
     if exemption is not None:
         return DegradeResult(status, f"{envelope.assistant_text}\n\n{REWRITE_NOTICE}",
                              {"mode": "rewrite_exempt", "coverage_exemption": exemption})
-    sentences = sentence_verdicts(envelope, claims)
+    sentences = sentence_verdicts(envelope, claims, view=view)
     if all(s.verdict == "PASS" for s in sentences):
         return DegradeResult(status, envelope.assistant_text, {})
-    result = degrade(policy, decision, pack, envelope, claims, results)
+    result = degrade(policy, decision, pack, envelope, claims, results, view=view)
     result.record["display_check"] = "the gates passed, but a sentence is not covered by a passing claim"
     return result

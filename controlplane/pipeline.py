@@ -14,7 +14,7 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from controlplane.answer_modes import FALLBACK_NOTICE, QuoteAnswering, answer_mode_for
@@ -28,7 +28,6 @@ from controlplane.contracts import (
     FinishReason,
     GateResult,
     ModeDecision,
-    OutputEnvelope,
     Phase,
     PolicyRef,
     ReasonCode,
@@ -38,16 +37,18 @@ from controlplane.contracts import (
     TraceOutcome,
     TraceStatus,
 )
+from controlplane.contracts.clock import utc_now
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.degrade import DegradeResult, degrade, deliver, refuse
-from controlplane.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
+from controlplane.evidence_pack.staleness import parse_time
+from controlplane.gates.attempt import AttemptView
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry, PlannedGate
 from controlplane.log import get_logger
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
-from controlplane.evidence_pack.staleness import parse_time
 from controlplane.prompts import envelope_schema_for, main_context
 from controlplane.realtime import RealtimeReport, handle_realtime
 from controlplane.regen import RegenAction, next_step
@@ -64,10 +65,6 @@ def new_trace_id() -> str:
     return f"tr_{int(time.time() * 1000):012x}{secrets.token_hex(8)}"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
-
-
 class EventRecorder:
     """Assigns seq 0, 1, 2, ... and keeps the events of one trace run in order."""
 
@@ -79,7 +76,7 @@ class EventRecorder:
     def emit(self, phase: Phase, payload: dict[str, Any], gate_id: str | None = None, attempt: int | None = None) -> TraceEvent:
         seq = len(self.events)
         event = TraceEvent(
-            trace_id=self.trace_id, seq=seq, phase=phase, gate_id=gate_id, payload=payload, ts=_now(),
+            trace_id=self.trace_id, seq=seq, phase=phase, gate_id=gate_id, payload=payload, ts=utc_now(),
             metadata={"seq": seq, "attempt": attempt},
         )
         self.events.append(event)
@@ -92,6 +89,8 @@ class AttemptEvaluation:
     parsed: ParsedOutput
     results: list[GateResult]
     claims: list[ClaimVerdict]
+    # the attempt derived once (sentences, anchors, atoms, NLI scores): what the gates read, verdicts and degrade read
+    view: AttemptView | None = None
 
     @property
     def passed(self) -> bool:
@@ -291,9 +290,16 @@ class Pipeline:
         user_message: str,
         usage: BudgetUsage,
         finish_reason: FinishReason = FinishReason.STOP,
+        lattice: Sequence[PlannedGate] | None = None,
     ) -> AttemptEvaluation:
+        """Parse the output once, derive its view once, run the post-generation gates on it. ``lattice``: the
+        request's gate plan (planned once per request); without it the gates are planned here."""
         parsed = parse_envelope(raw_output, truncated_by_model=finish_reason is FinishReason.MAX_TOKENS)
-        plan = self.registry.plan(self.policy.bundle, decision, GateStage.POST_GENERATION, parsed.envelope, user_message)
+        view = AttemptView(parsed.envelope)
+        if lattice is None:
+            lattice = self.registry.plan(self.policy.bundle, decision, message=user_message)
+        plan = self.registry.stage_plan(lattice, GateStage.POST_GENERATION, decision, parsed.envelope, user_message,
+                                        view)
         inp = GateInput(
             mode_decision=decision,
             evidence_pack=pack,
@@ -306,14 +312,18 @@ class Pipeline:
             parse_failure=parsed.failure,
             usage=usage,
             services=self.services,
+            attempt=view,
         )
         results = self.registry.run(plan, inp)
-        return AttemptEvaluation(parsed, results, claim_verdicts(parsed.envelope, results))
+        return AttemptEvaluation(parsed, results, claim_verdicts(parsed.envelope, results, view), view)
 
     def run_pre_generation(self, decision: ModeDecision, pack: EvidencePack, user_message: str, usage: BudgetUsage,
-                           recorder: EventRecorder) -> tuple[list[GateResult], EvidencePack, int]:
+                           recorder: EventRecorder, lattice: Sequence[PlannedGate] | None = None,
+                           ) -> tuple[list[GateResult], EvidencePack, int]:
         """Pre-generation gates (retrieval_required). Retrieved evidence is merged and the gates run again once."""
-        plan = self.registry.plan(self.policy.bundle, decision, GateStage.PRE_GENERATION, message=user_message)
+        if lattice is None:
+            lattice = self.registry.plan(self.policy.bundle, decision, message=user_message)
+        plan = self.registry.stage_plan(lattice, GateStage.PRE_GENERATION, decision, message=user_message)
         tool_calls = 0
         results = self._run_stage(plan, decision, pack, user_message, usage, recorder, None)
         retrieved = [
@@ -338,7 +348,7 @@ class Pipeline:
                     "tool_calls": tool_calls,
                 },
             )
-            results = self._run_stage(plan, decision, pack, user_message, replace_usage(usage, tool_calls=tool_calls),
+            results = self._run_stage(plan, decision, pack, user_message, dataclasses.replace(usage, tool_calls=tool_calls),
                                       recorder, None)
         return results, pack, tool_calls
 
@@ -369,7 +379,7 @@ class Pipeline:
         clean = validate_messages(messages, budgets.max_message_chars)  # before anything is stored
         pack = self.build_pack(evidence, facts)
         trace_id = trace_id or new_trace_id()
-        created_at = _now()
+        created_at = utc_now()
         started = time.perf_counter()
         if self.store is not None:
             self.store.begin(trace_id, clean, created_at=created_at, session_id=session_id)
@@ -411,14 +421,11 @@ class Pipeline:
         model_messages = copy.deepcopy(messages)
         model_messages[-1]["content"] = normalized
         decision = self.decide(normalized, recorder, pack)
-        recorder.emit(
-            Phase.GATE_LATTICE,
-            {"gates": [p.as_dict() for p in self.registry.plan(policy, decision, message=normalized)],
-             "policy_hash": self.policy.hash},
-        )
+        lattice = self.registry.plan(policy, decision, message=normalized)  # once per request; stages narrow it
+        recorder.emit(Phase.GATE_LATTICE, {"gates": [p.as_dict() for p in lattice], "policy_hash": self.policy.hash})
 
         usage = BudgetUsage(attempt=0, elapsed_ms=_elapsed(started))
-        pre_results, pack, tool_calls = self.run_pre_generation(decision, pack, normalized, usage, recorder)
+        pre_results, pack, tool_calls = self.run_pre_generation(decision, pack, normalized, usage, recorder, lattice)
         model_meta = self.model.metadata().as_dict()
         if any(r.failed for r in pre_results):
             failing = [r for r in pre_results if r.failed]
@@ -462,7 +469,8 @@ class Pipeline:
                 tokens_in=response.tokens_in, tokens_out=response.tokens_used, elapsed_ms=_elapsed(started),
                 finish_reason=response.finish_reason.value,
             )
-            evaluation = self.evaluate_attempt(raw_output, decision, pack, normalized, usage, response.finish_reason)
+            evaluation = self.evaluate_attempt(raw_output, decision, pack, normalized, usage, response.finish_reason,
+                                               lattice)
             for result in evaluation.results:
                 recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
             records.append(
@@ -479,7 +487,7 @@ class Pipeline:
             if step.action is RegenAction.PASS:
                 status = TraceStatus.PASS if attempt == 1 else TraceStatus.REGEN_PASS
                 outcome = deliver(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims,
-                                  evaluation.results, status)
+                                  evaluation.results, status, view=evaluation.view)
                 if quoting is not None and quoting.notice and outcome.status is status:
                     # after the checked text, so claim spans stay valid; the system's own notice, not a claim
                     outcome = dataclasses.replace(outcome, assistant_text=f"{outcome.assistant_text}\n\n{quoting.notice}")
@@ -498,12 +506,13 @@ class Pipeline:
         assert evaluation is not None
         if answer_mode is AnswerMode.ABSTRACTIVE_THEN_QUOTE:
             fallback = self._quote_fallback(recorder, records, model_messages, normalized, pack, decision, started,
-                                            tool_calls)
+                                            tool_calls, lattice)
             if fallback is not None:
                 outcome, claims = fallback
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, claims,
                                     model_meta, realtime)
-        outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results)
+        outcome = degrade(policy, decision, pack, evaluation.parsed.envelope, evaluation.claims, evaluation.results,
+                          view=evaluation.view)
         outcome.record.update({"final_attempt": len(records),
                                "failing_gates": [r.gate_id for r in evaluation.results if r.failed],
                                "regen_stopped": step.why})
@@ -524,6 +533,7 @@ class Pipeline:
 
     def _quote_fallback(self, recorder: EventRecorder, records: list[AttemptRecord], messages: list[dict[str, str]],
                         question: str, pack: EvidencePack, decision: ModeDecision, started: float, tool_calls: int,
+                        lattice: Sequence[PlannedGate] | None = None,
                         ) -> tuple[DegradeResult, list[ClaimVerdict]] | None:
         """abstractive_then_quote: one quote attempt after the written answer failed. Its envelope goes through
         every gate; only if it passes is it shown, marked as a degrade, instead of a bare refusal."""
@@ -541,7 +551,8 @@ class Pipeline:
         usage = BudgetUsage(attempt=attempt, regen_attempts_used=budgets.max_regen_attempts, tool_calls=tool_calls,
                             tokens_in=response.tokens_in, tokens_out=response.tokens_used,
                             elapsed_ms=_elapsed(started), finish_reason=response.finish_reason.value)
-        evaluation = self.evaluate_attempt(raw_output, decision, pack, question, usage, response.finish_reason)
+        evaluation = self.evaluate_attempt(raw_output, decision, pack, question, usage, response.finish_reason,
+                                           lattice)
         for result in evaluation.results:
             recorder.emit(Phase.GATE, result.model_dump(mode="json"), gate_id=result.gate_id, attempt=attempt)
         records.append(AttemptRecord(
@@ -555,7 +566,7 @@ class Pipeline:
         # The same last display check as every passing attempt (G-1): quotes shown only if every sentence is covered
         # by a passing claim; otherwise the abstractive attempt's degrade stands.
         shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, evaluation.claims,
-                        evaluation.results, TraceStatus.DEGRADED)
+                        evaluation.results, TraceStatus.DEGRADED, view=evaluation.view)
         if shown.record:
             return None
         text = f"{shown.assistant_text}\n\n{FALLBACK_NOTICE}"  # after: claim spans stay valid
@@ -574,7 +585,7 @@ class Pipeline:
         params = spec.params if spec else {}
         # the gates' clock (params.now, for reproducible tests and replays), so staleness here and there agrees
         clock = next((g.params["now"] for g in gates if g.params.get("now")), None)
-        now = parse_time(clock) or datetime.now(timezone.utc)
+        now = parse_time(clock) or datetime.now(UTC)
         before = set(pack.ids())
         pack, report = handle_realtime(decision, pack, now=now, query=question,
                                        retriever=self.services.retriever if retrieve else None,
@@ -716,12 +727,6 @@ def _pre_generation_reason(failing: list[GateResult]) -> str:
 
 def _elapsed(started: float) -> float:
     return (time.perf_counter() - started) * 1000
-
-
-def replace_usage(usage: BudgetUsage, **changes: Any) -> BudgetUsage:
-    from dataclasses import replace
-
-    return replace(usage, **changes)
 
 
 def _is_unicode(text: str) -> bool:

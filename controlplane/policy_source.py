@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controlplane.contracts import PolicyBundle
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, load_bundle, parse_bundle
 from controlplane.policy_bundles.signing import SignatureError, SigningConfig, read_signature, verify
 from controlplane.traces.store import TraceStore

@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 from controlplane.contracts import ClaimStatus, EvidencePack, ModeDecision, PolicyBundle, RegenDelta
+from controlplane.contracts.clock import utc_now
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
 # Wording measured on the two embedded models (bench/models.py, bench/results/models.md). For 135M-270M models a
@@ -101,10 +101,6 @@ def _query_hash(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
-
-
 def last_user_message(messages: Sequence[Mapping[str, Any]]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":
@@ -158,7 +154,7 @@ def main_context(
         total_tokens=sum(estimate_tokens(m.content) for m in chat),
         truncated=pack.truncated,
         query_hash=_query_hash(query),
-        timestamp=_now(),
+        timestamp=utc_now(),
     )
 
 
@@ -177,7 +173,7 @@ def selector_context(message: str, draft: ModeDecision, policy: PolicyBundle) ->
         messages=chat,
         total_tokens=sum(estimate_tokens(m.content) for m in chat),
         query_hash=_query_hash(message),
-        timestamp=_now(),
+        timestamp=utc_now(),
     )
 
 

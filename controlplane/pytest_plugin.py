@@ -136,7 +136,7 @@ class GateHarness:
         field (``ignored_evidence_ids=[...]``, ``citations=[...]`` ...) and replaces the filled-in value.
 
         The test suite builds every envelope with this one function."""
-        from controlplane.gates.anchoring import split_sentences
+        from controlplane.contracts.text import split_sentences
 
         if claims is None:
             claims = [(s.text, []) for s in split_sentences(assistant_text)]

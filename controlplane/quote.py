@@ -24,13 +24,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
 from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
-from controlplane.gates.anchoring import strip_markers
+from controlplane.contracts.clock import utc_now
+from controlplane.contracts.text import strip_markers
 from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
@@ -213,7 +213,7 @@ def quote_context(messages: Sequence[Mapping[str, Any]], candidates: Sequence[Ca
         evidence_ids=tuple(dict.fromkeys(c.evidence_id for c in candidates)),
         total_tokens=sum(estimate_tokens(m.content) for m in chat), truncated=False,
         query_hash="sha256:" + hashlib.sha256(question.encode("utf-8")).hexdigest(),
-        timestamp=datetime.now(timezone.utc).isoformat(),
+        timestamp=utc_now(),
     )
 
 

@@ -29,11 +29,10 @@ from datetime import datetime
 from typing import Any
 
 from controlplane.contracts import BudgetConfig, EvidenceItem, EvidencePack, ModeDecision, Sphere
+from controlplane.contracts.text import content_stems, split_sentences
 from controlplane.evidence_pack import extend_pack
 from controlplane.evidence_pack.staleness import cached_at, parse_time, staleness
-from controlplane.gates.anchoring import split_sentences
-from controlplane.gates.claim_checks import content_stems
-from controlplane.gates.evidence_conflicts import SAME_SUBJECT_OVERLAP, deterministic_conflict
+from controlplane.gates.conflicts import SAME_SUBJECT_OVERLAP, deterministic_conflict
 
 STALENESS_WARNING = ("[STALENESS WARNING: This information is from {timestamp}. "
                      "For time-sensitive decisions, verify current status.]")

@@ -1,7 +1,7 @@
 """The regen step (pass, regen or degrade) and its one delta builder, shared by the pipeline and replay.
 
 ``next_step`` decides, from one attempt's gate results and the budgets, whether the answer passes, is regenerated
-with a targeted delta, or goes to degrade; ``controlplane.pipeline`` and ``traces.replay`` both ask it, so a replay
+with a targeted delta, or goes to degrade; ``controlplane.pipeline`` and ``controlplane.replay`` both ask it, so a replay
 under the recorded policy decides exactly as the run did. The delta is built from the failing GateResults' reason
 codes and structured details, never from error-message strings. Each instruction names exactly what to fix: claim ids, unknown evidence ids,
 uncovered sentences, schema paths. The next prompt is rebuilt from the caller's original messages + evidence + this

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controlplane.contracts import ModeDecision, PolicyBundle, RigorConfig, RigorLevel
+from controlplane.contracts.text import memo_by_text
 
 # Zero-width and bidi control characters: invisible, and a classic way to split a trigger word ("le\u200bgal").
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
@@ -23,6 +24,7 @@ WRITING_DOMAIN = "writing"
 RETRIEVAL_DOMAIN = "requires_retrieval"
 
 
+@memo_by_text
 def normalize_text(text: str) -> str:
     """NFKC (folds full-width and compatibility forms), invisible characters removed, whitespace collapsed."""
     folded = unicodedata.normalize("NFKC", text)
@@ -63,7 +65,7 @@ _CONFUSABLES = str.maketrans({
     "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
     "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ӏ": "l", "һ": "h", "ԛ": "q", "ԝ": "w",
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
-    "χ": "x", "γ": "y", "ω": "w", "ɡ": "g", "ı": "i", "ǀ": "l", "ɑ": "a", "ο": "o",
+    "χ": "x", "γ": "y", "ω": "w", "ɡ": "g", "ı": "i", "ǀ": "l", "ɑ": "a",
 })
 # Single letters split by dots, dashes, stars or spaces: "l-e-g-a-l", "I.R.S.", "d o s e".
 _SPACED_LETTERS = re.compile(r"(?<![\w])(?:[a-z][.\-_*\s]){2,}[a-z](?![a-z])")
@@ -80,15 +82,20 @@ def _deleet(token: str, one: str) -> str:
 
 
 def matching_variants(text: str) -> list[str]:
+    return list(_matching_variants(text))
+
+
+@memo_by_text
+def _matching_variants(text: str) -> tuple[str, ...]:
     """The lower-cased, normalised text plus de-obfuscated readings of it (homoglyphs, spaced letters, digits for
     letters). Matching triggers on every reading only ever adds risk signals; it never removes one."""
     folded = _SPACED_LETTERS.sub(lambda m: _SEPARATORS.sub("", m.group()), text.translate(_CONFUSABLES))
     variants = [text]
     for one in ("i", "l"):
-        variant = _TOKEN.sub(lambda m: _deleet(m.group(), one), folded)
+        variant = _TOKEN.sub(lambda m, one=one: _deleet(m.group(), one), folded)
         if variant not in variants:
             variants.append(variant)
-    return variants
+    return tuple(variants)
 
 
 def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
@@ -214,7 +221,7 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
 _EVIDENCE_WORD = re.compile(r"\w+")
 
 
-def _terms_in(lexicon: Sequence[str], words: list[str], text: str) -> list[str]:
+def _terms_in(lexicon: Sequence[str], words: Sequence[str], text: str) -> list[str]:
     """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``). Evidence can be long (up to
     budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in its sorted word list; only
     terms with spaces or other wildcards fall back to a regex search."""
@@ -233,6 +240,14 @@ def _terms_in(lexicon: Sequence[str], words: list[str], text: str) -> list[str]:
         elif _term_regex(term).search(text):
             found.append(term)
     return found
+
+
+@memo_by_text
+def _evidence_words(text: str) -> tuple[str, tuple[str, ...]]:
+    """The evidence text as matched (normalised, lower case) and its sorted distinct words: the same evidence comes
+    with request after request, so it is read once."""
+    joined = normalize_text(text).lower()
+    return joined, tuple(sorted(set(_EVIDENCE_WORD.findall(joined))))
 
 
 def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
@@ -254,8 +269,7 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
     if WRITING_DOMAIN in domains:
         domains.remove(WRITING_DOMAIN)
         reasons.append("override:writing_exemption_dropped_for_evidence")
-    joined = normalize_text(" ".join(texts)).lower()
-    words = sorted(set(_EVIDENCE_WORD.findall(joined)))
+    joined, words = _evidence_words(" ".join(texts))
     for domain in policy.router.evidence_domains:
         domain_policy = policy.domains.get(domain)
         if domain_policy is None or domain in domains:

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from controlplane.contracts import FinishReason, ModeDecision, PolicyBundle
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.prompts import mode_decision_schema_for, selector_context
-from controlplane.router import high_rigor_domains, risk_of, rigor_for
+from controlplane.router import high_rigor_domains, rigor_for, risk_of
 
 SELECTOR_MAX_TOKENS = 160
 

@@ -35,7 +35,7 @@ import itertools
 import json
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from starlette.applications import Starlette
@@ -46,7 +46,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from controlplane.contracts import json_text
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.server_limits import (
     DEFAULT_BODY_TIMEOUT_S,
     DEFAULT_HEADER_TIMEOUT_S,
@@ -515,22 +515,16 @@ def release_units(reply: PlaneResponse) -> list[str]:
     sentence of a passing answer; for a degraded answer one unit per kept sentence, then the server's "[Not
     verified ...]" note as one unit; a refusal (written by the server) line by line.
     """
-    from controlplane.gates.anchoring import split_sentences
+    from controlplane.contracts.text import split_sentences
 
     text = reply.assistant_text
     if not text:
         return []
     if reply.status == "refused":
         return text.splitlines(keepends=True)
-    if reply.status == "degraded":
-        kept = [str(k) for k in (reply.degrade or {}).get("kept_sentences") or []]
-        ends, cursor = [], 0
-        for sentence in kept:
-            found = text.find(sentence, cursor)
-            if found < 0:
-                break
-            cursor = found + len(sentence)
-            ends.append(cursor)
+    if reply.status == "degraded":  # degrade recorded where each kept sentence sits in the delivered text
+        spans = (reply.degrade or {}).get("kept_spans") or []
+        ends = [int(s["shown_start"]) + int(s["end"]) - int(s["start"]) for s in spans]
         bounds = [0, *ends, len(text)]
     else:
         sentences = split_sentences(text)
@@ -702,7 +696,7 @@ class BackgroundServer:
         if self._thread is not None:
             self._thread.join(timeout=10)
 
-    def __enter__(self) -> BackgroundServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

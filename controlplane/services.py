@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from controlplane.contracts import PolicyBundle
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.gates.interfaces import Critic, GateServices, NliBackend, NliScore, Retriever
 
 OPTION = "--nli-backend"

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from controlplane.contracts import GateResult, OutputEnvelope, ReasonCode
-from controlplane.gates.anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
+from controlplane.gates.anchoring import beyond_claims
+from controlplane.gates.attempt import AttemptView
 
 
 @dataclass
@@ -48,7 +49,13 @@ def global_failures(results: Sequence[GateResult]) -> list[ReasonCode]:
     return list(dict.fromkeys(codes))
 
 
-def claim_verdicts(envelope: OutputEnvelope | None, results: Sequence[GateResult]) -> list[ClaimVerdict]:
+def _view_of(envelope: OutputEnvelope | None, view: AttemptView | None) -> AttemptView:
+    """The attempt's view when the caller has it (derived once), else one derived here."""
+    return view if view is not None and view.envelope is envelope else AttemptView(envelope)
+
+
+def claim_verdicts(envelope: OutputEnvelope | None, results: Sequence[GateResult],
+                   view: AttemptView | None = None) -> list[ClaimVerdict]:
     if envelope is None:
         return []
     per_claim: dict[str, list[str]] = {}
@@ -57,7 +64,7 @@ def claim_verdicts(envelope: OutputEnvelope | None, results: Sequence[GateResult
             continue
         for claim_id, codes in (result.details.get("claims") or {}).items():
             per_claim.setdefault(claim_id, []).extend(codes)
-    anchors, _ = anchor_claims(envelope.assistant_text, envelope.meta.claim_map)
+    anchors = _view_of(envelope, view).anchors
     verdicts = []
     for claim in envelope.meta.claim_map:
         codes = list(dict.fromkeys(per_claim.get(claim.claim_id, [])))
@@ -87,15 +94,13 @@ class SentenceVerdict:
 
 
 def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict],
-                      coverage_exempt: bool = False) -> list[SentenceVerdict]:
+                      coverage_exempt: bool = False, view: AttemptView | None = None) -> list[SentenceVerdict]:
     """Grounded generation G-1/G-2: a sentence passes only if at least one claim is anchored in it and every claim
     anchored in it passes; one failing claim fails the whole sentence. A sentence no claim covers fails in every
     rigor, and so does one whose claims are all uncited and which says more than they do, unless the bundle's
     rewrite exemption applied (``coverage_exempt``: the text is the user's own)."""
     out = []
-    for sentence in split_sentences(envelope.assistant_text):
-        if not strip_markers(sentence.text):
-            continue
+    for _, sentence in _view_of(envelope, view).content_sentences:
         inside = [c for c in claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
         codes = [code for c in inside for code in c.reason_codes]
         if not coverage_exempt and (not inside or (not any(c.evidence_ids for c in inside) and beyond_claims(

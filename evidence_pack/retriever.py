@@ -18,19 +18,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from controlplane.contracts import EvidenceItem, Provenance, Sphere, TrustTier, Volatility
+from controlplane.contracts.clock import utc_now
 
 from .vector_store import DEFAULT_COLLECTION, Hit, VectorStore, check_collection_name
 
 RETRIEVAL_SNIPPET = "RETRIEVAL_SNIPPET"
 DEFAULT_K = 5
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def hit_to_item(hit: Hit, retrieved_at: str) -> EvidenceItem:
@@ -68,14 +65,14 @@ class ChromaRetriever:
         k: int = DEFAULT_K,
         *,
         min_score: float | None = None,
-        clock: Callable[[], str] = _utc_now,
+        clock: Callable[[], str] | None = None,
     ) -> None:
         self.db_dir = Path(db_dir)
         self.collection = check_collection_name(collection)
         self.k = k
         self.min_score = min_score
         self.name = f"chroma:{collection}"
-        self._clock = clock
+        self._clock = clock or partial(utc_now, timespec="seconds")
         self._store: VectorStore | None = None
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from controlplane.contracts import EvidenceItem, Volatility
 
@@ -41,7 +41,7 @@ def parse_time(value: str | None) -> datetime | None:
             parsed = datetime.strptime(text[:10], "%Y-%m-%d")
         except ValueError:
             return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def is_time_sensitive(question: str) -> bool:

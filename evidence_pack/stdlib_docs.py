@@ -19,7 +19,7 @@ import platform
 import sys
 from collections.abc import Sequence
 
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 
 from .chunking import Document
 

@@ -22,13 +22,12 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from controlplane.contracts import TrustTier
-
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.clock import utc_now
+from controlplane.contracts.errors import ConfigurationError, InputError
 
 from .chunking import (
     DEFAULT_MAX_WORDS,
@@ -128,10 +127,6 @@ def check_collection_name(name: str) -> str:
     if not isinstance(name, str) or not _COLLECTION_NAME.match(name) or ".." in name:
         raise InputError(f"invalid collection name {name!r}; use {COLLECTION_NAME_RULE}")
     return name
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _quiet(_: str) -> None:
@@ -289,7 +284,7 @@ class VectorStore:
         store = self._collection(collection, create=True)
         if collection_metadata:
             store.modify(metadata={**(store.metadata or {}), **collection_metadata})
-        indexed_at = _utc_now()
+        indexed_at = utc_now(timespec="seconds")
         offset = 0
         for document, chunks in planned:
             report.replaced_chunks += self._delete_where(store, {"source": document.source})
@@ -319,7 +314,7 @@ class VectorStore:
         if len(chunks) != len(vectors):
             raise InputError(f"{len(chunks)} chunks but {len(vectors)} vectors; give one vector per chunk")
         store = self._collection(collection, create=True)
-        indexed_at = _utc_now()
+        indexed_at = utc_now(timespec="seconds")
         step = batch_size or self.client.get_max_batch_size()
         for i in range(0, len(chunks), step):
             self._write(store, chunks[i : i + step], vectors[i : i + step], None, TrustTier(trust_tier), indexed_at)

@@ -24,42 +24,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .anchoring import normalize_space, split_sentences, strip_markers
+from controlplane.contracts.text import memo_by_text, normalize_space, split_sentences, strip_markers
 
 MAX_DEPTH = 6
 MAX_PARTS = 24
 
-AUXILIARIES = frozenset("""
-is are was were be been being am has have had do does did will would shall should can could may might must
-isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't can't cannot couldn't
-shouldn't mustn't
-""".split())
-COMMON_VERBS = frozenset("""
-uses use supports support runs run hosts host stores store requires require includes include contains contain
-provides provide allows allow means mean causes cause reduces reduce increases increase improves improve shows show
-states state says say makes make takes take gives give keeps keep rejects reject accepts accept forces force
-returns return sends send limits limit costs cost lasts last reaches reach covers cover applies apply owns own
-needs need depends depend belongs belong lives live works work becomes become remains remain seems seem appears
-appear grows grow falls fall rises rise leads lead results result reports report finds find suggests suggest
-defines define refers refer describes describe explains explain handles handle serves serve calls call writes write
-reads read creates create deletes delete blocks block prevents prevent protects protect encrypts encrypt expires
-expire rotates rotate triggers trigger starts start ends end holds hold meets meet pays pay owes owe receives
-receive treats treat affects affect enables enable disables disable replaces replace stays stay operates operate
-""".split())
-PRONOUN_SUBJECTS = frozenset("it they he she we i you this that these those there".split())
-IRREGULAR_PAST = frozenset("""
-grew grown rose risen fell fallen went gone came made took taken gave given became began begun won lost paid sold
-bought built found held kept led left met ran saw seen said sent set spent stood told thought wrote written shown
-brought caught chose chosen cut drove driven got gotten hit hurt knew known let put quit read shut split spread
-struck swore threw thrown understood withdrew
-""".split())
+AUXILIARIES = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't", "didn't", "won't", "wouldn't", "can't", "cannot", "couldn't", "shouldn't", "mustn't"])
+COMMON_VERBS = frozenset(["uses", "use", "supports", "support", "runs", "run", "hosts", "host", "stores", "store", "requires", "require", "includes", "include", "contains", "contain", "provides", "provide", "allows", "allow", "means", "mean", "causes", "cause", "reduces", "reduce", "increases", "increase", "improves", "improve", "shows", "show", "states", "state", "says", "say", "makes", "make", "takes", "take", "gives", "give", "keeps", "keep", "rejects", "reject", "accepts", "accept", "forces", "force", "returns", "return", "sends", "send", "limits", "limit", "costs", "cost", "lasts", "last", "reaches", "reach", "covers", "cover", "applies", "apply", "owns", "own", "needs", "need", "depends", "depend", "belongs", "belong", "lives", "live", "works", "work", "becomes", "become", "remains", "remain", "seems", "seem", "appears", "appear", "grows", "grow", "falls", "fall", "rises", "rise", "leads", "lead", "results", "result", "reports", "report", "finds", "find", "suggests", "suggest", "defines", "define", "refers", "refer", "describes", "describe", "explains", "explain", "handles", "handle", "serves", "serve", "calls", "call", "writes", "write", "reads", "read", "creates", "create", "deletes", "delete", "blocks", "block", "prevents", "prevent", "protects", "protect", "encrypts", "encrypt", "expires", "expire", "rotates", "rotate", "triggers", "trigger", "starts", "start", "ends", "end", "holds", "hold", "meets", "meet", "pays", "pay", "owes", "owe", "receives", "receive", "treats", "treat", "affects", "affect", "enables", "enable", "disables", "disable", "replaces", "replace", "stays", "stay", "operates", "operate"])
+PRONOUN_SUBJECTS = frozenset(["it", "they", "he", "she", "we", "i", "you", "this", "that", "these", "those", "there"])
+IRREGULAR_PAST = frozenset(["grew", "grown", "rose", "risen", "fell", "fallen", "went", "gone", "came", "made", "took", "taken", "gave", "given", "became", "began", "begun", "won", "lost", "paid", "sold", "bought", "built", "found", "held", "kept", "led", "left", "met", "ran", "saw", "seen", "said", "sent", "set", "spent", "stood", "told", "thought", "wrote", "written", "shown", "brought", "caught", "chose", "chosen", "cut", "drove", "driven", "got", "gotten", "hit", "hurt", "knew", "known", "let", "put", "quit", "read", "shut", "split", "spread", "struck", "swore", "threw", "thrown", "understood", "withdrew"])
 _VERB_SUFFIX = re.compile(r"^[a-z]{3,}(?:ed|es)$")
 _NOT_VERBS_ED = frozenset({"need", "speed", "seed", "feed", "bed", "red", "shed", "hundred", "bred", "sled", "led"})
-PREPOSITIONS = frozenset("""
-in on at by for with from to into onto over under about of as via per between among through within without
-during after before across along around against toward towards behind beyond near like including
-""".split())
-DETERMINERS = frozenset("the a an our their its his her my your this that these those each every some any no".split())
+PREPOSITIONS = frozenset(["in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "over", "under", "about", "of", "as", "via", "per", "between", "among", "through", "within", "without", "during", "after", "before", "across", "along", "around", "against", "toward", "towards", "behind", "beyond", "near", "like", "including"])
+DETERMINERS = frozenset(["the", "a", "an", "our", "their", "its", "his", "her", "my", "your", "this", "that", "these", "those", "each", "every", "some", "any", "no"])
 SPLIT_CONJUNCTIONS = ("and", "but", "or", "while", "whereas", "yet")
 _EQUATION = re.compile(r"\$\$[^$]+\$\$|\$[^$]+\$")
 _STEP_MARKER = re.compile(r"(?:(?<=\s)|^)(?:\(?\d{1,2}[).:]|step\s+\d{1,2}\s*[:.)-]?|\(?[ivx]{1,4}\))\s+", re.IGNORECASE)
@@ -240,9 +217,9 @@ def _split_conjunction(text: str) -> list[str] | None:
         left, right = _core(text[: match.start()]), _core(text[match.end():])
         if not left or not right:
             continue
-        if between := re.search(r"\b(between|both|either|neither|from)\b", left, re.IGNORECASE):
-            if not is_verb_after(left, between.end()):
-                continue  # "between A and B", "both A and B": one relation, not two facts
+        between = re.search(r"\b(between|both|either|neither|from)\b", left, re.IGNORECASE)
+        if between and not is_verb_after(left, between.end()):
+            continue  # "between A and B", "both A and B": one relation, not two facts
         if has_clause(left) and has_clause(right):
             first = _words(right)[0].lower()
             if first in ("it", "they", "this") and (subject := subject_of(left)):
@@ -291,13 +268,13 @@ def _split_numbers(text: str) -> list[str] | None:
     if not match:
         return None
     left, right = text[: match.start()], _core(text[match.end():])
-    if not _NUMBER.match(right.lstrip("~ ")) and not re.match(r"(?:about|around|up to|at most|at least)\s+[$€£]?\d", right, re.I):
+    if not _NUMBER.match(right.lstrip("~ ")) and not re.match(r"(?:about|around|up to|at most|at least)\s+[$€£]?\d", right, re.IGNORECASE):
         return None
     numbers = list(_NUMBER.finditer(left))
     if not numbers or has_clause(right):
         return None
     prefix = left[: numbers[-1].start()]
-    prefix = re.sub(r"(?:about|around|up to|at most|at least)\s*$", "", prefix.rstrip(), flags=re.I).rstrip()
+    prefix = re.sub(r"(?:about|around|up to|at most|at least)\s*$", "", prefix.rstrip(), flags=re.IGNORECASE).rstrip()
     if len(_words(prefix)) < 2:
         return None
     return [_core(left), _core(f"{prefix} {right}")]
@@ -318,6 +295,11 @@ RULES = (
 
 def split_atomic(text: str, *, strip_inline_markers: bool = True) -> list[AtomicClaim]:
     """Atomic claims of ``text`` in order. Always at least one claim for non-empty text."""
+    return list(_split_atomic(text, strip_inline_markers))
+
+
+@memo_by_text
+def _split_atomic(text: str, strip_inline_markers: bool) -> tuple[AtomicClaim, ...]:
     base = strip_markers(text) if strip_inline_markers else normalize_space(text)
     if not base.strip():
         return []
@@ -344,7 +326,7 @@ def split_atomic(text: str, *, strip_inline_markers: bool = True) -> list[Atomic
         if claim.text.lower() not in seen:
             seen.add(claim.text.lower())
             unique.append(claim)
-    return unique
+    return tuple(unique)
 
 
 def atomic_texts(text: str) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode
 
-from .anchoring import anchor_claims, inline_markers
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -26,7 +25,6 @@ class CitationIntegrityGate(BaseGate):
         if (missing := self.needs_envelope(inp)) is not None:
             return missing
         meta = inp.envelope.meta
-        text = inp.envelope.assistant_text
         pack_ids = set(inp.evidence_pack.ids())
         claims = {claim.claim_id: claim for claim in meta.claim_map}
         codes: list[ReasonCode] = []
@@ -61,8 +59,8 @@ class CitationIntegrityGate(BaseGate):
             blame(None, ReasonCode.USED_IDS_INCONSISTENT)
             details["used_or_ignored_not_in_pack"] = sorted(listed - pack_ids)
 
-        markers = inline_markers(text)
-        anchors, _ = anchor_claims(text, meta.claim_map)
+        markers = inp.view.markers
+        anchors = inp.view.anchors
         unresolved = sorted({m.token for m in markers if m.token not in pack_ids})
         if unresolved:
             details["unresolved_markers"] = unresolved

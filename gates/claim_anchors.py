@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode
+from controlplane.contracts.text import split_sentences, strip_markers
 
-from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
+from .anchoring import beyond_claims
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -42,7 +43,7 @@ class ClaimAnchorsGate(BaseGate):
                 if claim.span is None:
                     per_claim.setdefault(claim.claim_id, []).append(ReasonCode.SPAN_MISSING.value)
 
-        anchors, problems = anchor_claims(text, claims)
+        anchors, problems = inp.view.anchors, inp.view.anchor_problems
         for claim_id, problem in problems.items():
             per_claim.setdefault(claim_id, []).append(problem)
 
@@ -69,9 +70,7 @@ class ClaimAnchorsGate(BaseGate):
             refused_exemption = f"the rewrite adds {', '.join(added[:5])}, which the user's text does not hold"
         if exemption is None:
             cited = {claim.claim_id: bool(claim.evidence_ids) for claim in claims}
-            for sentence in split_sentences(text):
-                if not strip_markers(sentence.text):
-                    continue
+            for _, sentence in inp.view.content_sentences:
                 inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
                 if not inside:
                     uncovered.append(sentence.text)

@@ -1,131 +1,18 @@
-"""Claim categories (EBOM "Claim Classification Rules") and the claim_categories gate.
+"""The claim_categories gate (EBOM "Claim Classification Rules").
 
-A deterministic classifier puts a claim in TRIVIAL, FACTUAL, SUBJECTIVE, CONSENSUS or REASONING with a confidence;
-below EBOM's 0.7 it says FACTUAL ("if uncertain: default to FACTUAL_CLAIM, require citation"). The gate uses it to
-catch a model that labels a factual claim SUBJECTIVE or TRIVIAL to escape citation, or labels a confident factual
-sentence UNKNOWN (an UNKNOWN claim must say that it does not know: "The evidence does not say ..."), since the label
-is only in meta and the user would read the sentence as fact. Such a claim fails with CLAIM_CATEGORY_MISMATCH at or
-above ``fail_at_rigor`` (default medium) and is a warning below.
-
-TRIVIAL here means "asserts nothing checkable" (greetings, meta remarks, questions, offers to help). Whether a fact
-is common knowledge cannot be decided deterministically, so "Paris is the capital of France" classifies FACTUAL;
-the policy's exempt statuses decide whether a TRIVIAL label is accepted at low rigor.
+It uses the classifier of gates/categories.py to catch a model that labels a factual claim SUBJECTIVE or TRIVIAL to
+escape citation, or labels a confident factual sentence UNKNOWN (an UNKNOWN claim must say that it does not know:
+"The evidence does not say ..."), since the label is only in meta and the user would read the sentence as fact. Such
+a claim fails with CLAIM_CATEGORY_MISMATCH at or above ``fail_at_rigor`` (default low) and is a warning below.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode, RigorLevel
 
-from .anchoring import split_sentences, strip_markers
+from .categories import ESCAPE_LABELS, NEEDS_CITATION, classify, states_absence
+from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
-
-CONFIDENCE_THRESHOLD = 0.7  # EBOM: classifier confidence threshold; below it, FACTUAL
-
-_SUBJECTIVE = re.compile(
-    r"\b(i think|i believe|i feel|i find|in my (?:view|opinion)|my (?:view|opinion|take)|personally|arguably|"
-    r"to me|i(?:'d| would) (?:say|argue|prefer|recommend)|i prefer|i like|i love|i hate|subjectively)\b", re.I)
-_EVALUATIVE = re.compile(
-    r"\b(elegant|beautiful|ugly|uglier|nice|nicer|great|awesome|terrible|awful|clean|cleaner|cleanest|messy|messier|"
-    r"readable|unreadable|pleasant|simpler|nicest|prettier|"
-    r"enjoyable|boring|exciting|interesting|lovely|delightful|clunky|overkill|tasteful|better|worse|best|worst|"
-    r"prefer(?:able|red)?|should|ought)\b", re.I)
-_CONSENSUS = re.compile(
-    r"\b(most (?:experts|developers|engineers|lawyers|doctors|physicians|researchers|people|users|teams|companies)|"
-    r"(?:experts|scientists|researchers|practitioners) (?:agree|recommend|consider)|widely (?:accepted|used|regarded|"
-    r"considered|believed)|generally (?:accepted|agreed|considered|recommended)|consensus|industry[- ]standard|"
-    r"standard practice|best practice|common practice|prevailing (?:view|interpretation)|commonly (?:accepted|used|"
-    r"recommended)|the majority of)\b", re.I)
-_REASONING = re.compile(
-    r"(?:^|[\s,;])(therefore|thus|hence|consequently|it follows that|which means|this means|we can infer|"
-    r"so we can|implies that|given that|because of this|as a result)\b", re.I)
-_TRIVIAL = re.compile(
-    r"^(?:sure|certainly|of course|okay|ok|yes|no|thanks|thank you|hello|hi|great question|good question|"
-    r"here(?:'s| is| are) (?:a|an|the|what|how|my|some)|let me (?:explain|summari[sz]e|check|know)|"
-    r"i hope (?:this|that) helps|hope (?:this|that) helps|feel free to|let me know|in summary|to summari[sz]e|"
-    r"happy to help|i can help)\b", re.I)
-_FACT_SIGNALS = re.compile(r"\d|%|\$|€|£|\b(?:is|are|was|were|has|have|had|will|must|requires?|uses?)\b", re.I)
-_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9.'-]*")
-
-
-def _has_name(text: str) -> bool:
-    """A capitalised word that does not start the sentence (a name, product, place)."""
-    words = _WORDS.findall(text)
-    return any(w[0].isupper() and w.lower() not in ("i",) for w in words[1:])
-
-
-@dataclass(frozen=True)
-class Category:
-    category: ClaimStatus
-    confidence: float
-    signals: tuple[str, ...]
-
-
-def classify(text: str) -> Category:
-    """Deterministic EBOM category of one claim."""
-    plain = strip_markers(text).strip()
-    if not plain:
-        return Category(ClaimStatus.TRIVIAL, 0.9, ("empty",))
-    signals: list[str] = []
-    facts = bool(re.search(r"\d", plain)) or _has_name(plain)
-    if _TRIVIAL.search(plain) or plain.endswith("?"):
-        rest = _TRIVIAL.sub("", plain).strip(" ,.!:")
-        if plain.endswith("?") or len(rest.split()) <= 6 and not re.search(r"\d", rest):
-            return Category(ClaimStatus.TRIVIAL, 0.9, ("meta_or_question",))
-        signals.append("meta_prefix")
-    if _CONSENSUS.search(plain):
-        return Category(ClaimStatus.CONSENSUS, 0.9, (*signals, "consensus_marker"))
-    if _REASONING.search(plain):
-        if not facts:  # "Therefore we host on AWS in us-east-1" still asserts a checkable fact
-            return Category(ClaimStatus.REASONING, 0.8, (*signals, "inference_connective"))
-        signals.append("inference_connective_with_facts")
-    if _SUBJECTIVE.search(plain):
-        confidence = 0.75 if facts else 0.9  # "I think the limit is 100/min" is still a factual assertion
-        if confidence >= CONFIDENCE_THRESHOLD and not facts:
-            return Category(ClaimStatus.SUBJECTIVE, confidence, (*signals, "opinion_marker"))
-        signals.append("opinion_marker_with_facts")
-    if _EVALUATIVE.search(plain) and not facts:
-        return Category(ClaimStatus.SUBJECTIVE, 0.75, (*signals, "evaluative_word"))
-    if _FACT_SIGNALS.search(plain) or facts:
-        return Category(ClaimStatus.FACTUAL, 0.9, (*signals, "factual_signal"))
-    return Category(ClaimStatus.FACTUAL, 0.5, (*signals, "uncertain_default_factual"))
-
-
-# What stating the absence of information sounds like. Deliberately narrow: "Nothing runs on Fly.io", "whether",
-# "unclear" or a question mark do not say that information is missing (issue 16: they let facts pass as UNKNOWN).
-_ABSENCE = re.compile(
-    r"\b(unknown|not known|(?:do|does|did)(?: not|n't) (?:say|state|mention|specify|show|cover|answer|contain|include|"
-    r"provide|give|tell|know|list|describe|indicate|have (?:any )?(?:evidence|information|data))|have no (?:evidence|"
-    r"information|data)|(?:could|can)(?: ?not|n't) (?:find|tell|say|determine|confirm|"
-    r"verify|answer)|no (?:evidence|information|data|source|mention|answer|details?)|not (?:stated|specified|"
-    r"mentioned|provided|given|available|covered|listed|described|documented)|not in the (?:evidence|documents?|"
-    r"sources?|context)|(?:is|are|remains?) unclear (?:from|in)|unable to (?:find|determine|tell|confirm|verify|answer)|"
-    r"insufficient (?:evidence|information)|not enough (?:evidence|information)|nothing in the (?:evidence|documents?|"
-    r"sources?|context)|(?:i am|i'm) not sure)\b", re.I)
-# Where one clause ends and another assertion may begin: "The evidence does not say X; we host on AWS."
-_CLAUSE = re.compile(r"\s*[;:\u2014]\s*|\s+-{1,2}\s+|,\s*(?:but|and|while|whereas|although|though|however|yet|so|"
-                     r"which|who|because|since|as|though)\b\s*|\s+(?:but|however|whereas|although)\s+", re.I)
-
-
-def states_absence(text: str) -> bool:
-    """An UNKNOWN claim (issue 16): ONE sentence that states the absence of information and asserts nothing else.
-    Every clause of it must say that something is not known / not in the evidence."""
-    plain = strip_markers(text).strip()
-    if not plain or plain.endswith("?") or len(split_sentences(plain)) != 1:
-        return False
-    clauses = [c for c in _CLAUSE.split(plain.rstrip(".!")) if c and c.strip(" ,.")]
-    return bool(clauses) and all(_ABSENCE.search(clause) for clause in clauses)
-
-
-def worded_as_unknown(text: str) -> bool:
-    """Kept for callers of the old name: the claim states absence of information and nothing else."""
-    return states_absence(text)
-
-
-NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
-ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL, ClaimStatus.REASONING})
 
 
 class ClaimCategoriesGate(BaseGate):
@@ -169,3 +56,8 @@ class ClaimCategoriesGate(BaseGate):
                                 evidence_refs=[f"claim_map:{cid}" for cid in per_claim],
                                 details={"claims": per_claim, **details})
         return self.passing(details=details)
+
+
+@hookimpl
+def controlplane_gates():
+    return [ClaimCategoriesGate()]

@@ -26,6 +26,15 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from controlplane.contracts.gate_result import ReasonCode
+from controlplane.contracts.text import (
+    STOPWORDS,
+    WORD,
+    content_stem_set,
+    content_stems,
+    memo_by_text,
+    sentence_texts,
+    words,
+)
 
 
 @dataclass(frozen=True)
@@ -34,13 +43,6 @@ class CheckFinding:
     check: str
     detail: str
 
-
-# ----------------------------------------------------------------------------------------------------------------
-# text helpers
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*")
-_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
-
-STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "their", "they", "them", "it", "its", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "have", "has", "had", "having", "of", "in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "over", "under", "about", "as", "up", "down", "out", "off", "per", "via", "so", "such", "both", "either", "each", "other", "another", "same", "own", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "also", "not", "no", "nor", "never", "very", "just", "only", "too", "more", "most", "less", "least", "much", "many", "some", "any", "all", "few", "several", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "hers", "us", "one", "can", "will", "would", "shall", "should", "may", "might", "must", "could", "s", "t", "don't", "isn't", "aren't", "wasn't", "weren't", "its", "it's", "he's", "she's", "they're", "we're", "i'm", "than", "then", "while", "during", "after", "before", "between", "among", "through", "within", "without", "again", "further", "once", "here", "however", "although", "though", "because", "since", "until", "whether", "yet", "still", "even", "ever", "however", "thus", "hence", "therefore", "upon", "across", "along", "around", "against", "toward", "towards", "behind", "beyond", "like", "unlike", "near", "according"])
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -74,54 +76,17 @@ APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "al
                     "more", "less", "fewer", "than", "circa", "~", "up", "least", "estimated"})
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT.split(text) if s.strip()]
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def stem(word: str) -> str:
-    w = word.lower().strip("'-")
-    for suffix in ("'s", "ies", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)] + ("y" if suffix == "ies" else "")
-            break
-    return w[:5] if len(w) > 5 else w
-
-
-def content_stems(text: str) -> list[str]:
-    return [stem(w) for w in words(text) if w not in STOPWORDS and not w[0].isdigit() and len(w) > 1]
-
-
-# Negations, quantifiers, modal and temporal words carry meaning: "We host on Fly.io no more" says the opposite of
-# "We host on Fly.io". The sentence re-check ("says more than its claims") counts them, and numbers, as content.
-MEANING_WORDS = frozenset(["not", "no", "nor", "never", "none", "without", "don't", "isn't", "aren't", "wasn't",
-                           "weren't", "more", "most", "less", "least", "much", "many", "some", "any", "all", "few",
-                           "several", "both", "either", "each", "only", "can", "will", "would", "shall", "should",
-                           "may", "might", "must", "could", "again", "once", "still", "yet", "ever", "even", "until",
-                           "since", "before", "after", "during", "while", "against", "unlike", "however", "although",
-                           "though"])
-
-
-def meaning_stems(text: str) -> list[str]:
-    """Content stems for the sentence re-check: like content_stems, but negations, quantifiers, modal words and
-    numbers are kept."""
-    return [w if w[0].isdigit() else stem(w) for w in words(text)
-            if (w not in STOPWORDS or w in MEANING_WORDS) and (len(w) > 1 or w[0].isdigit())]
-
-
+@memo_by_text
 def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
     """The evidence sentence (or pair of adjacent sentences) sharing most claim content words, and that share."""
-    claim_set = set(content_stems(claim))
+    claim_set = content_stem_set(claim)
     if not claim_set:
         return "", 0.0
-    sents = sentences(evidence)
+    sents = sentence_texts(evidence)
     candidates = sents + [f"{a} {b}" for a, b in pairwise(sents)]
     best, best_share = "", 0.0
     for s in candidates:
-        share = len(claim_set & set(content_stems(s))) / len(claim_set)
+        share = len(claim_set & content_stem_set(s)) / len(claim_set)
         if share > best_share + 1e-9 or (abs(share - best_share) <= 1e-9 and best and len(s) < len(best)):
             best, best_share = s, share
     return best, best_share
@@ -179,6 +144,11 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
 
 
 def quantities(text: str) -> list[Quantity]:
+    return list(_quantities(text))
+
+
+@memo_by_text
+def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
     for m in _NUM_TOKEN.finditer(text):
         raw = m.group("num")
@@ -209,7 +179,7 @@ def quantities(text: str) -> list[Quantity]:
         unit, kind = _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
         out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding))))
-    return out
+    return tuple(out)
 
 
 def _close(a: float, b: float, rel: float) -> bool:
@@ -470,7 +440,7 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
                                      f"only {coverage:.0%} of the claim's content words are in the evidence; "
                                      f"missing: {missing[:8]}"))
     ev_lower = evidence_text.lower()
-    tokens = _WORD.findall(claim_text)
+    tokens = WORD.findall(claim_text)
     names = [t for i, t in enumerate(tokens) if i > 0 and t[0].isupper() and len(t) > 2 and t.lower() not in STOPWORDS]
     absent = [n for n in names if n.lower() not in ev_lower]
     if absent:
@@ -490,10 +460,13 @@ CHECKS: dict[str, Callable[[str, str], list[CheckFinding]]] = {
 
 def run_checks(evidence_text: str, claim_text: str, checks: Iterable[str] | None = None) -> list[CheckFinding]:
     """All (or the named) checks on one (evidence, claim) pair. Empty evidence is the caller's NO_EVIDENCE case."""
-    out: list[CheckFinding] = []
-    for name in checks or CHECKS:
-        out.extend(CHECKS[name](evidence_text, claim_text))
-    return out
+    return list(_run_checks(evidence_text, claim_text, tuple(checks or CHECKS)))
+
+
+@memo_by_text
+def _run_checks(evidence_text: str, claim_text: str, checks: tuple[str, ...]) -> tuple[CheckFinding, ...]:
+    # pure: the same (evidence, claim) pair is checked once, whichever gate, attempt or request asks again
+    return tuple(finding for name in checks for finding in CHECKS[name](evidence_text, claim_text))
 
 
 def vetoes(findings: Iterable[CheckFinding], codes: Iterable[ReasonCode] | None = None) -> bool:

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from controlplane.contracts import Claim, ClaimStatus, CostClass, GateResult, ReasonCode
+from controlplane.contracts.text import strip_markers
 
-from .anchoring import anchor_claims, strip_markers
+from .anchoring import anchor_claims
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -44,9 +45,7 @@ _GREEK = re.compile(r"[α-ωΑ-Ω]")
 _NOTATION = re.compile(r"\b[A-Z][a-z]*\([^)]*\)")
 # Capitalised only because they open a sentence or clause: never a named concept on their own.
 _FUNCTION_WORDS = frozenset(
-    "a an the this that these those when if in on at for from by with as since because while where whereas then "
-    "thus hence therefore so but and or it its their there here each every any all some no not one two many most "
-    "after before during under over between also only both either neither let given assume suppose".split()
+    ["a", "an", "the", "this", "that", "these", "those", "when", "if", "in", "on", "at", "for", "from", "by", "with", "as", "since", "because", "while", "where", "whereas", "then", "thus", "hence", "therefore", "so", "but", "and", "or", "it", "its", "their", "there", "here", "each", "every", "any", "all", "some", "no", "not", "one", "two", "many", "most", "after", "before", "during", "under", "over", "between", "also", "only", "both", "either", "neither", "let", "given", "assume", "suppose"]
 )
 _EQUALS = re.compile(r"(?<![<>=!:])(?::?=|≡)(?!=)")
 _CLAUSE_BREAK = re.compile(r"[,;:.!?]\s")

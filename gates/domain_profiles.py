@@ -25,9 +25,10 @@ reports ``details["claims"]`` (claim id -> reason codes; regen and degrade read 
 from __future__ import annotations
 
 import re
-from controlplane.contracts import ClaimStatus, CostClass, DomainProfile, GateResult, ReasonCode
 
-from .anchoring import strip_markers
+from controlplane.contracts import ClaimStatus, CostClass, DomainProfile, GateResult, ReasonCode
+from controlplane.contracts.text import strip_markers
+
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 

@@ -10,10 +10,11 @@ import json
 import re
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from controlplane.contracts import OutputEnvelope, ReasonCode
 from controlplane.contracts.json_text import JsonTextError, loads
 from controlplane.contracts.schemas import validate_instance
-from pydantic import ValidationError
 
 from .interfaces import SchemaIssue
 
@@ -54,9 +55,8 @@ def _ends_inside_json(text: str) -> bool:
             in_string = True
         elif char in "{[":
             stack.append(char)
-        elif char in "}]":
-            if not stack or stack.pop() != pairs[char]:
-                return False
+        elif char in "}]" and (not stack or stack.pop() != pairs[char]):
+            return False
     return in_string or bool(stack)
 
 

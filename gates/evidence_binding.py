@@ -14,7 +14,7 @@ from collections import Counter
 
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode
 
-from .claim_categories import states_absence
+from .categories import states_absence
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 

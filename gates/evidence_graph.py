@@ -44,10 +44,9 @@ from controlplane.contracts import (
     RigorLevel,
 )
 
-from .claim_categories import states_absence
+from .categories import states_absence
 from .hookspec import hookimpl
-from .interfaces import BaseGate, GateInput, GateStage
-from .reasoning_chain import prior_records
+from .interfaces import BaseGate, GateInput, GateStage, prior_records
 from .sufficiency import source_key, thresholds_for
 
 SUPPORT, REASONING, CONTRADICTION = "support", "reasoning", "contradiction"

@@ -1,4 +1,5 @@
-"""What a gate receives and the services it may call. Gates import contracts and this module only.
+"""What a gate receives and the services it may call. Gates import contracts, this module (with the attempt view
+it hands on, gates/attempt.py) and the shared gate utilities.
 
 Services (retriever, NLI backend, critic) are passed in, never imported: a gate stays testable alone and a missing
 service is a fail with a reason code, not an ImportError.
@@ -6,7 +7,7 @@ service is a fail with a reason code, not an ImportError.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
@@ -22,6 +23,8 @@ from controlplane.contracts import (
     PolicyBundle,
     ReasonCode,
 )
+
+from .attempt import AttemptView
 
 
 class GateStage(str, Enum):
@@ -112,10 +115,22 @@ class GateInput:
     # Verdicts of the gates that ran before this one on the same attempt, in bundle order: gates that judge what other
     # gates established (reasoning_chain: "is each premise verified?"; evidence_graph) read them, never re-derive them.
     prior_results: tuple[GateResult, ...] = ()
+    # The attempt derived once (gates/attempt.py), shared by every gate of the attempt. Built here when the caller
+    # gives none, or one of another envelope (a copy with a different envelope gets its own view).
+    attempt: AttemptView | None = None
+
+    def __post_init__(self) -> None:
+        if self.attempt is None or self.attempt.envelope is not self.envelope:
+            object.__setattr__(self, "attempt", AttemptView(self.envelope))
 
     @property
     def params(self) -> dict[str, Any]:
         return self.spec.params
+
+    @property
+    def view(self) -> AttemptView:
+        assert self.attempt is not None  # set in __post_init__
+        return self.attempt
 
 
 @runtime_checkable
@@ -154,3 +169,12 @@ class BaseGate:
 
     def evaluate(self, inp: GateInput) -> GateResult:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def prior_records(results: Iterable[GateResult], gate_id: str, key: str) -> dict[str, dict[str, Any]] | None:
+    """``details[key]`` of the named earlier gate when it ran (pass or fail), else None."""
+    for result in results:
+        if result.gate_id == gate_id and result.result.value != "skip":
+            records = result.details.get(key)
+            return dict(records) if isinstance(records, dict) else {}
+    return None

@@ -25,9 +25,6 @@ claim anchored in it passes; in every rigor a sentence with no claim fails, and 
 claims (negations, quantifiers, modal words and numbers count) is itself verified against its claims' evidence. ``details["claims"]`` holds the failing claims' reason
 codes (regen and degrade read it); ``details["claim_records"]``, ``details["sentences"]`` and
 ``details["confidence"]`` hold the full decision.
-
-The registry auto-loads only this module among the decision gates, so its hookimpl also provides the
-claim_categories and evidence_conflicts gates (one module, one hookimpl).
 """
 
 from __future__ import annotations
@@ -46,16 +43,18 @@ from controlplane.contracts import (
     Sphere,
     Volatility,
 )
+from controlplane.contracts.text import MEANING_WORDS, meaning_stems, strip_markers
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 
-from .anchoring import anchor_claims, beyond_claims, split_sentences, strip_markers
-from .atomic_claims import AtomicClaim, split_atomic
-from .claim_categories import ClaimCategoriesGate, states_absence
-from .claim_checks import CHECKS, MEANING_WORDS, meaning_stems, run_checks
-from .evidence_conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, EvidenceConflictsGate, gate_now, resolve_pair
+from .anchoring import beyond_claims
+from .atomic_claims import AtomicClaim
+from .attempt import AttemptView
+from .categories import states_absence
+from .claim_checks import CHECKS, run_checks
+from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
-from .interfaces import BaseGate, GateInput, GateStage, NliBackend, NliScore
-from .verbatim import is_whole_sentences, quoting_items
+from .interfaces import BaseGate, GateInput, GateStage, NliScore
+from .nli_calibration import backend_threshold, is_similarity_only
 from .sufficiency import (
     EvidenceScore,
     Sufficiency,
@@ -68,9 +67,9 @@ from .sufficiency import (
     sphere_factor,
     thresholds_for,
 )
+from .verbatim import is_whole_sentences, quoting_items
 
 _MEANING_STEMS = frozenset(meaning_stems(" ".join(MEANING_WORDS)))
-SIMILARITY_METHODS = frozenset({"similarity", "cosine", "embedding", "bi-encoder"})
 INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near zero
 _RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
 
@@ -94,25 +93,6 @@ class ClaimWork:
     @property
     def scored(self) -> bool:
         return bool(self.atoms) and self.decision is None
-
-
-def is_similarity_only(backend: NliBackend) -> bool:
-    method = getattr(backend, "method", None)
-    try:
-        method = method or (backend.metadata() or {}).get("method")
-    except Exception:
-        method = method or None
-    return str(method or "").lower() in SIMILARITY_METHODS
-
-
-def backend_threshold(backend: NliBackend | None) -> float | None:
-    if backend is None:
-        return None
-    try:
-        value = (backend.metadata() or {}).get("threshold")
-    except Exception:
-        return None
-    return float(value) if isinstance(value, (int, float)) and 0.0 <= value <= 1.0 else None
 
 
 class NliEntailmentGate(BaseGate):
@@ -139,6 +119,7 @@ class NliEntailmentGate(BaseGate):
         stale_fails = {Volatility(v) for v in params.get("stale_fails", [])}
         now = gate_now(params)
         time_sensitive = inp.mode_decision.timeSensitiveQuery or is_time_sensitive(inp.user_message)
+        view = inp.view
 
         works: list[ClaimWork] = []
         for claim in envelope.meta.claim_map:
@@ -162,14 +143,14 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.EVIDENCE_TEXT_REDACTED], extra={"redacted_ids": redacted})
                 continue
             work.items = items
-            work.atoms = split_atomic(claim.text)
+            work.atoms = list(view.atoms(claim.text))
             if quoted := quoting_items(claim.text, items):  # verbatim quote: entailed by construction, no model call
                 work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(claim.text))]
             if not work.atoms:
                 self._reject(work, [ReasonCode.NO_EVIDENCE])
 
         # G-1 in every rigor: a sentence with no claim, or saying more than its claims, is checked (or fails)
-        sentence_rows = self._sentences(envelope, works, strict=True)
+        sentence_rows = self._sentences(view, works, strict=True)
         to_score = [w for w in works if w.scored and not w.verbatim_ids]
         unavailable = None
         scores: list[NliScore] = []
@@ -181,10 +162,8 @@ class NliEntailmentGate(BaseGate):
                                "domains need an NLI backend (similarity alone never passes)")
             else:
                 pairs = self._pairs(to_score)
-                try:
-                    scores = list(backend.score(pairs))
-                    if len(scores) != len(pairs):
-                        raise ValueError(f"returned {len(scores)} scores for {len(pairs)} pairs")
+                try:  # each distinct pair once per attempt, shared with evidence_conflicts (gates/attempt.py)
+                    scores = view.scores(backend, pairs)
                 except Exception as exc:
                     unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
         # the backend's calibrated decision threshold is read after scoring: a lazily loaded backend knows it only then
@@ -397,15 +376,13 @@ class NliEntailmentGate(BaseGate):
             "warnings": warnings,
         }
 
-    def _sentences(self, envelope, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
+    def _sentences(self, view: AttemptView, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
         """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
-        text = envelope.assistant_text
-        anchors, _ = anchor_claims(text, envelope.meta.claim_map)
+        text = view.text
+        anchors = view.anchors
         by_key = {w.key: w for w in works}
         rows = []
-        for index, sentence in enumerate(split_sentences(text)):
-            if not strip_markers(sentence.text):
-                continue
+        for index, sentence in view.content_sentences:
             inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
             row: dict[str, Any] = {"index": index, "start": sentence.start, "end": sentence.end, "text": sentence.text,
                                    "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside,
@@ -421,7 +398,7 @@ class NliEntailmentGate(BaseGate):
                     if novel:
                         row["unsupported_meaning"] = novel
                     whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items,
-                                      atoms=split_atomic(sentence.text))
+                                      atoms=list(view.atoms(sentence.text)))
                     works.append(whole)
                     row["whole_key"] = whole.key
                     row["beyond_claims"] = extra
@@ -460,4 +437,4 @@ def _retrieval_quality(item: EvidenceItem, min_similarity: float, mode: str = "r
 
 @hookimpl
 def controlplane_gates():
-    return [ClaimCategoriesGate(), NliEntailmentGate(), EvidenceConflictsGate()]
+    return [NliEntailmentGate()]

@@ -47,18 +47,19 @@ from controlplane.contracts import (
     CostClass,
     EvidenceItem,
     GateResult,
-    ReasoningOperation,
     ReasonCode,
+    ReasoningOperation,
     RigorLevel,
 )
+from controlplane.contracts.text import content_stems, stem, strip_markers, words
+from controlplane.contracts.text import sentence_texts as sentences
 from controlplane.evidence_pack.staleness import staleness
 
-from .anchoring import strip_markers
-from .claim_checks import CAUSAL, CORRELATIONAL, POPULATION_NOUNS, content_stems, sentences, stem, words
-from .evidence_conflicts import gate_now
+from .claim_checks import CAUSAL, CORRELATIONAL, POPULATION_NOUNS
+from .conflicts import gate_now
 from .hookspec import hookimpl
-from .interfaces import BaseGate, GateInput, GateStage
-from .nli_entailment import backend_threshold, is_similarity_only
+from .interfaces import BaseGate, GateInput, GateStage, prior_records
+from .nli_calibration import backend_threshold, is_similarity_only
 from .sufficiency import count_independent, source_confidence, thresholds_for
 
 VALIDITY_SCORE = {"VALID": 1.0, "UNCERTAIN": 0.5, "INVALID": 0.1}  # EBOM: invalid reasoning -> near zero
@@ -76,8 +77,7 @@ _FAMILIES = [
     "same equal equals identical match matches",
 ]
 _FAMILY_OF: dict[str, int] = {stem(w): index for index, family in enumerate(_FAMILIES) for w in family.split()}
-_CONNECTIVES = frozenset(stem(w) for w in "therefore thus hence so consequently follows follow means mean conclude "
-                         "overall together both combined taken which implies imply".split())
+_CONNECTIVES = frozenset(stem(w) for w in ["therefore", "thus", "hence", "so", "consequently", "follows", "follow", "means", "mean", "conclude", "overall", "together", "both", "combined", "taken", "which", "implies", "imply"])
 _UNIVERSAL = frozenset({"all", "every", "everyone", "everybody", "always", "universally", "never", "nobody",
                         "everything", "any", "whole", "entire"})
 _CONTRARY = re.compile(r"\b(however|but|although|though|whereas|except|risks?|drawbacks?|downsides?|"
@@ -129,15 +129,6 @@ def prior_claim_failures(results: Iterable[GateResult]) -> dict[str, list[str]]:
             for claim_id, codes in (result.details.get("claims") or {}).items():
                 failed.setdefault(claim_id, []).extend(codes)
     return failed
-
-
-def prior_records(results: Iterable[GateResult], gate_id: str, key: str) -> dict[str, dict[str, Any]] | None:
-    """``details[key]`` of the named earlier gate when it ran (pass or fail), else None."""
-    for result in results:
-        if result.gate_id == gate_id and result.result.value != "skip":
-            records = result.details.get(key)
-            return dict(records) if isinstance(records, dict) else {}
-    return None
 
 
 def step_premises(claim: Claim) -> tuple[list[str], bool]:
@@ -226,10 +217,7 @@ def contrary_clauses(item: EvidenceItem) -> list[str]:
 
 
 # Groups a claim can be about: the claim checks' population nouns and the groups of this field's questions.
-_POPULATION_STEMS = frozenset(stem(p) for p in POPULATION_NOUNS) | frozenset(stem(w) for w in (
-    "developer programmer engineer customer client physician clinician scientist researcher manager lawyer attorney "
-    "member owner reader player driver buyer seller investor taxpayer company business team organization "
-    "organisation firm everyone everybody people").split())
+_POPULATION_STEMS = frozenset(stem(p) for p in POPULATION_NOUNS) | frozenset(stem(w) for w in ["developer", "programmer", "engineer", "customer", "client", "physician", "clinician", "scientist", "researcher", "manager", "lawyer", "attorney", "member", "owner", "reader", "player", "driver", "buyer", "seller", "investor", "taxpayer", "company", "business", "team", "organization", "organisation", "firm", "everyone", "everybody", "people"])
 
 
 def _is_population(word: str) -> bool:
@@ -251,7 +239,7 @@ class ReasoningChainGate(BaseGate):
                  for cid, c in claims.items() if c.status is ClaimStatus.REASONING}
         if not steps:
             return self.passing(details={"steps": {}, "order": [], "why": "no REASONING claim in the envelope"})
-        decision, policy, pack = inp.mode_decision, inp.policy, inp.evidence_pack
+        decision, policy = inp.mode_decision, inp.policy
         domain, th = thresholds_for(decision, policy)
         level = decision.rigorConfig.level
         high_stakes = decision.rigorConfig.nli_required or (
@@ -544,4 +532,4 @@ def controlplane_gates():
     return [ReasoningChainGate()]
 
 
-__all__ = ["ReasoningChainGate", "VALIDITY_SCORE", "chain_cycles", "prior_claim_failures", "prior_records"]
+__all__ = ["VALIDITY_SCORE", "ReasoningChainGate", "chain_cycles", "prior_claim_failures", "prior_records"]

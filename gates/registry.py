@@ -7,6 +7,7 @@ GateResult, or is named by the policy but not registered, produces a failing Gat
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -29,6 +30,7 @@ from controlplane.contracts import (
 )
 
 from . import hookspec
+from .attempt import AttemptView
 from .interfaces import Gate, GateInput, GateStage
 
 BUILTIN_GATE_MODULES = (
@@ -39,6 +41,8 @@ BUILTIN_GATE_MODULES = (
     "claim_anchors",
     "budget_enforcer",
     "retrieval_required",
+    "claim_categories",
+    "evidence_conflicts",
     "reasoning_chain",
     "evidence_graph",
     "domain_profiles",
@@ -51,25 +55,39 @@ class GateRegistryError(ValueError):
     """Two plugins claim one gate id, or a plugin returns something that is not a gate."""
 
 
-def citation_density(envelope: OutputEnvelope) -> float:
-    """Share of the answer's characters (markers and spaces aside) inside claims that cite evidence or are honestly
-    UNKNOWN. Low density means the claim map covers little of what the user reads: binding passes only barely."""
-    from .anchoring import anchor_claims, inline_markers
+_SPACES = re.compile(r"\s+")
 
+
+def citation_density(envelope: OutputEnvelope, view: AttemptView | None = None) -> float:
+    """Share of the answer's characters (markers and spaces aside) inside claims that cite evidence or are honestly
+    UNKNOWN. Low density means the claim map covers little of what the user reads: binding passes only barely.
+    ``view``: the attempt's derived view, when the caller has one (anchors and markers are then not derived again)."""
+    if view is None or view.envelope is not envelope:
+        view = AttemptView(envelope)
     text = envelope.assistant_text
-    anchors, _ = anchor_claims(text, envelope.meta.claim_map)
+    anchors = view.anchors
     backed = [anchors[c.claim_id] for c in envelope.meta.claim_map
               if c.claim_id in anchors and (c.evidence_ids or c.status is ClaimStatus.UNKNOWN)]
-    marker_chars = {i for m in inline_markers(text) for i in range(m.start, m.end)}
-    counted = [i for i, ch in enumerate(text) if not ch.isspace() and i not in marker_chars]
-    if not counted:
+    # one byte per character: counted (not a space, not in a marker), and covered by a backed claim. Spans are set
+    # slice by slice, so the cost is the text's length plus the spans', never characters x claims.
+    counted = bytearray(b"\x01") * len(text)
+    for space in _SPACES.finditer(text):
+        counted[space.start():space.end()] = bytes(space.end() - space.start())
+    for marker in view.markers:
+        counted[marker.start:marker.end] = bytes(marker.end - marker.start)
+    total = counted.count(1)
+    if not total:
         return 1.0
-    covered = sum(any(a.start <= i < a.end for a in backed) for i in counted)
-    return covered / len(counted)
+    covered = bytearray(len(text))
+    for anchor in backed:
+        covered[anchor.start:anchor.end] = b"\x01" * (anchor.end - anchor.start)
+    both = int.from_bytes(counted, "little") & int.from_bytes(covered, "little")
+    return both.bit_count() / total
 
 
 def when_holds(
-    when: WhenCondition, decision: ModeDecision, envelope: OutputEnvelope | None = None, message: str = ""
+    when: WhenCondition, decision: ModeDecision, envelope: OutputEnvelope | None = None, message: str = "",
+    view: AttemptView | None = None,
 ) -> tuple[bool, str]:
     """Evaluate a when-condition; returns (holds, why) so the trace says why a gate ran or was skipped."""
     flags = set(decision.domainFlags)
@@ -95,20 +113,24 @@ def when_holds(
         if envelope is None:
             checks.append((False, "citation_density:no envelope"))
         else:
-            density = citation_density(envelope)
+            density = citation_density(envelope, view)
             checks.append((density < when.citation_density_below, f"citation_density:{density:.2f}"))
     if when.message_matches_any is not None:
-        import re
-
         hit = next((p for p in when.message_matches_any if re.search(p, message, re.IGNORECASE)), None)
         checks.append((hit is not None, f"message_matches:{hit or 'none'}"))
     if when.any_of is not None:
-        results = [when_holds(sub, decision, envelope, message) for sub in when.any_of]
+        results = [when_holds(sub, decision, envelope, message, view) for sub in when.any_of]
         checks.append((any(ok for ok, _ in results), "any_of(" + "|".join(why for _, why in results) + ")"))
     if not checks:
         return False, "empty condition"  # a condition that says nothing does not switch a gate on by accident
     failed = [why for ok, why in checks if not ok]
     return (not failed), "; ".join(failed or [why for _, why in checks])
+
+
+def reads_envelope(when: WhenCondition) -> bool:
+    """Whether the condition depends on the attempt's envelope (so it is decided again for every attempt)."""
+    return (when.unknown_ratio_at_least is not None or when.citation_density_below is not None
+            or any(reads_envelope(sub) for sub in when.any_of or ()))
 
 
 @dataclass(frozen=True)
@@ -210,6 +232,32 @@ class GateRegistry:
             holds, why = when_holds(spec.when, decision, envelope, message)
             planned.append(PlannedGate(spec, gate, holds, why))
         return planned
+
+    def stage_plan(
+        self,
+        lattice: Sequence[PlannedGate],
+        stage: GateStage,
+        decision: ModeDecision,
+        envelope: OutputEnvelope | None = None,
+        message: str = "",
+        view: AttemptView | None = None,
+    ) -> list[PlannedGate]:
+        """The request's lattice (``plan`` without a stage, run once per request) narrowed to one stage, as ``plan``
+        would give it: the gates of that stage in the policy's order, and an unregistered gate at the
+        post-generation stage only. Of the post-generation gates, only a ``when`` that reads the envelope is
+        decided again, on this attempt's envelope; every other decision is the lattice's."""
+        planned_now = []
+        for planned in lattice:
+            gate = planned.gate
+            if gate is not None and gate.stage is not stage:
+                continue
+            if stage is GateStage.PRE_GENERATION and gate is None:
+                continue
+            if stage is GateStage.POST_GENERATION and planned.spec.enabled and reads_envelope(planned.spec.when):
+                holds, why = when_holds(planned.spec.when, decision, envelope, message, view)
+                planned = PlannedGate(planned.spec, gate, holds, why)
+            planned_now.append(planned)
+        return planned_now
 
     def run_one(self, planned: PlannedGate, inp: GateInput) -> GateResult:
         spec = planned.spec

@@ -18,8 +18,9 @@ CriticFinding. Fail closed:
 
 from __future__ import annotations
 
-from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
 from pydantic import ValidationError
+
+from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
 
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
@@ -59,7 +60,7 @@ class SemanticCriticSyncGate(BaseGate):
         }
         try:
             raw = critic.critique(payload)
-        except Exception as exc:  # noqa: BLE001 -- a critic model's failure is a reason code (fail closed)
+        except Exception as exc:
             return self.failing([ReasonCode.CRITIC_UNAVAILABLE],
                                 details={"error": f"{type(exc).__name__}: {str(exc)[:300]}"})
         if not isinstance(raw, list):

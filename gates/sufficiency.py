@@ -87,9 +87,9 @@ def decide(scores: Sequence[EvidenceScore], min_entailment: float, max_contradic
     supporting = [s for s in scores if s.entailment >= min_entailment]
     contradicting = [s for s in scores if s.contradiction > max_contradiction]
     sources = len({s.source for s in supporting})
-    common = dict(max_entailment=round(top_ent, 4), max_contradiction=round(top_con, 4), independent_sources=sources,
-                  supporting_ids=tuple(s.evidence_id for s in supporting),
-                  contradicting_ids=tuple(s.evidence_id for s in contradicting))
+    common = {"max_entailment": round(top_ent, 4), "max_contradiction": round(top_con, 4), "independent_sources": sources,
+                  "supporting_ids": tuple(s.evidence_id for s in supporting),
+                  "contradicting_ids": tuple(s.evidence_id for s in contradicting)}
     if top_ent < min_entailment:
         reasons = [ReasonCode.LOW_ENTAILMENT] + ([ReasonCode.HIGH_CONTRADICTION] if contradicting else [])
         return TreeDecision(Sufficiency.REJECTED, tuple(reasons), **common)

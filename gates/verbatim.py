@@ -15,9 +15,7 @@ import re
 from collections.abc import Sequence
 
 from controlplane.contracts import EvidenceItem
-
-from .anchoring import Sentence, split_sentences, strip_markers
-
+from controlplane.contracts.text import Sentence, split_sentences, strip_markers
 
 # A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
 # directly."); a blank line, a list item or a heading still starts a new unit.

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controlplane.contracts.clock import utc_now
 from controlplane.traces.store import TraceStore
 
 from .loader import DEFAULT_BUNDLE_NAME, LoadedPolicy, PolicyBundleError, load_bundle, parse_bundle
@@ -35,10 +35,6 @@ POLICY_NAME_ENV = "CONTROLPLANE_POLICY_NAME"
 
 class LifecycleError(PolicyBundleError):
     """A lifecycle move is not allowed (no fresh review, wrong state, unknown bundle). The message says why."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
 
 
 def default_actor() -> str:
@@ -157,7 +153,7 @@ class PolicyLifecycle:
             return self.get(loaded.hash)
         from .loader import canonical_content
 
-        now = _now()
+        now = utc_now()
         with self.store.transaction() as db:
             db["policy_versions"].insert({
                 "hash": loaded.hash, "name": loaded.bundle.name, "version": loaded.bundle.version, "state": state,
@@ -175,10 +171,10 @@ class PolicyLifecycle:
     def _transition(self, db, name: str, content_hash: str, from_state: str | None, to_state: str, actor: str,
                     reason: str) -> None:
         db["policy_transitions"].insert({"name": name, "hash": content_hash, "from_state": from_state,
-                                         "to_state": to_state, "actor": actor, "reason": reason, "at": _now()})
+                                         "to_state": to_state, "actor": actor, "reason": reason, "at": utc_now()})
 
     def _set_state(self, db, version: PolicyVersion, to_state: str, actor: str, reason: str) -> None:
-        db.execute("UPDATE policy_versions SET state = ?, updated_at = ? WHERE hash = ?", [to_state, _now(), version.hash])
+        db.execute("UPDATE policy_versions SET state = ?, updated_at = ? WHERE hash = ?", [to_state, utc_now(), version.hash])
         self._transition(db, version.name, version.hash, version.state, to_state, actor, reason)
 
     def mark_candidate(self, ref: str, actor: str, reason: str) -> PolicyVersion:
@@ -208,7 +204,7 @@ class PolicyLifecycle:
             table = db["policy_reviews"]
             table.insert({
                 "candidate_hash": candidate.hash, "candidate_name": candidate.bundle.name,
-                "baseline_hash": baseline_hash, "created_at": _now(), "reviewer": reviewer,
+                "baseline_hash": baseline_hash, "created_at": utc_now(), "reviewer": reviewer,
                 "trace_count": trace_count, "newest_trace_created_at": newest_trace_created_at,
                 "newest_trace_id": newest_trace_id, "report_md": report_md, "report_json": report_json,
                 "summary": json.dumps(summary, sort_keys=True),

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from controlplane.contracts import PolicyBundle, PolicyRef, json_text
 from pydantic import ValidationError
+
+from controlplane.contracts import PolicyBundle, PolicyRef, json_text
+from controlplane.contracts.policy import bundle_hash, canonical_content
 
 DEFAULT_BUNDLE_NAME = "default"
 
@@ -32,18 +33,6 @@ class LoadedPolicy:
             hash=self.hash,
             content=canonical_content(self.bundle) if include_content else None,
         )
-
-
-def canonical_content(bundle: PolicyBundle) -> dict[str, Any]:
-    return bundle.model_dump(mode="json", exclude_none=True)
-
-
-def canonical_json(bundle: PolicyBundle) -> str:
-    return json.dumps(canonical_content(bundle), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def bundle_hash(bundle: PolicyBundle) -> str:
-    return "sha256:" + hashlib.sha256(canonical_json(bundle).encode("utf-8")).hexdigest()
 
 
 def parse_bundle(data: Any, source: str) -> LoadedPolicy:

@@ -14,10 +14,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from controlplane.adapters.scripted import ScriptedModel  # noqa: E402
-from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle  # noqa: E402
-from controlplane.pytest_plugin import GateHarness  # noqa: E402
-from controlplane.traces.store import TraceStore  # noqa: E402
+from controlplane.adapters.scripted import ScriptedModel
+from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
+from controlplane.pytest_plugin import GateHarness
+from controlplane.traces.store import TraceStore
 
 REPO = Path(__file__).resolve().parents[1]
 

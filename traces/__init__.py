@@ -1,4 +1,4 @@
-"""The trace store, trace bundles and replay. Installed as ``controlplane.traces`` (folder ``traces/``), so it never
+"""The trace store and trace bundles (replay, which re-runs the pipeline, is controlplane.replay). Installed as ``controlplane.traces`` (folder ``traces/``), so it never
 clashes with the unrelated PyPI package named ``traces``."""
 
 from .store import TraceStore, TraceStoreError

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controlplane.contracts import RedactionPolicy, TraceBundle, json_text
-from controlplane.contracts.schemas import validate_instance
 from pydantic import ValidationError
+
+from controlplane.contracts import RedactionPolicy, TraceBundle, json_text
+from controlplane.contracts.policy import PolicyBundle, bundle_hash
+from controlplane.contracts.schemas import validate_instance
 
 from .integrity import compute_integrity, integrity_problems
 from .redaction import RedactionError, Redactor
@@ -223,11 +225,9 @@ def tampering(bundle: TraceBundle) -> list[str]:
 
 def _normalised_policy_hash(content: dict[str, Any]) -> str | None:
     """The policy hash of content written without its defaults (as a person might), or None if it is no bundle."""
-    from controlplane.policy_bundles.loader import PolicyBundleError, parse_bundle  # late: policy sits above traces
-
     try:
-        return parse_bundle(content, source="bundle").hash
-    except PolicyBundleError:
+        return bundle_hash(PolicyBundle.model_validate(content))
+    except ValidationError:
         return None
 
 

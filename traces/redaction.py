@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import regex
+
 from controlplane.contracts import RedactionPolicy
 
 # Longest one custom pattern may take on one string; the built-in patterns are ours and linear.

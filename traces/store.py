@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from controlplane.contracts import (
     TraceOutcome,
     TraceStatus,
 )
+from controlplane.contracts.clock import utc_now
 
 from .integrity import compute_integrity
 
@@ -45,10 +46,6 @@ DURABILITY = {"full": "FULL", "normal": "NORMAL", "extra": "EXTRA"}
 
 class TraceStoreError(ValueError):
     """The trace database cannot be opened or written, or a trace is missing. The message says what to do."""
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
 
 
 def _json(value: Any) -> str:
@@ -240,7 +237,7 @@ class TraceStore:
         with self.transaction() as db:
             _insert_many(db, "traces", [
                 {
-                    "trace_id": trace_id, "created_at": created_at or _now(), "status": TraceStatus.IN_PROGRESS.value,
+                    "trace_id": trace_id, "created_at": created_at or utc_now(), "status": TraceStatus.IN_PROGRESS.value,
                     "session_id": session_id, "user_message": user_message, "messages": _json(messages),
                 },
             ])
@@ -252,13 +249,17 @@ class TraceStore:
         last_gates = bundle.attempts[-1].gate_results if bundle.attempts else []
         failing = sorted({g.gate_id for g in last_gates if g.failed})
         policy_content = bundle.policy.content
+        # each payload is encoded once: the same text is stored and hashed into the integrity map
+        payloads = [_json(e.payload) for e in bundle.events]
+        messages = _json(bundle.messages)
+        integrity = _json(_integrity_as_stored(bundle, payloads, messages))
         with self.transaction() as db:
             if policy_content is not None:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
                 if known is None:  # serialise the whole bundle only the first time its hash is seen
                     db["policy_snapshots"].insert(
                         {"hash": bundle.policy.hash, "name": bundle.policy.name, "version": bundle.policy.version,
-                         "content": _json(policy_content), "first_seen": _now()},
+                         "content": _json(policy_content), "first_seen": utc_now()},
                         ignore=True,
                     )
             existing = db.execute("SELECT status FROM traces WHERE trace_id = ?", [bundle.trace_id]).fetchone()
@@ -273,11 +274,11 @@ class TraceStore:
             _upsert_trace(db, {
                     "trace_id": bundle.trace_id,
                     "created_at": bundle.created_at,
-                    "finished_at": _now(),
+                    "finished_at": utc_now(),
                     "status": (outcome.status.value if outcome else TraceStatus.ERROR.value),
                     "session_id": session_id,
                     "user_message": user_message,
-                    "messages": _json(bundle.messages),
+                    "messages": messages,
                     "mode_label": decision.modeLabel if decision else None,
                     "domain_flags": _json(decision.domainFlags) if decision else None,
                     "mode_decision": decision.model_dump_json() if decision else None,
@@ -298,16 +299,16 @@ class TraceStore:
                     "duration_ms": _duration_ms(bundle.events),
                     "redaction": _json(bundle.redaction),
                     "imported_from": imported_from,
-                    "integrity": _json(_integrity_as_stored(bundle)),
+                    "integrity": integrity,
             })
             # Plain executemany on the known columns: sqlite-utils' insert_all re-reads the table schema on every
             # call, which cost more than the rows themselves (bench/hardening.py).
             _insert_many(db, "trace_events", (
                 {
                     "trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
-                    "attempt": e.metadata.attempt, "payload": _json(e.payload), "ts": e.ts,
+                    "attempt": e.metadata.attempt, "payload": payload, "ts": e.ts,
                 }
-                for e in bundle.events
+                for e, payload in zip(bundle.events, payloads, strict=True)
             ))
             for record in bundle.attempts:
                 _insert_many(db, "regen_attempts", [
@@ -329,7 +330,7 @@ class TraceStore:
         with self.transaction() as db:
             db.execute(
                 "UPDATE traces SET status = ?, finished_at = ?, outcome = ? WHERE trace_id = ? AND status = ?",
-                [TraceStatus.ERROR.value, _now(), _json({"status": "error", "error": error}), trace_id,
+                [TraceStatus.ERROR.value, utc_now(), _json({"status": "error", "error": error}), trace_id,
                  TraceStatus.IN_PROGRESS.value],
             )
 
@@ -339,7 +340,7 @@ class TraceStore:
                 "trace_id": trace_id, "finding_id": f.finding_id, "severity": f.severity.value, "type": f.type.value,
                 "claim_id": f.claim_id, "evidence_ids": _json(f.evidence_ids), "explanation": f.explanation,
                 "suggested_gate_delta": f.suggested_gate_delta.model_dump_json() if f.suggested_gate_delta else None,
-                "status": status, "source": source, "created_at": _now(),
+                "status": status, "source": source, "created_at": utc_now(),
             }
             for f in findings
         ]
@@ -353,7 +354,7 @@ class TraceStore:
         with self.transaction() as db:
             db["human_feedback"].insert(
                 {"trace_id": trace_id, "claim_id": claim_id, "label": label, "comment": comment, "author": author,
-                 "created_at": _now()}
+                 "created_at": utc_now()}
             )
 
     def record_bundle_file(self, path: str, sha256: str, trace_ids: list[str], redacted: bool, direction: str) -> None:
@@ -362,7 +363,7 @@ class TraceStore:
         with self.transaction() as db:
             db["trace_bundles"].insert(
                 {"path": path, "sha256": sha256, "trace_ids": _json(trace_ids), "trace_count": len(trace_ids),
-                 "exported_at": _now(), "redacted": int(redacted), "direction": direction}
+                 "exported_at": utc_now(), "redacted": int(redacted), "direction": direction}
             )
 
     # -- reading ------------------------------------------------------------------------------------------------
@@ -514,7 +515,7 @@ class TraceStore:
             if "review_note" not in db["critic_findings"].columns_dict:
                 db["critic_findings"].add_column("review_note", str)
             db.execute("UPDATE critic_findings SET status = ?, reviewed_by = ?, reviewed_at = ?, review_note = ? "
-                       "WHERE id = ?", [status, reviewer, _now(), note, row["id"]])
+                       "WHERE id = ?", [status, reviewer, utc_now(), note, row["id"]])
         return self.get_finding(row["id"])
 
     def feedback(self, trace_id: str | None = None) -> list[dict[str, Any]]:
@@ -556,12 +557,12 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     }
 
 
-def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
-    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it (event payloads go through the
-    same JSON encoding as their column), so a trace read back unchanged always matches."""
+def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str) -> dict[str, str]:
+    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts ``payloads``
+    (one per event) and ``messages``, so a trace read back unchanged always matches."""
     # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
     data: dict[str, Any] = {
-        "messages": _load(_json(bundle.messages)) or [],
+        "messages": _load(messages) or [],
         "outcome": json.loads(bundle.outcome.model_dump_json()) if bundle.outcome else None,
         "attempts": [{"raw_output": record.raw_output} for record in bundle.attempts],
         "redaction": bundle.redaction,
@@ -571,8 +572,8 @@ def _integrity_as_stored(bundle: TraceBundle) -> dict[str, str]:
     }
     data["events"] = [  # TraceEvent.model_dump(mode="json") as events() rebuilds it, without building models
         {"trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
-         "payload": _load(_json(e.payload)) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
-        for e in bundle.events
+         "payload": _load(payload) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
+        for e, payload in zip(bundle.events, payloads, strict=True)
     ]
     return compute_integrity(data)
 

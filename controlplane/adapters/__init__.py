@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceModule, ModelError
 
 # llama.cpp's OpenMP threads must wait passively on a shared 2-core machine (measured: an answer took 13 s with

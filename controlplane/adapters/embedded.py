@@ -42,7 +42,8 @@ from typing import Any
 
 from controlplane.model_boundary import ModelError
 
-from .llama_cpp import MODEL_SETTING, LlamaCppModel, check_gguf_file, progress
+from . import MODEL_SETTING
+from .llama_cpp import LlamaCppModel, check_gguf_file, progress
 
 GEMMA = "gemma3-270m"
 SMOLLM2 = "smollm2-135m"

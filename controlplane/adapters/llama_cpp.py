@@ -26,6 +26,7 @@ the plain format in :func:`plain_prompt`, measured on the Gemma 3 270M base mode
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import json
 import os
@@ -50,12 +51,13 @@ from controlplane.model_boundary import (
     sha256_file,
 )
 
+from . import MODEL_SETTING
+
 # llama.cpp's OpenMP threads spin while they wait. On a busy 2-core machine spinning threads starve each other:
 # measured here, one grammar-constrained answer took 148 s with spinning threads and 13 s with passive waiting.
 # libgomp reads this when llama-cpp-python is first imported, so controlplane.adapters sets it too. A user setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-MODEL_SETTING = "--model (or CONTROLPLANE_MODEL)"
 GGUF_MAGIC = b"GGUF"
 DEFAULT_N_CTX = 4096
 DEFAULT_SEED = 0
@@ -324,10 +326,8 @@ def _close_all() -> None:
         loaded = list(_LOADED.values())
         _LOADED.clear()
     for entry in loaded:
-        try:
+        with contextlib.suppress(Exception):  # at exit: a model that cannot close cleanly is freed by the OS anyway
             entry.llama.close()
-        except Exception:
-            pass
 
 
 def _control_token_pattern(llama: Any) -> re.Pattern[str] | None:
@@ -390,9 +390,7 @@ def plain_prompt(messages: Sequence[ChatMessage], cue: bool = True) -> str:
     """
     parts = []
     for message in messages:
-        if message.role == "system":
-            parts.append(message.content.strip())
-        elif message.role == "user":
+        if message.role == "system" or message.role == "user":
             parts.append(message.content.strip())
         else:
             parts.append(PLAIN_ANSWER_CUE + message.content.strip())
@@ -560,9 +558,6 @@ class LlamaCppModel:
         # Drop the last token: a tokenizer may merge it with what follows in the full prompt.
         head = head[:-1]
         return len(head) if head and tokens[: len(head)] == head else 0
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._tokenize(self._loaded().llama, text))
 
     # -- internals ------------------------------------------------------------------------------------------------
     def _loaded(self) -> _Loaded:
@@ -794,8 +789,3 @@ def _sampled(
     usage = result.get("usage") or {}
     return choice["text"], int(usage.get("completion_tokens", 0)), choice.get("finish_reason") or "stop"
 
-
-def loaded_models() -> list[str]:
-    """Paths of the models loaded in this process (for diagnostics and tests)."""
-    with _LOCK:
-        return [path for path, _ in _LOADED]

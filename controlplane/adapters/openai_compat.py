@@ -28,7 +28,7 @@ import urllib.request
 from typing import Any
 
 from controlplane.contracts import FinishReason
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import (
     AssembledContext,
     GenerationParams,
@@ -39,7 +39,8 @@ from controlplane.model_boundary import (
     render_messages,
 )
 
-MODEL_SETTING = "--model (or CONTROLPLANE_MODEL)"
+from . import MODEL_SETTING
+
 ALLOW_REMOTE_ENV = "CONTROLPLANE_ALLOW_REMOTE_MODEL"
 
 
@@ -58,7 +59,7 @@ def _env_allows_remote() -> bool:
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D401 - urllib's signature
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
         raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused (local model only)", headers, fp)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 
 from . import MODEL_SETTING, register_adapter
 

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 
 # module name -> attribute holding a click command or group; each module owns one concept.
 COMMAND_MODULES = (

@@ -16,7 +16,7 @@ import click
 
 from controlplane.answer_modes import parse_answer_mode
 from controlplane.api import ControlPlane
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.paths import default_index_dir
 
 from .common import (

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.evidence_pack import EvidenceError, read_evidence_file
 from controlplane.paths import default_trace_db
 from controlplane.traces.store import TraceStore, TraceStoreError
@@ -115,7 +115,7 @@ def since_option_value(value: str | None, option: str = "--since") -> str | None
     try:
         if len(text) == 10:
             return date.fromisoformat(text).isoformat()
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"{option} {value!r} is not an ISO date or time; write e.g. 2026-11-01 or "
                          "2026-11-01T09:30:00+00:00 (times without a zone are UTC)") from None
@@ -143,8 +143,8 @@ __all__ = [
     "critic_option",
     "db_option",
     "emit_json",
-    "index_option",
     "format_option",
+    "index_option",
     "json_option",
     "model_spec",
     "open_store",

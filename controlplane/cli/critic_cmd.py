@@ -1,6 +1,6 @@
 """`controlplane critic ...`: the offline critic loop (seed §7): run, list, accept/reject, suggest a draft bundle.
 
-Thin layer over ``controlplane.traces.critic`` (rules and model critic) and ``controlplane.policy_bundles.suggest``.
+Thin layer over ``controlplane.critic`` (rules and model critic) and ``controlplane.policy_bundles.suggest``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def critic_group() -> None:
 def run(since: str | None, trace_ids: tuple[str, ...], limit: int | None, model: str | None, no_rules: bool,
         db_path: Path | None, as_json: bool) -> None:
     """Find uncited/unsupported claims, ignored evidence and gates that should have fired; store the findings."""
-    from controlplane.traces.critic import RuleCritic, critic_from_spec, run_critic
+    from controlplane.critic import RuleCritic, critic_from_spec, run_critic
 
     if since is None and not trace_ids:
         raise InputError("say which traces: --since TIME (e.g. 2026-11-01) or --trace ID")

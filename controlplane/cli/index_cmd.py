@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from controlplane.contracts import TrustTier
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.paths import default_index_dir
 
 INDEX_HELP = "Vector index directory [default: $CONTROLPLANE_HOME/index, else ./.controlplane/index]."

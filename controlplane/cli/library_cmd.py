@@ -13,7 +13,7 @@ import json
 import click
 
 from controlplane.contracts import Volatility
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 
 from .index_cmd import _index_dir, _progress, index_dir_option
 

@@ -220,7 +220,7 @@ def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: s
            db_path: Path | None, as_json: bool) -> None:
     """Replay stored traces under the current bundle and the candidate; write the verdict-change report."""
     from controlplane.policy_bundles.lifecycle import PolicyLifecycle
-    from controlplane.policy_bundles.review import run_review
+    from controlplane.review import run_review
 
     if limit is not None and limit < 1:
         raise InputError("--limit must be at least 1")
@@ -235,8 +235,8 @@ def review(candidate_ref: str, limit: int | None, out_base: str | None, actor: s
             life.mark_candidate(loaded.hash, _actor(actor), "submitted for review")
         options = None
         if nli_backend:
+            from controlplane.replay import ReplayOptions
             from controlplane.services import resolve_nli_backend
-            from controlplane.traces.replay import ReplayOptions
 
             options = ReplayOptions(nli_backend=resolve_nli_backend(nli_backend, loaded.bundle))
         report = run_review(store, loaded, limit=limit, out_base=out_base, reviewer=_actor(actor), options=options)

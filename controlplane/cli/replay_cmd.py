@@ -1,6 +1,6 @@
 """`controlplane replay BUNDLE.jsonl`: re-run router and gates on recorded outputs, without any model call.
 
-Mirrors ``controlplane.traces.replay.replay_bundles``. Exit codes: 0 reproduced (or, with --policy, changes listed);
+Mirrors ``controlplane.replay.replay_bundles``. Exit codes: 0 reproduced (or, with --policy, changes listed);
 1 a recorded verdict did not reproduce under the recorded policy (or --strict and the candidate changes something);
 2 bad input.
 """
@@ -39,8 +39,8 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
     """Replay a trace bundle gate by gate under its recorded policy, or under a candidate (--policy)."""
     from controlplane.policy_bundles.lifecycle import load_checked
     from controlplane.policy_bundles.loader import PolicyBundleError
+    from controlplane.replay import ReplayOptions, replay_bundles
     from controlplane.traces.bundles import BundleError, read_bundles
-    from controlplane.traces.replay import ReplayOptions, replay_bundles
 
     try:
         bundles = read_bundles(bundle_file)

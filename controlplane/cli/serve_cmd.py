@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from controlplane.adapters.openai_compat import is_loopback_host
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.server_limits import DEFAULT_BODY_TIMEOUT_S, DEFAULT_HEADER_TIMEOUT_S, DEFAULT_MAX_BODY_BYTES
 
 from .common import chosen_index, db_option, index_option, model_spec, policy_option, signing_options

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from controlplane.api import ControlPlane
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.paths import default_trace_db
 
 from .common import db_option, emit_json, format_option, json_option, policy_option, read_evidence, signing_options

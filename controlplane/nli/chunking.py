@@ -5,7 +5,7 @@ The rule (used by every transformers backend, and in evaluation):
 1. The claim (hypothesis) is kept whole, up to ``max_length - min(MIN_PREMISE_TOKENS, max_length // 2) - 3`` word-pieces; a longer claim
    is cut at that point (a cross-encoder cannot see more).
 2. If the evidence fits in the remaining budget, it is one chunk.
-3. Otherwise the evidence is split into sentences (newline or sentence-final punctuation followed by a space), and
+3. Otherwise the evidence is split into sentences (controlplane.contracts.text, the one splitter), and
    consecutive sentences are packed greedily into windows of at most the budget. Each next window starts with the
    last sentence of the previous one (one sentence of overlap), so a fact spanning a sentence boundary is seen whole.
    A single sentence longer than the budget is cut into budget-sized word-piece slices.
@@ -19,19 +19,11 @@ The rule (used by every transformers backend, and in evaluation):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
-from controlplane.gates.claim_checks import content_stems
+from controlplane.contracts.text import content_stems
 
 MIN_PREMISE_TOKENS = 32
-
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
-
-
-def split_sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in _SENTENCE_BREAK.split(text)]
-    return [p for p in parts if p]
 
 
 def pack_windows(sentences: Sequence[str], lengths: Sequence[int], budget: int,

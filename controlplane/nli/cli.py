@@ -80,10 +80,9 @@ def build_data_command(out, seed, doc_distractor, conjoined, factcg_repeat, synt
     cfg = TrainConfig(out=str(Path(out).parent), seed=seed, doc_distractor=doc_distractor, conjoined=conjoined,
                       factcg_repeat=factcg_repeat, synthetic_neutral=synthetic_neutral,
                       sentence_sample=sentence_sample, data_dir=data_dir or str(DEFAULT_DATA_DIR))
-    rows, holdout, stats = build_dataset(cfg)
+    rows, _holdout, stats = build_dataset(cfg)
     with Path(out).open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     click.echo(json.dumps({k: v for k, v in stats.items() if k != "train_by_source_label"}, indent=1))
 
 

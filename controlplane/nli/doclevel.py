@@ -23,7 +23,7 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 
 DOCLEVEL_FILES = {
     "factcg_cg2c_doc": ("factcg_cg2c_doc.jsonl", "MIT (derenlei/FactCG)"),

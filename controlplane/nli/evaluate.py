@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import InputError
-from controlplane.nli.chunking import split_sentences
+from controlplane.contracts.errors import InputError
+from controlplane.contracts.text import sentence_texts
 
 DEV_SPLITS = frozenset({"dev_sampled", "dev"})
 SUPPORTED = "supported"
@@ -68,7 +68,7 @@ def evidence_text(row: dict[str, Any]) -> str:
 def claim_sentences(claim: str, split: bool = True) -> list[str]:
     if not split:
         return [claim]
-    return split_sentences(claim) or [claim]
+    return sentence_texts(claim) or [claim]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -247,9 +247,9 @@ def operating_points(labels: Sequence[int], probs: Sequence[float], balanced_thr
     uns = sorted(p for y, p in zip(labels, probs) if not y)
     if not sup or not uns:
         raise InputError("operating points need supported and unsupported dev rows")
-    medium = sup[int(math.floor((1 - MEDIUM_KEEP) * len(sup)))]
-    strict = uns[min(len(uns) - 1, int(math.ceil((1 - HIGH_MAX_UNSUPPORTED_PASS) * len(uns))))]
-    high = min(max(strict, balanced_threshold, medium), sup[int(math.floor((1 - HIGH_MIN_KEEP) * len(sup)))])
+    medium = sup[math.floor((1 - MEDIUM_KEEP) * len(sup))]
+    strict = uns[min(len(uns) - 1, math.ceil((1 - HIGH_MAX_UNSUPPORTED_PASS) * len(uns)))]
+    high = min(max(strict, balanced_threshold, medium), sup[math.floor((1 - HIGH_MIN_KEEP) * len(sup))])
     high = max(high, medium)
     return {"medium": _rates(labels, probs, medium), "high": _rates(labels, probs, high),
             "rule": f"medium keeps >= {MEDIUM_KEEP:.0%} of supported dev claims; high lets <= "

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli.transformers_backend import TransformersNliBackend
 
 ONNX_INT8_FILE = "model.int8.onnx"
@@ -20,11 +20,9 @@ ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def onnxruntime_available() -> bool:
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("onnxruntime") is not None
 
 
 class OnnxNliBackend(TransformersNliBackend):

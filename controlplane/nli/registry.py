@@ -8,7 +8,7 @@ from typing import Any
 
 import pluggy
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.gates import hookspec
 from controlplane.gates.hookspec import ENTRY_POINT_GROUP, PROJECT_NAME, hookimpl
 

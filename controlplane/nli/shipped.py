@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 
 VERIFIER_DIR = Path(__file__).resolve().parent / "verifier"
 ENV_MODEL = "CONTROLPLANE_NLI_MODEL"

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import ConfigurationError, InputError
+from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.nli.doclevel import (
     BINARY_NEGATIVE,
     conjoined_claims,

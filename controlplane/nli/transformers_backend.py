@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
+from controlplane.contracts.text import sentence_texts
 from controlplane.gates.interfaces import NliScore
-from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, split_sentences, top_windows_by_overlap
+from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, top_windows_by_overlap
 from controlplane.nli.labels import label_index_map
 
 DEFAULT_MAX_LENGTH = 256
@@ -120,7 +121,7 @@ class TransformersNliBackend:
             if prem_len <= budget:
                 flat.append((premise, hypothesis))
             else:
-                sentences = split_sentences(premise)
+                sentences = sentence_texts(premise)
                 lengths = [len(x) for x in tok(sentences, add_special_tokens=False)["input_ids"]] if sentences else []
                 windows = pack_windows(sentences, lengths, budget, self._slice)
                 if self.max_windows and len(windows) > self.max_windows:

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from controlplane.adapters import load_model
 from controlplane.adapters.llama_cpp import UnsupportedSchema, check_enforceable, schema_to_gbnf
 from controlplane.contracts import EvidenceItem, EvidencePack, FinishReason, ModeDecision
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams, ModelError
 from controlplane.prompts import envelope_schema_for, main_context, mode_decision_schema_for
 

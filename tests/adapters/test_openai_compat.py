@@ -17,7 +17,7 @@ import pytest
 from controlplane.adapters import load_model
 from controlplane.adapters.openai_compat import ALLOW_REMOTE_ENV, OpenAICompatModel, is_loopback_host
 from controlplane.contracts import FinishReason
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
 
 ENVELOPE = {"assistant_text": "We use Turso [E2].", "meta": {"modeLabel": "System", "claim_map": []}}
@@ -51,10 +51,10 @@ class Peer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._answer("GET")
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self._answer("POST")
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

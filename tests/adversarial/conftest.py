@@ -80,7 +80,7 @@ class PairTableNli:
 
 
 def plain_claim(text: str) -> str:
-    from controlplane.gates.anchoring import strip_markers
+    from controlplane.contracts.text import strip_markers
 
     return strip_markers(text).strip().rstrip(".").strip().lower()
 

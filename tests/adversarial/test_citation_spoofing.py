@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from controlplane.contracts import EvidencePack
+from controlplane.contracts.errors import InputError
 from controlplane.evidence_pack import build_pack
-from controlplane.errors import InputError
 
 
 def claim(kit, ids, marker=None):

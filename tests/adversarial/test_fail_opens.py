@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from controlplane.contracts import ClaimStatus, ReasonCode, TraceStatus
+from controlplane.contracts.text import split_sentences, strip_markers
 from controlplane.degrade import REWRITE_NOTICE, degrade
-from controlplane.gates.anchoring import split_sentences, strip_markers
 from controlplane.gates.interfaces import GateServices
 from controlplane.policy_bundles.loader import parse_bundle
 from controlplane.router import route

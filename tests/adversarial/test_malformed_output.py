@@ -224,7 +224,7 @@ def test_nul_and_bidi_controls_are_judged_not_crashed(kit, store):
 
 
 def test_lone_surrogates_in_caller_input_are_input_errors(kit):
-    from controlplane.errors import InputError
+    from controlplane.contracts.errors import InputError
 
     with pytest.raises(InputError, match="not valid Unicode"):
         kit.run([good(kit)], message="dose of ibuprofen \ud800?")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 
 import pytest
 from pytest_socket import SocketBlockedError, SocketConnectBlockedError
@@ -13,15 +14,14 @@ from pytest_socket import SocketBlockedError, SocketConnectBlockedError
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("address", [("93.184.216.34", 80), ("1.1.1.1", 443), ("10.0.0.1", 8080)])
 def test_connect_to_a_non_loopback_address_is_refused(address):
-    with pytest.raises((SocketConnectBlockedError, SocketBlockedError)):
-        with socket.create_connection(address, timeout=1):
-            pass
+    with pytest.raises((SocketConnectBlockedError, SocketBlockedError)), socket.create_connection(address, timeout=1):
+        pass
 
 
 def test_a_hostname_is_refused_too():
-    with pytest.raises((SocketConnectBlockedError, SocketBlockedError, OSError)):
-        with socket.create_connection(("huggingface.co", 443), timeout=1):
-            pass
+    with pytest.raises((SocketConnectBlockedError, SocketBlockedError, OSError)), \
+            socket.create_connection(("huggingface.co", 443), timeout=1):
+        pass
 
 
 def test_loopback_stays_usable():
@@ -49,6 +49,6 @@ def test_chromadb_telemetry_is_off():
     assert Settings().anonymized_telemetry is False  # read from ANONYMIZED_TELEMETRY
     from controlplane.evidence_pack import vector_store
 
-    source = open(vector_store.__file__, encoding="utf-8").read()
+    source = Path(vector_store.__file__).read_text(encoding="utf-8")
     assert "Settings(anonymized_telemetry=False" in source.replace(" ", "")  # our client passes it explicitly
     del chromadb

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from controlplane.contracts import Phase, TraceStatus
-from controlplane.gates.anchoring import strip_markers
+from controlplane.contracts.text import strip_markers
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import ControlPlane
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle

@@ -11,8 +11,8 @@ import pytest
 
 from controlplane.answer_modes import FALLBACK_NOTICE, SCORER_MODEL_ID, answer_mode_for, parse_answer_mode
 from controlplane.contracts import AnswerMode, Phase, QuotePolicy, TraceStatus
-from controlplane.errors import InputError
-from controlplane.gates.anchoring import split_sentences, strip_markers
+from controlplane.contracts.errors import InputError
+from controlplane.contracts.text import split_sentences, strip_markers
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import ControlPlane
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle

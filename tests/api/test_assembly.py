@@ -18,16 +18,16 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from controlplane.policy_bundles.lifecycle import PolicyLifecycle
-from controlplane.policy_bundles.loader import canonical_content, parse_bundle
-from controlplane.policy_bundles.review import run_review
-from controlplane.policy_bundles.signing import SigningConfig, keygen, load_private_key, sign_hash, signature_path
-from controlplane.traces.store import TraceStore
 
 from controlplane import ConfigurationError, ControlPlane
 from controlplane.cli import main
+from controlplane.policy_bundles.lifecycle import PolicyLifecycle
+from controlplane.policy_bundles.loader import canonical_content, parse_bundle
+from controlplane.policy_bundles.signing import SigningConfig, keygen, load_private_key, sign_hash, signature_path
 from controlplane.pytest_plugin import GateHarness
+from controlplane.review import run_review
 from controlplane.server import BackgroundServer, free_port
+from controlplane.traces.store import TraceStore
 
 EVIDENCE = [
     {"id": "E1", "title": "Stack", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"},

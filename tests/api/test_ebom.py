@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from tests.gates.nli_backends import OverlapNliBackend
-from tests.gates.test_reasoning_chain import LOW_Q, MEDIUM_Q, RAIN, RAIN_PREMISES, envelope_for, step
 
 from controlplane.api import ControlPlane
 from controlplane.contracts.schemas import validate_instance
 from controlplane.ebom import ebom_document
 from controlplane.traces.bundles import export_bundles, import_bundles
 from controlplane.traces.store import TraceStore
+from tests.gates.nli_backends import OverlapNliBackend
+from tests.gates.test_reasoning_chain import LOW_Q, MEDIUM_Q, RAIN, RAIN_PREMISES, envelope_for, step
 
 CHAIN = [*RAIN_PREMISES, step("Therefore heavy rain contributes to delays on bus route 4 [E1, E2].", ["c1", "c2"],
                               "transitive", ["E1", "E2"])]

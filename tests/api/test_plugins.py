@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from controlplane.contracts import CostClass
-from controlplane.policy_bundles.loader import parse_bundle
 
 from controlplane import BaseGate, ConfigurationError, ControlPlane, InputError, ReasonCode
+from controlplane.contracts import CostClass
+from controlplane.policy_bundles.loader import parse_bundle
 from controlplane.pytest_plugin import GateHarness
 
 EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite)."}]

@@ -132,9 +132,9 @@ def test_one_plane_shared_by_many_threads(control_plane, core_policy, trace_stor
 def test_model_calls_are_bounded_by_max_model_concurrency(scripted_model, core_policy):
     for limit, expect_overlap in ((1, False), (3, True)):
         slow = SlowModel(scripted_model([ANSWER]), delay=0.15)
-        with ControlPlane(model=slow, policy=core_policy, db=False, max_model_concurrency=limit) as plane:
-            with ThreadPoolExecutor(4) as pool:
-                replies = list(pool.map(lambda n: plane.respond(f"architecture {n}", evidence=EVIDENCE), range(4)))
+        with ControlPlane(model=slow, policy=core_policy, db=False, max_model_concurrency=limit) as plane, \
+                ThreadPoolExecutor(4) as pool:
+            replies = list(pool.map(lambda n: plane.respond(f"architecture {n}", evidence=EVIDENCE), range(4)))
         assert all(r.status == "pass" for r in replies)
         assert (slow.max_active > 1) is expect_overlap and slow.max_active <= limit
 

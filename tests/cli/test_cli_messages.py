@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.traces.store import TraceStore
 
 from controlplane.cli import main
+from controlplane.traces.store import TraceStore
 from tests.traces.flowkit import ARCH_EVIDENCE, envelope, run
 
 CLI = [sys.executable, "-c", "from controlplane.cli import main; main()"]

@@ -6,10 +6,10 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from tests.gates.test_reasoning_chain import MEDIUM_Q, RAIN, RAIN_PREMISES, envelope_for, step
 
 from controlplane.cli import main
 from controlplane.contracts.schemas import validate_instance
+from tests.gates.test_reasoning_chain import MEDIUM_Q, RAIN, RAIN_PREMISES, envelope_for, step
 
 CHAIN = [*RAIN_PREMISES, step("Therefore heavy rain contributes to delays on bus route 4 [E1, E2].", ["c1", "c2"],
                               "transitive", ["E1", "E2"])]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import pytest
+
+from controlplane.contracts.errors import InputError
 from controlplane.evidence_pack.chunking import (
     PAGE_SEPARATOR,
     chunk_document,
@@ -14,8 +17,6 @@ from controlplane.evidence_pack.chunking import (
     iter_document_paths,
     read_document,
 )
-
-from controlplane.errors import InputError
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 
@@ -81,7 +82,7 @@ def test_long_section_is_packed_with_whole_sentence_overlap():
     chunks = chunk_document(doc, max_words=40, overlap_words=10)
     assert_exact(doc, chunks)
     assert len(chunks) > 5
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in itertools.pairwise(chunks):
         assert a.words <= 40
         assert b.start_char < a.end_char, "consecutive chunks overlap"
         overlap = doc.text[b.start_char : a.end_char]

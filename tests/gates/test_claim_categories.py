@@ -4,10 +4,11 @@ SUBJECTIVE or TRIVIAL to escape citation."""
 from __future__ import annotations
 
 import pytest
-from tests.gates.decision_helpers import envelope, gate_input
 
 from controlplane.contracts import ClaimStatus
-from controlplane.gates.claim_categories import ClaimCategoriesGate, classify
+from controlplane.gates.categories import classify
+from controlplane.gates.claim_categories import ClaimCategoriesGate
+from tests.gates.decision_helpers import envelope, gate_input
 
 
 @pytest.mark.parametrize(

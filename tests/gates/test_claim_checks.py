@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts.gate_result import ReasonCode
 from controlplane.gates.claim_checks import (
     check_content,

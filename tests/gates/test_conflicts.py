@@ -3,17 +3,18 @@ difference rule (> 0.3 favours the higher) and the outdated-source rule (an outd
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
+
+from controlplane.evidence_pack import build_pack
+from controlplane.gates.conflicts import deterministic_conflict, resolve_pair
+from controlplane.gates.evidence_conflicts import EvidenceConflictsGate
+from controlplane.gates.nli_entailment import NliEntailmentGate
 from tests.gates.decision_helpers import codes, envelope, gate_input
 from tests.gates.nli_backends import OverlapNliBackend, TableNliBackend
 
-from controlplane.evidence_pack import build_pack
-from controlplane.gates.evidence_conflicts import EvidenceConflictsGate, deterministic_conflict, resolve_pair
-from controlplane.gates.nli_entailment import NliEntailmentGate
-
-NOW_DT = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+NOW_DT = datetime(2026, 6, 1, 12, tzinfo=UTC)
 A = "The public API allows 100 requests per minute per key."
 B = "The public API allows 500 requests per minute per key."
 

@@ -3,19 +3,19 @@ volatility with warnings (STALE_EVIDENCE fails only where the policy says)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from tests.gates.decision_helpers import envelope, gate_input
-from tests.gates.nli_backends import TableNliBackend
 
 from controlplane.contracts import TrustTier
 from controlplane.evidence_pack import build_pack
 from controlplane.evidence_pack.credibility import TIER_RANGES, score_credibility, tier_for_host
 from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
 from controlplane.gates.nli_entailment import NliEntailmentGate
+from tests.gates.decision_helpers import envelope, gate_input
+from tests.gates.nli_backends import TableNliBackend
 
-NOW = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,13 @@ schemas, the EBOM graph constraints with their reason codes, and Smart Notes' me
 from __future__ import annotations
 
 import pytest
-from tests.gates.nli_backends import OverlapNliBackend
-from tests.gates.test_reasoning_chain import LOW_Q, MEDIUM_Q, RAIN, RAIN_PREMISES, gate, run, step
 
 from controlplane.contracts import Phase, TraceStatus
 from controlplane.gates.evidence_graph import build_graph, check_constraints, claim_node
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import ControlPlane
+from tests.gates.nli_backends import OverlapNliBackend
+from tests.gates.test_reasoning_chain import LOW_Q, MEDIUM_Q, RAIN, RAIN_PREMISES, gate, run, step
 
 GOVERNANCE_Q = "What is our data retention policy for backups?"
 BACKUPS = {"id": "E1", "text": "Backups are kept for 30 days.", "source": "docs/retention.md",

@@ -7,9 +7,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from tests.gates.decision_helpers import envelope
 
 from controlplane.cli import main
+from tests.gates.decision_helpers import envelope
 
 EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"}]
 GOOD = envelope([("We host on Fly.io [E1].", ["E1"])])

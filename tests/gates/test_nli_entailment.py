@@ -11,8 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
-from tests.gates.nli_backends import OverlapNliBackend, SimilarityOnlyBackend, TableNliBackend
 
 from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices, NliScore
@@ -20,6 +18,8 @@ from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.gates.registry import GateRegistry
 from controlplane.pipeline import ControlPlane
 from controlplane.services import LazyNliBackend, build_services
+from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend, SimilarityOnlyBackend, TableNliBackend
 
 ARCH_Q = "How is our hosting architecture set up?"
 HIGH_Q = "LLC liability law?"

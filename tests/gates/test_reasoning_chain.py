@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.conftest import build_envelope
-from tests.gates.nli_backends import OverlapNliBackend, TableNliBackend
 
 from controlplane.contracts import ClaimStatus, OutputEnvelope, TraceStatus
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import ControlPlane
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.router import route
+from tests.conftest import build_envelope
+from tests.gates.nli_backends import OverlapNliBackend, TableNliBackend
 
 POLICY = load_bundle()
 

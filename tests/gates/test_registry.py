@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from controlplane.contracts import CostClass, GateSpec, ReasonCode, WhenCondition
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import BaseGate, GateInput, GateStage
 from controlplane.gates.registry import GateRegistry, GateRegistryError, PlannedGate, when_holds
@@ -52,7 +52,7 @@ def test_registered_in_code_and_fail_closed(default_policy):
     registry = GateRegistry(load_entry_points=False)
     for gate in (AlwaysFails(), Raises(), ReturnsJunk()):
         registry.register_gate(gate)
-    run = lambda gate_id: registry.run_one(  # noqa: E731
+    run = lambda gate_id: registry.run_one(
         PlannedGate(GateSpec(gate_id=gate_id), registry.gates()[gate_id], True, "always"), inp(default_policy))
     assert run("always_fails").reason_codes == [ReasonCode.UNCITED_CLAIM]
     crashed = run("raises")
@@ -154,8 +154,9 @@ def test_third_party_gate_loads_by_entry_point(tmp_path, monkeypatch, default_po
 
 
 def test_citation_density_and_message_conditions(default_policy, make_envelope):
-    from controlplane.gates.envelope_parsing import parse_envelope
     import json
+
+    from controlplane.gates.envelope_parsing import parse_envelope
 
     decision = route("Should I sign this contract?", default_policy.bundle)
     dense = parse_envelope(json.dumps(make_envelope([("A is true [E1].", ["E1"]), ("B is unclear.", [], "UNKNOWN")]))).envelope

@@ -4,8 +4,6 @@ thresholds, and EBOM confidence semantics (formula, LIMINAL x 0.8, action thresh
 from __future__ import annotations
 
 import pytest
-from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
-from tests.gates.nli_backends import TableNliBackend
 
 from controlplane.contracts import EvidenceItem, ReasonCode
 from controlplane.evidence_pack import build_pack
@@ -23,6 +21,8 @@ from controlplane.gates.sufficiency import (
     thresholds_for,
 )
 from controlplane.router import route
+from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
+from tests.gates.nli_backends import TableNliBackend
 
 SMART_NOTES = {"min_entailment": 0.60, "min_sources": 2, "max_contradiction": 0.30}
 

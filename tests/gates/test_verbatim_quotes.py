@@ -4,11 +4,10 @@ a sentence with one word changed, still goes to the verifier."""
 
 from __future__ import annotations
 
-from tests.gates.decision_helpers import codes, envelope, gate_input
-from tests.gates.nli_backends import OverlapNliBackend
-
 from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.gates.verbatim import is_whole_sentences
+from tests.gates.decision_helpers import codes, envelope, gate_input
+from tests.gates.nli_backends import OverlapNliBackend
 
 ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. Some claim the budget is too small."
 E_ORION = {"id": "E1", "text": ORION, "trust_tier": "authoritative"}

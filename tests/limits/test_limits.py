@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
 from controlplane.contracts import EvidenceItem, Phase
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.gates.interfaces import GateServices
 from controlplane.model_boundary import IntelligenceResponse
 from controlplane.pipeline import ControlPlane

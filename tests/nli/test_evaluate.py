@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controlplane.errors import InputError
+from controlplane.contracts.errors import InputError
 from controlplane.nli import evaluate as ev
 
 

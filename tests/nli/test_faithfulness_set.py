@@ -23,7 +23,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from controlplane.contracts import GateSpec, OutputEnvelope, RigorLevel
+from controlplane.contracts import OutputEnvelope, RigorLevel
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import GateInput, GateServices
 from controlplane.gates.nli_entailment import NliEntailmentGate

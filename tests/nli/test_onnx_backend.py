@@ -14,7 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 pytest.importorskip("onnxruntime")
 pytest.importorskip("transformers")
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli.onnx_backend import ONNX_INT8_FILE
 from controlplane.nli.shipped import VERIFIER_DIR, choose_runtime, load_shipped
 

@@ -13,9 +13,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from controlplane.errors import ConfigurationError
+from controlplane.contracts.errors import ConfigurationError
+from controlplane.contracts.text import sentence_texts
 from controlplane.nli import load_nli_backend
-from controlplane.nli.chunking import pack_windows, split_sentences
+from controlplane.nli.chunking import pack_windows
 from controlplane.nli.labels import label_index_map
 from controlplane.nli.registry import available_backends
 
@@ -117,7 +118,7 @@ def test_long_evidence_is_chunked_and_scored_by_best_chunk(tiny_dir):
 
 
 def test_pack_windows_covers_every_sentence_with_overlap():
-    sents = split_sentences("One fact here. Two facts there! Three? Four is long.\nFive.")
+    sents = sentence_texts("One fact here. Two facts there! Three? Four is long.\nFive.")
     assert sents == ["One fact here.", "Two facts there!", "Three?", "Four is long.", "Five."]
     lengths = [3, 3, 1, 3, 1]
     windows = pack_windows(sents, lengths, budget=7, slicer=lambda s, b: [s])

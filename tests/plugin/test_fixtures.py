@@ -9,11 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from controlplane.traces.store import TraceStore
 
 from controlplane import BaseGate, CostClass
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.pytest_plugin import GateCheck, GateHarness
+from controlplane.traces.store import TraceStore
 
 EVIDENCE = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite)."}]
 QUESTION = "What is our hosting architecture?"

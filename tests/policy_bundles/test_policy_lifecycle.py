@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+from controlplane.cli import main
 from controlplane.policy_bundles.diff import diff_bundles
 from controlplane.policy_bundles.lifecycle import LifecycleError, PolicyLifecycle, current_policy
 from controlplane.policy_bundles.loader import load_bundle
-from controlplane.policy_bundles.review import run_review
 from controlplane.policy_bundles.signing import SignatureError, SigningConfig
+from controlplane.review import run_review
 from tests.traces.flowkit import ARCH_EVIDENCE, envelope, governance_policy, run, write_policy
-
-from controlplane.cli import main
 
 
 def cli(*args: str):

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.policy_bundles.lifecycle import LifecycleError, PolicyLifecycle, current_policy
-from controlplane.policy_bundles.loader import PolicyBundleError, canonical_content, load_bundle, parse_bundle
-from controlplane.policy_bundles.review import run_review
-from controlplane.policy_bundles.signing import SigningConfig
 
 from controlplane.cli import main
+from controlplane.policy_bundles.lifecycle import LifecycleError, PolicyLifecycle, current_policy
+from controlplane.policy_bundles.loader import PolicyBundleError, canonical_content, load_bundle, parse_bundle
+from controlplane.policy_bundles.signing import SigningConfig
+from controlplane.review import run_review
 from tests.traces.flowkit import governance_policy
 
 

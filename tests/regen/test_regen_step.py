@@ -4,13 +4,13 @@ shared by the pipeline and replay, so a replay under the recorded policy decides
 from __future__ import annotations
 
 import pytest
+
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
-from controlplane.policy_bundles.loader import parse_bundle
-from controlplane.traces.replay import replay_trace
-
 from controlplane.pipeline import Pipeline
+from controlplane.policy_bundles.loader import parse_bundle
 from controlplane.regen import RegenAction, RegenStep, next_step
+from controlplane.replay import replay_trace
 from controlplane.router import route
 
 QUESTION = "What's our hosting architecture?"

@@ -22,8 +22,8 @@ CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
 
 def test_a_request_names_an_indexed_collection(tmp_path, serve):
     import openai
-    from controlplane.evidence_pack.vector_store import VectorStore
 
+    from controlplane.evidence_pack.vector_store import VectorStore
     from controlplane.pytest_plugin import GateHarness
 
     index = tmp_path / "index"

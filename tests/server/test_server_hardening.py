@@ -137,10 +137,10 @@ def test_idle_and_half_sent_connections_are_closed_on_a_deadline(control_plane, 
     from controlplane.server import BackgroundServer
 
     plane = control_plane([GOOD], policy=core_policy)
-    with BackgroundServer(plane.app(), header_timeout=1.0, body_timeout=2.0) as server:
-        with socket.create_connection((server.host, server.port)) as sock:
-            sock.sendall(sent)
-            held = _closed_within(sock, 10)
+    with BackgroundServer(plane.app(), header_timeout=1.0, body_timeout=2.0) as server, \
+            socket.create_connection((server.host, server.port)) as sock:
+        sock.sendall(sent)
+        held = _closed_within(sock, 10)
     assert held < 5
 
 

@@ -7,19 +7,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.contracts import ModeDecision, OutputEnvelope, RigorConfig
-from controlplane.gates.interfaces import GateInput, GateServices
-from controlplane.gates.registry import GateRegistry, when_holds
-from controlplane.gates.semantic_critic_sync import SemanticCriticSyncGate
-from controlplane.policy_bundles.lifecycle import PolicyLifecycle
-from controlplane.policy_bundles.loader import load_bundle
-from controlplane.traces.critic import ModelCritic, RuleCritic, run_critic
-from controlplane.traces.store import TraceStore
-from tests.traces.flowkit import envelope, run
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
+from controlplane.contracts import ModeDecision, OutputEnvelope, RigorConfig
+from controlplane.critic import ModelCritic, RuleCritic, run_critic
+from controlplane.gates.interfaces import GateInput, GateServices
+from controlplane.gates.registry import GateRegistry, when_holds
+from controlplane.gates.semantic_critic_sync import SemanticCriticSyncGate
 from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.lifecycle import PolicyLifecycle
+from controlplane.policy_bundles.loader import load_bundle
+from controlplane.traces.store import TraceStore
+from tests.traces.flowkit import envelope, run
 
 
 def cli(*args: str):

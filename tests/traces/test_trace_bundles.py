@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.contracts import RedactionPolicy
-from controlplane.contracts.schemas import validate_instance
-from controlplane.traces.bundles import BundleError, export_bundles, import_bundles, read_bundles
-from controlplane.traces.redaction import RedactionError, Redactor
-from controlplane.traces.replay import replay_bundles
-from controlplane.traces.store import TraceStore
-from tests.traces.flowkit import envelope, run
 
 from controlplane.cli import main
+from controlplane.contracts import RedactionPolicy
+from controlplane.contracts.schemas import validate_instance
+from controlplane.replay import replay_bundles
+from controlplane.traces.bundles import BundleError, export_bundles, import_bundles, read_bundles
+from controlplane.traces.redaction import RedactionError, Redactor
+from controlplane.traces.store import TraceStore
+from tests.traces.flowkit import envelope, run
 
 EMAIL = "jane.doe@acme-corp.example"
 KEY = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+from controlplane.cli import main
 from controlplane.contracts import RedactionPolicy
 from controlplane.traces.bundles import export_bundles
 from controlplane.traces.store import TraceStore
-
-from controlplane.cli import main
 from tests.traces.flowkit import ARCH_EVIDENCE, envelope, run
 
 

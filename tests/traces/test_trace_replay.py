@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from controlplane.contracts import TraceStatus
-from controlplane.gates.interfaces import GateServices
-from controlplane.traces.bundles import export_bundles, read_bundles
-from controlplane.traces.critic import ModelCritic
-from controlplane.traces.replay import replay_bundles, replay_trace
-from controlplane.traces.store import TraceStore
-from tests.traces.flowkit import envelope, governance_policy, run, write_policy
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.cli import main
+from controlplane.contracts import TraceStatus
+from controlplane.critic import ModelCritic
+from controlplane.gates.interfaces import GateServices
+from controlplane.replay import replay_bundles, replay_trace
+from controlplane.traces.bundles import export_bundles, read_bundles
+from controlplane.traces.store import TraceStore
+from tests.traces.flowkit import envelope, governance_policy, run, write_policy
 
 
 def _export(store, tmp_path: Path, name: str = "flows.jsonl", **kw) -> Path:

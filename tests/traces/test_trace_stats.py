@@ -8,9 +8,9 @@ import zlib
 from pathlib import Path
 
 from click.testing import CliRunner
-from controlplane.traces.stats import compute_stats
 
 from controlplane.cli import main
+from controlplane.traces.stats import compute_stats
 
 
 def test_figures_from_the_recorded_flows(flows):

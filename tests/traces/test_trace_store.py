@@ -92,7 +92,7 @@ def test_missing_trace_and_unusable_paths(tmp_path, store):
 
 
 def test_bad_input_is_rejected_before_anything_is_stored(write_script, store, default_policy):
-    from controlplane.errors import InputError
+    from controlplane.contracts.errors import InputError
 
     plane = ControlPlane(model=write_script(["x"]), policy=default_policy, store=store)
     for messages in ([], [{"role": "robot", "content": "x"}], [{"role": "user", "content": ""}]):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-
 EVIDENCE = [
     {"id": "E1", "title": "Stack <b>facts</b>", "text": "We host on Fly.io. DB is Turso (SQLite)."},
     {"id": "E2", "title": "Regions", "text": "The primary Fly.io region is ams (Amsterdam)."},

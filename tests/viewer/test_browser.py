@@ -27,7 +27,7 @@ def _missing() -> str | None:
     if not Path(CHROMEDRIVER).exists():
         return f"{CHROMEDRIVER} is missing: apt-get install -y chromium-driver"
     try:
-        import selenium  # noqa: F401
+        import selenium  # noqa: F401 -- only whether it is installed
     except ImportError:
         return "selenium is not installed: pip install -e '.[test]'"
     return None

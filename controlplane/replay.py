@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from controlplane.api import ControlPlane
 from controlplane.contracts import (
     EvidenceItem,
     EvidencePack,
@@ -40,15 +41,13 @@ from controlplane.contracts import (
     TraceBundle,
     TraceStatus,
 )
+from controlplane.contracts.errors import ConfigurationError
+from controlplane.degrade import DegradeResult, degrade, deliver
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
-from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
-
-from controlplane.degrade import DegradeResult, degrade, deliver
-from controlplane.errors import ConfigurationError
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
-from controlplane.api import ControlPlane
 from controlplane.pipeline import EventRecorder
+from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
 from controlplane.regen import RegenAction, next_step
 from controlplane.router import normalize_text
 from controlplane.verdicts import claim_verdicts
@@ -93,10 +92,6 @@ class RecordedRetriever:
 
     def retrieve(self, query: str, k: int) -> list[EvidenceItem]:
         return list(self.items[:k])
-
-
-class NotRecorded(RuntimeError):
-    pass
 
 
 class RecordedCritic:
@@ -218,10 +213,8 @@ def _recorded_nli_backend(bundle: TraceBundle, policy: LoadedPolicy) -> Any:
         for result in attempt.gate_results:
             if result.gate_id == NLI_GATE and ReasonCode.VERIFIER_UNAVAILABLE in result.reason_codes:
                 return None
-    try:
-        from controlplane.services import policy_backend_name, resolve_nli_backend
-    except ImportError:
-        return None
+    from controlplane.services import policy_backend_name, resolve_nli_backend
+
     name = policy_backend_name(policy.bundle) or "shipped"
     if name not in _NLI_CACHE:
         _NLI_CACHE[name] = resolve_nli_backend(None, policy.bundle)
@@ -295,7 +288,7 @@ def _redacted(pack: EvidencePack | None) -> bool:
 class _Replayer:
     def __init__(self, bundle: TraceBundle, policy: LoadedPolicy | None, options: ReplayOptions,
                  registry: GateRegistry):
-        from .bundles import tampering
+        from controlplane.traces.bundles import tampering
 
         altered = tampering(bundle)
         if altered:  # a replay of edited content would "reproduce" whatever the editor wanted
@@ -429,8 +422,9 @@ class _Replayer:
             if step.action is RegenAction.PASS:
                 passed = TraceStatus.PASS if n == 1 else TraceStatus.REGEN_PASS
                 # the pipeline's last display check (G-1) may still degrade a passing attempt
-                claims = claim_verdicts(evaluation.parsed.envelope, results)
-                shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results, passed)
+                claims = claim_verdicts(evaluation.parsed.envelope, results, evaluation.view)
+                shown = deliver(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results, passed,
+                                view=evaluation.view)
                 return shown.status.value, n
             if step.action is RegenAction.DEGRADE:
                 return self._finish_degrade(decision, pack, evaluation, results), n
@@ -456,8 +450,9 @@ class _Replayer:
     def _finish_degrade(self, decision, pack, evaluation, results) -> str:
         if evaluation is None:
             return UNRESOLVED
-        claims = claim_verdicts(evaluation.parsed.envelope, results)
-        outcome: DegradeResult = degrade(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results)
+        claims = claim_verdicts(evaluation.parsed.envelope, results, evaluation.view)
+        outcome: DegradeResult = degrade(self.policy.bundle, decision, pack, evaluation.parsed.envelope, claims, results,
+                                         view=evaluation.view)
         return outcome.status.value
 
     def _carry_redacted(self, attempt: int, results: list[GateResult], recorded: dict[str, GateResult]) -> list[GateResult]:

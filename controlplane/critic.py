@@ -24,22 +24,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controlplane.contracts import ClaimStatus, CriticFinding, OutputEnvelope, TraceBundle
-from controlplane.contracts.schemas import generate_schema
 from pydantic import ValidationError
 
-from .store import TraceStore
+from controlplane.contracts import ClaimStatus, CriticFinding, OutputEnvelope, TraceBundle
+from controlplane.contracts.schemas import generate_schema
+from controlplane.contracts.text import content_stems
+from controlplane.traces.store import TraceStore
 
 SHOWN = ("pass", "regen_pass", "degraded")
 UNAVAILABLE = frozenset({"CRITIC_UNAVAILABLE", "VERIFIER_UNAVAILABLE", "RETRIEVER_UNAVAILABLE", "EVIDENCE_TEXT_REDACTED",
                          "PRECONDITION_FAILED", "GATE_NOT_FOUND", "GATE_ERROR"})
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(["a", "an", "the", "is", "are", "was", "were", "be", "been", "of", "to", "in", "on", "at", "for", "and", "or", "but", "with", "by", "from", "as", "it", "its", "this", "that", "these", "those", "we", "our", "you", "your", "they", "their", "he", "she", "his", "her", "not", "no", "yes", "do", "does", "did", "has", "have", "had", "can", "could", "would", "should", "may", "might", "will", "shall", "than", "then", "so", "such"])
 
 
 class CriticError(RuntimeError):
@@ -58,7 +56,7 @@ def _fid(prefix: str, *parts: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+    return set(content_stems(text))
 
 
 def _final(bundle: TraceBundle) -> tuple[OutputEnvelope | None, dict[str, Any]]:

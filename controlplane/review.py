@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controlplane.traces.replay import UNRESOLVED, LocalReplayRunner, ReplayOptions, ReplayRunner, TraceReplay
+from controlplane.policy_bundles.diff import diff_bundles
+from controlplane.policy_bundles.lifecycle import PolicyLifecycle, current_policy
+from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError
+from controlplane.replay import UNRESOLVED, LocalReplayRunner, ReplayOptions, ReplayRunner, TraceReplay
 from controlplane.traces.store import TraceStore, TraceStoreError
-
-from .diff import diff_bundles
-from .lifecycle import PolicyLifecycle, current_policy
-from .loader import LoadedPolicy, PolicyBundleError
 
 EXAMPLES_PER_CHANGE = 5
 
@@ -162,7 +161,7 @@ def run_review(store: TraceStore, candidate: LoadedPolicy, limit: int | None = N
     baseline = baseline or (current_policy(store, candidate.bundle.name) if (
         life.promoted(candidate.bundle.name) or candidate.bundle.name == "default") else None)
     if baseline is None:
-        from .loader import load_bundle
+        from controlplane.policy_bundles.loader import load_bundle
 
         baseline = load_bundle()
     from controlplane.gates.registry import GateRegistry

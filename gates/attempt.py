@@ -1,0 +1,91 @@
+"""AttemptView: one attempt's output, derived once and read by every gate, the verdicts, degrade and the API.
+
+An attempt is parsed once (gates/envelope_parsing.py) and handed to every gate in ``GateInput.attempt``. What the
+gates need of its text is derived here, on first use, and kept: sentences with their offsets, claim anchors, inline
+markers, atomic claims, and the NLI scores of (evidence, claim) pairs. A gate that needs no NLI triggers none; two
+gates that score the same pair call the backend for it once. Like a request object built once and handed on,
+nobody re-derives the same thing from the same text.
+
+The view is frozen: what it derives is a pure function of the envelope (and, for scores, of the backend), so a
+value, once derived, never changes. One view belongs to one attempt and is used from one thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from controlplane.contracts import OutputEnvelope
+from controlplane.contracts.text import Marker, Sentence, inline_markers, split_sentences, strip_markers
+
+from .anchoring import Anchor, anchor_claims
+from .atomic_claims import AtomicClaim, split_atomic
+
+
+@dataclass(frozen=True, eq=False)
+class AttemptView:
+    """The derived facts of one attempt's envelope (None: the output did not parse; every view is then empty)."""
+
+    envelope: OutputEnvelope | None
+    _atoms: dict[str, tuple[AtomicClaim, ...]] = field(default_factory=dict, repr=False)
+    _scores: dict[tuple[int, str, str], Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def text(self) -> str:
+        return self.envelope.assistant_text if self.envelope is not None else ""
+
+    @cached_property
+    def sentences(self) -> tuple[Sentence, ...]:
+        """The sentences of assistant_text with their offsets (the one splitter, controlplane.contracts.text)."""
+        return tuple(split_sentences(self.text))
+
+    @cached_property
+    def content_sentences(self) -> tuple[tuple[int, Sentence], ...]:
+        """(index, sentence) of the sentences that hold more than citation markers: the ones a verdict is for."""
+        return tuple((index, s) for index, s in enumerate(self.sentences) if strip_markers(s.text))
+
+    @cached_property
+    def _anchoring(self) -> tuple[dict[str, Anchor], dict[str, str]]:
+        if self.envelope is None:
+            return {}, {}
+        return anchor_claims(self.text, self.envelope.meta.claim_map)
+
+    @property
+    def anchors(self) -> dict[str, Anchor]:
+        """Where each anchorable claim sits in assistant_text (read-only: shared by every reader)."""
+        return self._anchoring[0]
+
+    @property
+    def anchor_problems(self) -> dict[str, str]:
+        """A problem code per claim that cannot be anchored (SPAN_OUT_OF_BOUNDS, SPAN_TEXT_MISMATCH, ...)."""
+        return self._anchoring[1]
+
+    @cached_property
+    def markers(self) -> tuple[Marker, ...]:
+        return tuple(inline_markers(self.text))
+
+    def atoms(self, text: str) -> tuple[AtomicClaim, ...]:
+        """The atomic claims of a claim (or sentence) text, split once per attempt (gates/atomic_claims.py)."""
+        found = self._atoms.get(text)
+        if found is None:
+            found = self._atoms[text] = tuple(split_atomic(text))
+        return found
+
+    def atom_texts(self, text: str) -> list[str]:
+        return [atom.text for atom in self.atoms(text)]
+
+    def scores(self, backend: Any, pairs: Sequence[tuple[str, str]]) -> list[Any]:
+        """NLI scores of (premise, hypothesis) pairs, in order. Each distinct pair goes to the backend once per
+        attempt: one call for every pair not scored yet. A backend that fails or answers with the wrong number of
+        scores raises, and nothing of that call is kept."""
+        key = id(backend)
+        missing = list(dict.fromkeys(pair for pair in pairs if (key, *pair) not in self._scores))
+        if missing:
+            scored = list(backend.score(missing))
+            if len(scored) != len(missing):
+                raise ValueError(f"returned {len(scored)} scores for {len(missing)} pairs")
+            for pair, score in zip(missing, scored, strict=True):
+                self._scores[(key, *pair)] = score
+        return [self._scores[(key, *pair)] for pair in pairs]

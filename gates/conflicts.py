@@ -1,0 +1,217 @@
+"""Contradictions between evidence items, detected and resolved (EBOM "Contradiction Resolution"; grounded-
+generation §9). Shared gate utility: the evidence_conflicts gate detects and resolves, nli_entailment resolves the
+contradictions among the items a claim cites with the same :func:`resolve_pair`.
+
+Detection is claim-centred: an item of the pack that the claim does *not* rely on, about the same entity (it
+mentions every name the claim uses), conflicts with the claim's supporting evidence when it contradicts the claim --
+NLI P(contradiction) of (item, atomic claim) above ``contradiction_threshold`` (EBOM: 0.7) -- or, deterministically,
+states a different number or the opposite polarity in a sentence about the same subject (the sentence holds >=
+``same_subject_overlap``, default 0.85, of the claim's content words).
+
+Resolution, in order (pure function :func:`resolve_pair`):
+
+1. credibility difference > 0.3 -> the higher-credibility source wins (EBOM credibility tiebreaking);
+2. an outdated source yields to a current one: one item stale for its volatility and the other not, or both dated
+   and the older one more than ``outdated_gap_days`` older (EBOM temporal contradictions: USE_CURRENT);
+3. otherwise unresolved (the gate applies the riskiest domain's ``conflict_policy``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from controlplane.contracts import EvidenceItem
+from controlplane.contracts.text import content_stem_set, memo_by_text
+from controlplane.evidence_pack.staleness import dated, parse_time, staleness
+
+from .claim_checks import best_sentence, check_negation, check_numbers, quantities
+from .interfaces import NliBackend
+
+CREDIBILITY_GAP = 0.3
+CONTRADICTION_THRESHOLD = 0.7
+OUTDATED_GAP_DAYS = 30
+SAME_SUBJECT_OVERLAP = 0.85
+CANDIDATE_OVERLAP = 0.3
+
+
+def gate_now(params: dict[str, Any]) -> datetime:
+    """The gate's clock: ``params.now`` (ISO-8601, for reproducible replays and tests) or the current UTC time."""
+    return parse_time(params.get("now")) or datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    kind: str  # favor_higher_credibility | use_current | unresolved
+    winner: str | None
+    loser: str | None
+    explanation: str
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "winner": self.winner, "loser": self.loser, "explanation": self.explanation}
+
+
+def resolve_pair(a: EvidenceItem, b: EvidenceItem, now: datetime, *, credibility_gap: float = CREDIBILITY_GAP,
+                 outdated_gap_days: float = OUTDATED_GAP_DAYS, time_sensitive: bool = False) -> Resolution:
+    """Which of two contradicting items prevails, if either (credibility first, then currency)."""
+    if abs(a.credibility - b.credibility) > credibility_gap + 1e-9:
+        hi, lo = (a, b) if a.credibility > b.credibility else (b, a)
+        return Resolution(
+            "favor_higher_credibility", hi.id, lo.id,
+            f"Sources conflict. Higher-credibility source {hi.id} [credibility: {hi.credibility:.2f}] states: "
+            f"\"{snippet(hi.text)}\". Lower-credibility source {lo.id} [credibility: {lo.credibility:.2f}] states: "
+            f"\"{snippet(lo.text)}\". Favoring higher-credibility source.",
+        )
+    stale_a = staleness(a, now, time_sensitive=time_sensitive).stale
+    stale_b = staleness(b, now, time_sensitive=time_sensitive).stale
+    da, db = dated(a), dated(b)
+    current = old = None
+    if stale_a != stale_b:
+        current, old = (b, a) if stale_a else (a, b)
+    elif da and db and abs((da - db).total_seconds()) > timedelta(days=outdated_gap_days).total_seconds():
+        current, old = (a, b) if da > db else (b, a)
+    if current is not None and old is not None:
+        when_old, when_new = dated(old), dated(current)
+        return Resolution(
+            "use_current", current.id, old.id,
+            f"Older source {old.id}{_dated(when_old)} stated \"{snippet(old.text)}\", but current source "
+            f"{current.id}{_dated(when_new)} states \"{snippet(current.text)}\". Using current information.",
+        )
+    return Resolution("unresolved", None, None,
+                      f"Sources conflict: {a.id} states \"{snippet(a.text)}\", while {b.id} states "
+                      f"\"{snippet(b.text)}\".")
+
+
+def _dated(when: datetime | None) -> str:
+    return f" (dated {when.date().isoformat()})" if when else ""
+
+
+def snippet(text: str, limit: int = 140) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    claim_id: str
+    supporter: str
+    opposer: str
+    signal: str  # nli | numbers | negation
+    score: float | None
+    detail: str
+
+    def as_dict(self) -> dict:
+        return {"claim_id": self.claim_id, "supporter": self.supporter, "opposer": self.opposer,
+                "signal": self.signal, "score": self.score, "detail": self.detail}
+
+
+_NAME = re.compile(r"[A-Z][A-Za-z0-9.'-]*")
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9.'-]+")
+
+
+@memo_by_text
+def _names(text: str) -> frozenset[str]:
+    """Capitalised tokens after the first word: the names that tell one subject from another ("Service A")."""
+    return frozenset(_NAME.findall(text.split(" ", 1)[1])) if " " in text.strip() else frozenset()
+
+
+@memo_by_text
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_TOKEN.findall(text))
+
+
+def _mentions_names(item_text: str, claim_text: str) -> bool:
+    words = _tokens(item_text)
+    return all(name in words or name.rstrip(".") in words for name in _names(claim_text))
+
+
+def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[str, str] | None:
+    """(signal, detail) when item_text talks about the claim's subject and states another number or polarity.
+
+    Same subject: the item sentence holds ``overlap`` of the claim's content words and every name the claim uses
+    (so "Service Beta handles 110" does not conflict with "Service Alpha handles 100")."""
+    sentence, share = best_sentence(item_text, claim_text)
+    if not sentence or share < overlap:
+        return None
+    if not _mentions_names(sentence, claim_text):
+        return None
+    if quantities(sentence) and quantities(claim_text):
+        found = check_numbers(sentence, claim_text)
+        if found:
+            return "numbers", found[0].detail
+    found = check_negation(sentence, claim_text)
+    if found:
+        return "negation", found[0].detail
+    return None
+
+
+def _overlap(item_text: str, claim_text: str) -> float:
+    claim = content_stem_set(claim_text)
+    if not claim:
+        return 0.0
+    return len(claim & content_stem_set(item_text)) / len(claim)
+
+
+def _usable_and_candidates(atoms: Sequence[str], cited: Sequence[EvidenceItem],
+                           others: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
+    usable = [item for item in cited if not item.redacted]
+    # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
+    candidates = [o for o in others if not o.redacted and any(_about_the_same(o.text, a) for a in atoms)]
+    return usable, candidates
+
+
+@memo_by_text
+def _about_the_same(item_text: str, atom: str) -> bool:
+    # asked for every (other item, atom) by nli_pairs and detect_conflicts alike: decided once
+    return _overlap(item_text, atom) >= CANDIDATE_OVERLAP and _mentions_names(item_text, atom)
+
+
+def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem]) -> list[tuple[str, str]]:
+    """The (evidence text, atomic claim) pairs :func:`detect_conflicts` asks the backend about for one claim."""
+    usable, candidates = _usable_and_candidates(atoms, cited, others)
+    if not atoms or not (usable or candidates):
+        return []
+    return [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
+
+
+def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
+                     backend: NliBackend | None, *, threshold: float = CONTRADICTION_THRESHOLD,
+                     min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[list[Conflict], list[str]]:
+    """Conflicts of one claim, and the ids of its supporting items (cited items that entail it; all cited items
+    when there is no backend)."""
+    usable, candidates = _usable_and_candidates(atoms, cited, others)
+    supporters: list[EvidenceItem] = list(usable)
+    nli_against: dict[str, float] = {}
+    if backend is not None and atoms and (usable or candidates):
+        pairs = [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
+        scores = backend.score(pairs)
+        if len(scores) != len(pairs):
+            raise ValueError(f"NLI backend returned {len(scores)} scores for {len(pairs)} pairs")
+        per_item = {}
+        for index, item in enumerate([*usable, *candidates]):
+            rows = scores[index * len(atoms):(index + 1) * len(atoms)]
+            per_item[item.id] = (max(r.entailment for r in rows), max(r.contradiction for r in rows))
+        supporters = [item for item in usable if per_item[item.id][0] >= min_entailment] or []
+        nli_against = {o.id: per_item[o.id][1] for o in candidates if per_item[o.id][1] > threshold}
+    conflicts: list[Conflict] = []
+    for opposer in candidates:
+        signal = None
+        if opposer.id in nli_against:
+            signal = ("nli", round(nli_against[opposer.id], 4), f"P(contradiction)={nli_against[opposer.id]:.2f}")
+        else:
+            for atom in atoms:
+                found = deterministic_conflict(opposer.text, atom, overlap)
+                if found:
+                    signal = (found[0], None, found[1])
+                    break
+        if signal is None:
+            continue
+        for supporter in supporters:
+            if supporter.id != opposer.id:
+                conflicts.append(Conflict(claim_id, supporter.id, opposer.id, signal[0], signal[1], signal[2]))
+    return conflicts, [s.id for s in supporters]
