@@ -36,6 +36,7 @@ from .policy import (
     Thresholds,
     WhenCondition,
 )
+from .policy import EnvelopeFormat, ProsePolicy, ReverifyPolicy
 from .regen import RegenDelta
 from .trace import (
     FINAL_STATUSES,

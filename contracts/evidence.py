@@ -46,6 +46,14 @@ class Provenance(Contract):
     quote: str | None = Field(default=None, description="Verbatim quote the item was taken from.")
     retrieved_at: str | None = Field(default=None, description="ISO-8601 time the item was retrieved.")
     published_at: str | None = Field(default=None, description="ISO-8601 date the source was published.")
+    index: str | None = Field(
+        default=None, description="The vector index collection a retrieved item came from, e.g. chroma:docs."
+    )
+    state_root: str | None = Field(
+        default=None,
+        description="sha256 of the index state (every chunk id, text and metadata of the collection) at retrieval "
+        "(CFS-020 ContextMetadata.state_root); a replay compares it with the index as it is now.",
+    )
 
 
 class EvidenceItem(Contract):

@@ -90,6 +90,8 @@ class ReasonCode(str, Enum):
     # semantic_critic_sync
     CRITIC_FINDING = "CRITIC_FINDING"
     CRITIC_UNAVAILABLE = "CRITIC_UNAVAILABLE"
+    # response_validation (CFS-020 §8: a hallucination indicator phrase in a claim; a warning below fail_at_rigor)
+    HALLUCINATION_PHRASE = "HALLUCINATION_PHRASE"
     # any gate
     SKIPPED_BY_POLICY = "SKIPPED_BY_POLICY"
     NOT_APPLICABLE = "NOT_APPLICABLE"

@@ -39,6 +39,7 @@ BUILTIN_GATE_MODULES = (
     "claim_anchors",
     "budget_enforcer",
     "retrieval_required",
+    "response_validation",
 )
 OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
 

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     ("controlplane.cli.critic_cmd", "critic_group"),
     ("controlplane.cli.feedback_cmd", "feedback_command"),
     ("controlplane.cli.stats_cmd", "stats_command"),
+    ("controlplane.cli.reverify_cmd", "reverify_command"),
 )
 
 
