@@ -198,3 +198,39 @@ def test_prose_over_the_token_budget_is_a_validation_failure(shipped_plane_facto
     assert not reply.verified and reply.status in ("degraded", "refused")
     budget = [g for g in reply.gate_results if g.gate_id == "budget_enforcer"]
     assert budget and all("TOKENS_EXCEEDED" in g.reason_codes for g in budget)
+
+
+def test_a_prose_trace_replays_deterministically_without_a_model(write_script, tmp_path):
+    from controlplane.traces.replay import replay_bundles
+
+    # the selector's answer is scripted too: an unparseable selector output does not replay today, prose or not
+    selector = {"purpose": "selector", "output": {"modeLabel": "System", "domainFlags": [], "confidence": 0.9,
+                                                  "reasons": ["project facts"]}}
+    model = write_script([selector, *["The Orion project ships on 14 March 2027. The Orion team has 40 engineers."] * 3])
+    with ControlPlane(model=model, policy=prose_policy(), db=tmp_path / "t.db", critic=False,
+                      load_entry_points=False) as plane:
+        reply = plane.respond(QUESTION, evidence=EVIDENCE)
+        bundle = plane.trace(reply.trace_id)
+    assert reply.attempts == 3 and not reply.verified  # regen ran, the invented sentence never passed
+    report = replay_bundles([bundle])
+    assert report.traces[0].error is None and report.traces[0].reproduced, report.as_json()
+
+
+def test_verify_prose_cli(tmp_path):
+    from click.testing import CliRunner
+
+    from controlplane.cli import main
+
+    evidence = tmp_path / "evidence.json"
+    evidence.write_text(json.dumps(EVIDENCE), encoding="utf-8")
+    answer = tmp_path / "answer.txt"
+    answer.write_text("The Orion project ships on 14 March 2027. The Orion project has 40 engineers.",
+                      encoding="utf-8")
+    result = CliRunner().invoke(main, ["verify", "--prose", "--evidence", str(evidence), "--envelope", str(answer),
+                                       "--json"])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert [c["verdict"] for c in data["claims"]] == ["PASS", "FAIL"]
+    assert data["prose"]["sentences"][0]["method"] == "ngram"
+    text = CliRunner().invoke(main, ["verify", "--prose", "--evidence", str(evidence), "--envelope", str(answer)])
+    assert "c1: PASS - (ngram)" in text.stdout
