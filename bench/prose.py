@@ -87,6 +87,7 @@ def main(argv: list[str]) -> int:
     per_case: dict[str, Counter] = {}
     methods: Counter = Counter()
     timings: list[float] = []
+    refused: Counter = Counter()  # why sentences that should pass did not
     with ControlPlane(model=False, db=False, critic=False, load_entry_points=False) as plane:
         plane.verify("Warm up.", evidence=[{"id": "E1", "text": "Warm up the verifier."}], prose=True)
         for case in todo:
@@ -98,9 +99,12 @@ def main(argv: list[str]) -> int:
             methods.update(s["method"] for s in (data.get("prose") or {}).get("sentences", []))
             counts = per_case.setdefault(case["case"], Counter())
             counts["cases"] += 1
-            for got, expected in zip(verdicts, case["expect"], strict=False):
+            for claim, expected in zip(data["claims"], case["expect"], strict=False):
+                got = claim["verdict"]
                 counts[f"expected_{expected}"] += 1
                 counts["as_expected"] += got == expected
+                if expected == "PASS" and got == "FAIL":
+                    refused.update(claim["reason_codes"])
                 if expected == "FAIL" and got == "PASS":
                     counts["invented_passed"] += 1
             if len(verdicts) != len(case["expect"]):
@@ -114,7 +118,8 @@ def main(argv: list[str]) -> int:
                      "invented_passed": c["invented_passed"], "split_differently": c["split_differently"]})
     summary = {"paragraphs": len(items), "verify_ms_p50": round(statistics.median(timings), 1),
                "verify_ms_p90": round(sorted(timings)[int(len(timings) * 0.9) - 1], 1),
-               "methods": dict(methods), "rows": rows, "data": str(DATA), "split": "squad2 dev A (dev)"}
+               "methods": dict(methods), "rows": rows,
+               "expected_pass_failed_by_reason": dict(refused), "data": str(DATA), "split": "squad2 dev A (dev)"}
     lines = ["# Prose mode: attribution + shipped gates on plain-text answers (SQuAD 2.0 dev A)", "",
              f"{summary['paragraphs']} paragraphs, shipped bundle and NLI verifier, `verify --prose` (no model). "
              f"verify p50 {summary['verify_ms_p50']} ms, p90 {summary['verify_ms_p90']} ms. Attribution methods: "
@@ -124,6 +129,10 @@ def main(argv: list[str]) -> int:
     for row in rows:
         lines.append(f"| {row['case']} | {row['cases']} | {row['sentences']} | {row['as_expected']} | "
                      f"{row['rate']} | {row['invented_passed']} |")
+    lines += ["", "Copied sentences that failed, by reason code: " + (", ".join(
+        f"{k} {v}" for k, v in refused.most_common()) or "none") + ". INSUFFICIENT_SOURCES and LOW_CREDIBILITY are "
+        "the domain policy (legal, medical, finance paragraphs are high-risk; the bench's evidence has the default "
+        "credibility), not attribution."]
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_write:
