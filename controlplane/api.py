@@ -471,9 +471,9 @@ class ControlPlane:
         self._owns_store = self.store is not None and not isinstance(db, TraceStore)
         # None: the bundle decides (answer_mode, answer_mode_by_model); a value here overrides it for every request.
         self.answer_mode = parse_answer_mode(answer_mode)
-        # None: the model spec's ?envelope= option, else the bundle's ``envelope`` (json or prose, issue 14).
-        self.envelope = parse_envelope_format(envelope) or _spec_envelope(model)
         try:
+            # None: the model spec's ?envelope= option, else the bundle's ``envelope`` (json or prose, issue 14).
+            self.envelope = parse_envelope_format(envelope) or _spec_envelope(model)
             self._assemble(model, policy, retriever, collection, index if index is not None else index_db,
                            collections, retrieval_k, nli_backend, critic, selector_model, gates, plugins,
                            load_entry_points, registry, require_signed, public_key, max_model_concurrency)

@@ -50,9 +50,9 @@ from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
 from controlplane.prompts import envelope_schema_for, main_context
 from controlplane.prose_attribution import attribute_prose, prose_context, without_unfinished_tail
 from controlplane.regen import RegenAction, next_step
-from controlplane.substrate import substrate_roots
 from controlplane.router import follow_evidence, needs_selector, normalize_text, route
 from controlplane.selector import run_selector
+from controlplane.substrate import substrate_roots
 from controlplane.traces.store import TraceStore
 from controlplane.verdicts import ClaimVerdict, claim_verdicts
 

@@ -283,7 +283,15 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         except InputError as exc:
             raise ApiError(400, str(exc), param="trace_id" if "trace" in str(exc) else "text",
                            code="invalid_value") from None
-        return JSONResponse(result.as_json(), headers={"x-controlplane-trace-id": result.trace_id})
+        data = result.as_json()
+        masker = redactor()  # evidence text reaches this reply (closest sentences, fixes): redacted like a trace
+        if masker is not None:
+            data["original_text"] = masker.text(data["original_text"])
+            for sentence in data["sentences"]:
+                sentence["fix"] = masker.text(sentence["fix"]) if sentence["fix"] else None
+                if sentence["closest_evidence"]:
+                    sentence["closest_evidence"]["sentence"] = masker.text(sentence["closest_evidence"]["sentence"])
+        return JSONResponse(data, headers={"x-controlplane-trace-id": result.trace_id})
 
     async def root(request: Request) -> Response:
         return RedirectResponse("/traces" if viewer else "/healthz")

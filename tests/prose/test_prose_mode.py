@@ -234,3 +234,14 @@ def test_verify_prose_cli(tmp_path):
     assert data["prose"]["sentences"][0]["method"] == "ngram"
     text = CliRunner().invoke(main, ["verify", "--prose", "--evidence", str(evidence), "--envelope", str(answer)])
     assert "c1: PASS - (ngram)" in text.stdout
+
+
+def test_model_spec_options_are_only_a_trailing_query_of_known_options():
+    from controlplane.adapters import split_spec_options
+
+    assert split_spec_options("openai:http://127.0.0.1:8080/v1#llama3?envelope=prose") == (
+        "openai:http://127.0.0.1:8080/v1#llama3", {"envelope": "prose"})
+    assert split_spec_options("gguf:/models/what?.gguf") == ("gguf:/models/what?.gguf", {})
+    assert split_spec_options("openai:http://h:1/v1?key=abc") == ("openai:http://h:1/v1?key=abc", {})  # not ours
+    with pytest.raises(ConfigurationError, match="use one of json, prose"):
+        split_spec_options("default?envelope=yaml")
