@@ -35,7 +35,7 @@ from controlplane.contracts import (
 )
 from controlplane.errors import InputError
 from controlplane.gates.anchoring import strip_markers
-from controlplane.gates.interfaces import BudgetUsage
+from controlplane.gates.interfaces import BudgetUsage, GateStage
 from controlplane.prose_attribution import SentenceEmbedder, attribute_prose
 from controlplane.verdicts import global_failures
 
@@ -136,11 +136,18 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
     recorder.emit(Phase.EVIDENCE_INTAKE, {"evidence": [{"id": i.id, "hash": i.hash} for i in pack.evidence],
                                           "from_trace": parent.trace_id, "truncated": pack.truncated})
     recorder.emit(Phase.GATE_NORMALIZE_MODALITY, {"modality": "text", "chars": len(text), "user_edit": True})
-    recorder.emit(Phase.GATE_INTENT_RISK, {"final": decision.model_dump(mode="json"), "recorded_in": parent.trace_id,
-                                           "selector": {"called": False}})
+    # The original's routing, as recorded (selector output included), so a replay of this trace routes the same way.
+    routing = next((e.payload for e in parent.events if e.phase is Phase.GATE_INTENT_RISK), None)
+    recorder.emit(Phase.GATE_INTENT_RISK, {**(routing or {"final": decision.model_dump(mode="json"),
+                                                          "selector": {"called": False}}),
+                                           "recorded_in": parent.trace_id})
     recorder.emit(Phase.GATE_LATTICE, {"gates": [p.as_dict() for p in pipeline.registry.plan(policy, decision,
                                                                                             message=question)],
                                        "policy_hash": pipeline.policy.hash})
+    # Pre-generation gates on the original pack, never a new retrieval: the edit is checked against what the
+    # answer was checked against.
+    pre_plan = pipeline.registry.plan(policy, decision, GateStage.PRE_GENERATION, message=question)
+    pre_results = pipeline._run_stage(pre_plan, decision, pack, question, BudgetUsage(attempt=0), recorder, None)
     embedder = SentenceEmbedder(pack)
     built = attribute_prose(text, pack, decision, policy.prose, embedder)
     recorder.emit(Phase.USER_EDIT, {"parent_trace_id": parent.trace_id, "edited_text": text,
@@ -177,7 +184,7 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
         span = claim.span or (0, 0)
         sentences.append(SentenceCheck(claim.text, span, verdict, tuple(codes), tuple(claim.evidence_ids),
                                        attribution.method, fix, closest))
-    all_pass = evaluation.passed and bool(sentences) and all(s.verdict == "PASS" for s in sentences)
+    all_pass = evaluation.passed and not any(r.failed for r in pre_results) and bool(sentences) and all(s.verdict == "PASS" for s in sentences)
     verified = all_pass and all(c.status != "UNKNOWN" for c in evaluation.claims)
     mode = policy.reverify.unsupported_edits
     if all_pass:

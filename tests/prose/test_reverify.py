@@ -35,7 +35,9 @@ def policy(unsupported_edits: str = "block"):
 def answered(tmp_path, write_script):
     """A stored, verified answer: (db path, trace id)."""
     db = tmp_path / "traces.db"
-    with ControlPlane(model=write_script([ANSWER]), policy=policy(), db=db, critic=False, envelope="prose",
+    selector = {"purpose": "selector", "output": {"modeLabel": "System", "domainFlags": [], "confidence": 0.9,
+                                                  "reasons": ["project facts"]}}
+    with ControlPlane(model=write_script([selector, ANSWER]), policy=policy(), db=db, critic=False, envelope="prose",
                       load_entry_points=False) as plane:
         reply = plane.respond(QUESTION, evidence=EVIDENCE)
     assert reply.verified
@@ -57,6 +59,10 @@ def test_an_edit_that_stays_grounded_passes_and_is_a_new_linked_trace(answered):
     assert result.assistant_text == GROUNDED_EDIT + " [E1]"
     assert result.trace_id != parent and stored.parent_trace_id == parent
     assert stored.outcome.verified and stored.model["model_id"] == "user-edit"
+    from controlplane.traces.replay import replay_bundles
+
+    # the original's routing and pre-generation gates are recorded too: the check replays without a model
+    assert replay_bundles([stored]).traces[0].reproduced
 
 
 def test_an_edit_that_changes_a_number_fails_and_says_what_would_fix_it(answered):
