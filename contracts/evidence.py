@@ -51,6 +51,14 @@ class Provenance(Contract):
         description="ISO-8601 time the content was captured into the local vector index: the cache age of a retrieved "
         "item (EBOM staleness), where retrieved_at is only the time of the query.",
     )
+    index: str | None = Field(
+        default=None, description="The vector index collection a retrieved item came from, e.g. chroma:docs."
+    )
+    state_root: str | None = Field(
+        default=None,
+        description="sha256 of the index state (every chunk id, text and metadata of the collection) at retrieval "
+        "(CFS-020 ContextMetadata.state_root); a replay compares it with the index as it is now.",
+    )
 
 
 class EvidenceItem(Contract):

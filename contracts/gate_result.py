@@ -104,6 +104,8 @@ class ReasonCode(str, Enum):
     # evidence_graph (EBOM graph constraints; acyclic is CIRCULAR_REASONING, support count INSUFFICIENT_SOURCES)
     CLAIM_NOT_GROUNDED = "CLAIM_NOT_GROUNDED"
     CONFIDENCE_NOT_PROPAGATED = "CONFIDENCE_NOT_PROPAGATED"
+    # response_validation (CFS-020 §8: a hallucination indicator phrase in a claim; a warning below fail_at_rigor)
+    HALLUCINATION_PHRASE = "HALLUCINATION_PHRASE"
     # any gate
     SKIPPED_BY_POLICY = "SKIPPED_BY_POLICY"
     NOT_APPLICABLE = "NOT_APPLICABLE"

@@ -40,6 +40,48 @@ class AnswerMode(str, Enum):
     ABSTRACTIVE_THEN_QUOTE = "abstractive_then_quote"  # abstractive; after regen fails, the verified quotes
 
 
+class EnvelopeFormat(str, Enum):
+    """Who writes the OutputEnvelope: the model (JSON under the grammar) or the server, from the model's prose."""
+
+    JSON = "json"
+    PROSE = "prose"
+
+
+class ProsePolicy(Contract):
+    """Prose mode (issue 14): how the server attributes each sentence of a plain-text answer to evidence.
+
+    Inline markers the model wrote ([E2]) come first; then CFS-020 §7 n-gram overlap; then the MiniLM embedding
+    similarity to the best evidence sentence. Attribution only chooses what a sentence is checked against: the
+    gates (evidence binding, NLI entailment ...) still decide whether it is shown."""
+
+    ngram_n: int = Field(default=5, ge=2, le=12, description="Words per n-gram (CFS-020 §7: n = 5).")
+    min_overlap_chars: int = Field(
+        default=20, ge=0, le=500,
+        description="An overlap counts when it is longer than this many characters (CFS-020 §7: > 20).",
+    )
+    min_similarity: float = Field(
+        default=0.4, ge=0, le=1,
+        description="MiniLM cosine similarity to the best evidence sentence needed for an embedding attribution; "
+        "below it the sentence stays uncited (and is never shown).",
+    )
+    max_evidence_per_sentence: int = Field(default=3, ge=1, le=10, description="Ids one sentence is attributed to.")
+    insert_markers: bool = Field(
+        default=True,
+        description="Write the attributed ids as inline markers ([E2]) after each sentence that had none, so the "
+        "reader sees the attribution (grounded-generation contract §3) and strict rigor's marker rule holds.",
+    )
+
+
+class ReverifyPolicy(Contract):
+    """Re-verification of user edits (grounded-generation contract §7.2)."""
+
+    unsupported_edits: str = Field(
+        default="block", pattern="^(block|flag)$",
+        description="block: an edit with a failing sentence is not finalised, the failing sentences are suppressed "
+        "from the returned text; flag: the whole edit is returned with each failing sentence marked unsupported.",
+    )
+
+
 class QuotePolicy(Contract):
     """Quote-grounded answering: which evidence sentences the model may choose among, and who decides answerability."""
 
@@ -343,6 +385,13 @@ class PolicyBundle(Contract):
         default_factory=dict,
         description="Smart Notes domain profiles by domain flag (physics, discrete_math, algorithms).",
     )
+    envelope: EnvelopeFormat = Field(
+        default=EnvelopeFormat.JSON,
+        description="json: the model writes the OutputEnvelope; prose: the model answers in plain text and the "
+        "server builds the envelope (claim_map, citations, spans) by attribution (issue 14).",
+    )
+    prose: ProsePolicy = Field(default_factory=ProsePolicy, description="Settings of prose mode.")
+    reverify: ReverifyPolicy = Field(default_factory=ReverifyPolicy, description="Re-verification of user edits.")
 
     @model_validator(mode="after")
     def _gates_can_check_something(self) -> PolicyBundle:

@@ -32,6 +32,7 @@ class Phase(str, Enum):
     DEGRADE = "degrade"
     FINAL = "final"
     REALTIME = "realtime"  # EBOM real-time query handling: staleness checked, re-retrieval, LIMINAL marking
+    USER_EDIT = "user_edit"  # re-verification: the edited text and the trace it edits (parent_trace_id)
 
 
 ORDERED_PREFIX = (
@@ -183,4 +184,9 @@ class TraceBundle(Contract):
         description="Field path -> sha256 of that field's canonical JSON (messages, outcome, events, each "
         "attempts[N].raw_output; masked evidence text after redaction), taken when the trace was stored and again "
         "when it was redacted. Import and replay refuse a bundle whose content no longer matches.",
+    )
+    parent_trace_id: str | None = Field(
+        default=None,
+        description="For a re-verification of a user edit (grounded-generation contract §7.2): the trace whose "
+        "answer was edited. Its evidence pack is the one the edit is checked against.",
     )

@@ -45,7 +45,7 @@ from types import ModuleType
 from typing import Any, Self
 
 from controlplane.answer_modes import parse_answer_mode
-from controlplane.contracts import AnswerMode, EvidencePack, PolicyBundle, TraceBundle
+from controlplane.contracts import AnswerMode, EnvelopeFormat, EvidencePack, PolicyBundle, TraceBundle
 from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
@@ -466,6 +466,7 @@ class ControlPlane:
         max_session_turns: int = 40,
         session_idle_seconds: float = 3600.0,
         answer_mode: AnswerMode | str | None = None,
+        envelope: EnvelopeFormat | str | None = None,
     ):
         if max_model_concurrency < 1:
             raise ConfigurationError("max_model_concurrency must be at least 1")
@@ -479,6 +480,8 @@ class ControlPlane:
         # None: the bundle decides (answer_mode, answer_mode_by_model); a value here overrides it for every request.
         self.answer_mode = parse_answer_mode(answer_mode)
         try:
+            # None: the model spec's ?envelope= option, else the bundle's ``envelope`` (json or prose, issue 14).
+            self.envelope = parse_envelope_format(envelope) or _spec_envelope(model)
             self._assemble(model, policy, retriever, collection, index if index is not None else index_db,
                            collections, retrieval_k, nli_backend, critic, selector_model, gates, plugins,
                            load_entry_points, registry, require_signed, public_key, max_model_concurrency)
@@ -588,6 +591,7 @@ class ControlPlane:
                         store=self.store,
                         services=self.services,
                         answer_mode=self.answer_mode,
+                        envelope=self.envelope,
                     )
                 except GateRegistryError as exc:
                     raise ConfigurationError(str(exc)) from None
@@ -617,6 +621,7 @@ class ControlPlane:
         keep_context: bool = True,
         trace_id: str | None = None,
         rules: Mapping[str, Any] | None = None,
+        envelope: EnvelopeFormat | str | None = None,
     ) -> Response:
         """Answer the last user message through the whole gate pipeline; the trace is stored under ``trace_id``.
 
@@ -627,7 +632,8 @@ class ControlPlane:
         carries no evidence; ``retrieve=False`` leaves retrieval to the policy's retrieval_required gate, ``True``
         forces it. ``rules`` are the pack's EvidencePack rules (an evidence file's ``"rules"``). With ``session_id``
         (and ``keep_context``) the session's earlier turns are put before ``messages``; send only the new
-        message(s). Raises InputError (a caller mistake, message names the field) or ConfigurationError.
+        message(s). ``envelope`` (``json`` or ``prose``) overrides the plane's envelope format for this request.
+        Raises InputError (a caller mistake, message names the field) or ConfigurationError.
         """
         if self._closed:
             raise ConfigurationError("this ControlPlane is closed")
@@ -638,14 +644,17 @@ class ControlPlane:
         if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
             raise InputError("session_id must be a non-empty string")
         pack = self._pack_for(pipeline, new_messages, evidence, facts, collection, retrieve, rules)
+        request_envelope = parse_envelope_format(envelope)
         if session_id is None or not keep_context:
-            result = pipeline.run(new_messages, evidence=pack, session_id=session_id, trace_id=trace_id)
+            result = pipeline.run(new_messages, evidence=pack, session_id=session_id, trace_id=trace_id,
+                                  envelope=request_envelope)
             return response_from_run(result, session_id)
         session = self._sessions.get(session_id)
         with session.lock:  # one request at a time per session, so turns never interleave
             history = [dict(t) for t in session.turns]
             full = self._with_history(history, new_messages)
-            result = pipeline.run(full, evidence=pack, session_id=session_id, trace_id=trace_id)
+            result = pipeline.run(full, evidence=pack, session_id=session_id, trace_id=trace_id,
+                                  envelope=request_envelope)
             if not session.ended:
                 turns = [m for m in full if m["role"] != "system"]
                 turns.append({"role": "assistant", "content": result.assistant_text})
@@ -665,8 +674,9 @@ class ControlPlane:
         return await loop.run_in_executor(self._pool(), functools.partial(function, *args, **kwargs))
 
     def verify(self, envelope: str | Mapping[str, Any], evidence: Any = None, message: str = "",
-               facts: Any = None, rules: Mapping[str, Any] | None = None) -> VerifyResult:
-        """Router and gates on one envelope, no model call and nothing stored (CLI ``verify``)."""
+               facts: Any = None, rules: Mapping[str, Any] | None = None, prose: bool = False) -> VerifyResult:
+        """Router and gates on one envelope, no model call and nothing stored (CLI ``verify``). ``prose=True``
+        (``verify --prose``): ``envelope`` is any model's plain-text answer, attributed by the server first."""
         import json
 
         raw = envelope if isinstance(envelope, str) else json.dumps(envelope, ensure_ascii=False)
@@ -675,7 +685,31 @@ class ControlPlane:
         checker = Pipeline(model=None, policy=pipeline.policy, selector_model=None,  # type: ignore[arg-type]
                            registry=self.registry, services=dataclasses.replace(pipeline.services, critic=None))
         checker.selector_model = None
-        return checker.verify(raw, evidence=evidence, message=message, facts=facts, rules=rules)
+        return checker.verify(raw, evidence=evidence, message=message, facts=facts, rules=rules, prose=prose)
+
+    def reverify(self, trace_id: str, text: str, *, new_trace_id: str | None = None):
+        """Re-verify a user's edit of a stored answer (grounded-generation contract §7.2; CLI ``reverify``).
+
+        The edited paragraph is re-anchored to the evidence pack of ``trace_id`` (markers first, then attribution
+        as in prose mode), every gate of the policy runs, and each sentence gets PASS or FAIL with its reasons and
+        what evidence would fix it. The check is stored as a new trace with ``parent_trace_id`` = ``trace_id``. No
+        model is called. Returns a ``controlplane.reverify.ReverifyResult``."""
+        from controlplane.pipeline import new_trace_id as make_trace_id
+        from controlplane.reverify import reverify
+
+        store = self._require_store()
+        if not isinstance(trace_id, str) or not trace_id.strip():
+            raise InputError("trace_id must name the stored trace whose answer was edited")
+        if not store.exists(trace_id):
+            raise InputError(f"no trace {trace_id!r} in {getattr(store, 'path', 'the trace store')}: "
+                             "give the trace id of the answer that was edited (see `controlplane trace list`)")
+        parent = store.load_bundle(trace_id)
+        pipeline = self._pipeline_now()
+        child_id = new_trace_id or make_trace_id()
+        result, bundle = reverify(pipeline, parent, text, child_id)
+        store.begin(child_id, bundle.messages, created_at=bundle.created_at)
+        store.save(bundle)
+        return result
 
     # -- sessions -----------------------------------------------------------------------------------------------
     def end_session(self, session_id: str) -> int:
@@ -909,6 +943,26 @@ class ControlPlane:
         if not isinstance(spec, Critic):
             raise ConfigurationError(f"critic must be a model spec string or a Critic (critique), not {spec!r}")
         return spec
+
+
+def parse_envelope_format(value: EnvelopeFormat | str | None) -> EnvelopeFormat | None:
+    if value is None or isinstance(value, EnvelopeFormat):
+        return value
+    try:
+        return EnvelopeFormat(value)
+    except ValueError:
+        raise InputError(f"envelope must be one of {', '.join(e.value for e in EnvelopeFormat)}, not {value!r}") from None
+
+
+def _spec_envelope(model: Any) -> EnvelopeFormat | None:
+    """The ``?envelope=`` option of a model spec string (or of $CONTROLPLANE_MODEL when no model is given)."""
+    spec = model if isinstance(model, str) else (os.environ.get(MODEL_ENV) if model is None else None)
+    if not spec:
+        return None
+    from controlplane.adapters import split_spec_options
+
+    value = split_spec_options(spec)[1].get("envelope")
+    return EnvelopeFormat(value) if value else None
 
 
 def _policy_nli_name(policy: LoadedPolicy) -> str | None:

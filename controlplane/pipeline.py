@@ -23,6 +23,7 @@ from controlplane.contracts import (
     AnswerMode,
     AttemptRecord,
     ClaimStatus,
+    EnvelopeFormat,
     EvidenceItem,
     EvidencePack,
     FinishReason,
@@ -50,10 +51,12 @@ from controlplane.log import get_logger
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
 from controlplane.prompts import envelope_schema_for, main_context
+from controlplane.prose_attribution import attribute_prose, prose_context, without_unfinished_tail
 from controlplane.realtime import RealtimeReport, handle_realtime
 from controlplane.regen import RegenAction, next_step
 from controlplane.router import follow_evidence, needs_selector, normalize_text, route
 from controlplane.selector import run_selector
+from controlplane.substrate import substrate_roots
 from controlplane.traces.store import TraceStore
 from controlplane.verdicts import ClaimVerdict, claim_verdicts
 
@@ -225,8 +228,10 @@ class Pipeline:
         services: GateServices | None = None,
         answer_mode: AnswerMode | None = None,
         answerability_scorer: Any | None = None,
+        envelope: EnvelopeFormat | None = None,
     ):
         self.policy = policy or load_bundle()
+        self.envelope = envelope  # None: the bundle's ``envelope`` (json or prose, issue 14)
         self.answer_mode = answer_mode  # None: the bundle decides (answer_mode, answer_mode_by_model)
         self._scorer = answerability_scorer
         self.model = model
@@ -341,7 +346,8 @@ class Pipeline:
                 {
                     "retrieved": [
                         {"id": i.id, "score": i.retrieval_score, "document_id": i.provenance.document_id,
-                         "hash": i.hash, **({"library": i.library.model_dump(mode="json")} if i.library else {})}
+                         "hash": i.hash, "index": i.provenance.index, "state_root": i.provenance.state_root,
+                         **({"library": i.library.model_dump(mode="json")} if i.library else {})}
                         for i in pack.evidence
                     ],
                     "truncated": pack.truncated,
@@ -373,6 +379,7 @@ class Pipeline:
         facts: Any = None,
         session_id: str | None = None,
         trace_id: str | None = None,
+        envelope: EnvelopeFormat | None = None,
     ) -> RunResult:
         policy = self.policy.bundle
         budgets = policy.budgets
@@ -384,7 +391,7 @@ class Pipeline:
         if self.store is not None:
             self.store.begin(trace_id, clean, created_at=created_at, session_id=session_id)
         try:
-            result = self._run(trace_id, created_at, started, clean, pack)
+            result = self._run(trace_id, created_at, started, clean, pack, envelope)
         except Exception as exc:
             if self.store is not None:
                 self.store.mark_error(trace_id, f"{type(exc).__name__}: {exc}"[:500])
@@ -395,7 +402,7 @@ class Pipeline:
         return result
 
     def _run(self, trace_id: str, created_at: str, started: float, messages: list[dict[str, str]],
-             pack: EvidencePack) -> RunResult:
+             pack: EvidencePack, envelope: EnvelopeFormat | None = None) -> RunResult:
         policy = self.policy.bundle
         budgets = policy.budgets
         recorder = EventRecorder(trace_id)
@@ -409,6 +416,7 @@ class Pipeline:
                 "truncated": pack.truncated,
                 "dropped_ids": pack.dropped_ids,
                 "token_count": pack.token_count,
+                "state_roots": substrate_roots(pack),
             },
         )
         user_message = messages[-1]["content"]
@@ -442,11 +450,18 @@ class Pipeline:
         max_attempts = 1 + budgets.max_regen_attempts
         answer_mode = answer_mode_for(policy, str(model_meta.get("model_id", "")), self.answer_mode)
         quoting = self._quote_answering(normalized, pack, decision) if answer_mode is AnswerMode.QUOTE else None
+        # Prose concerns the turns where the model writes; in quote mode the server composes the envelope anyway.
+        prose = (envelope or self.envelope or policy.envelope) is EnvelopeFormat.PROSE and quoting is None
+        prose_record: dict[str, Any] = {}
         for attempt in range(1, max_attempts + 1):
             if quoting is not None:  # the model only chooses; the server composes the envelope (controlplane/quote.py)
                 turn = quoting.turn(model_messages, attempt)
                 response = turn.decided or _generate(self.model, normalized, turn.context, turn.params)
                 raw_output = quoting.envelope_text(turn, response)
+            elif prose:  # plain text from the model; the server attributes it and writes the envelope
+                response = _generate(self.model, normalized, prose_context(model_messages, pack, attempt, delta),
+                                     GenerationParams(temperature=0.0, max_tokens=budgets.max_output_tokens))
+                raw_output, prose_record = self._prose_envelope(response, pack, decision)
             else:
                 context = main_context(model_messages, pack, decision, attempt, delta)
                 params = GenerationParams(
@@ -461,7 +476,8 @@ class Pipeline:
                  "tokens_in": response.tokens_in, "tokens_out": response.tokens_used,
                  "latency_ms": round(response.latency_ms, 3), "error": response.error,
                  "output_chars": len(response.text), "answer_mode": answer_mode.value,
-                 **({"quote": turn.record} if quoting is not None else {})},
+                 **({"quote": turn.record} if quoting is not None else {}),
+                 **({"envelope": "prose", "prose": prose_record} if prose and quoting is None else {})},
                 attempt=attempt,
             )
             usage = BudgetUsage(
@@ -520,6 +536,20 @@ class Pipeline:
         recorder.emit(Phase.DEGRADE, outcome.record)
         return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, evaluation.claims,
                             model_meta, realtime)
+
+    def _prose_envelope(self, response: IntelligenceResponse, pack: EvidencePack,
+                        decision: ModeDecision) -> tuple[str, dict[str, Any]]:
+        """The envelope the gates check, built from the model's prose; a failed or empty call stays as it is (the
+        output gates fail it with a reason code)."""
+        if response.finish_reason is FinishReason.ERROR or not response.text.strip():
+            return response.text, {"model_output": response.text[:2000], "built": False}
+        text, cut = response.text, ""
+        if response.finish_reason is FinishReason.MAX_TOKENS:
+            text, cut = without_unfinished_tail(text)
+            if not text.strip():
+                return response.text, {"model_output": response.text[:2000], "built": False, "cut_tail": cut}
+        built = attribute_prose(text, pack, decision, self.policy.bundle.prose)
+        return built.text(), {**built.record(), "built": True, **({"cut_tail": cut} if cut else {})}
 
     def _quote_answering(self, question: str, pack: EvidencePack, decision: ModeDecision) -> QuoteAnswering:
         scorer = None
@@ -653,17 +683,22 @@ class Pipeline:
         )
 
     def verify(self, raw_output: str, evidence: Any = None, message: str = "", facts: Any = None,
-               rules: Mapping[str, Any] | None = None) -> VerifyResult:
-        """Router and gates on one envelope, no model call and nothing stored (``controlplane verify``)."""
+               rules: Mapping[str, Any] | None = None, prose: bool = False) -> VerifyResult:
+        """Router and gates on one envelope, no model call and nothing stored (``controlplane verify``). With
+        ``prose``, ``raw_output`` is any model's plain-text answer: the server attributes it first (issue 14)."""
         pack = self.build_pack(evidence, facts, rules)
         text = normalize_text(message) if message else ""
         decision = self.decide(text, pack=pack) if text else follow_evidence(
             route("", self.policy.bundle), [item.text for item in pack.evidence], self.policy.bundle)
         # the same LIMINAL marking a run applies for a time-sensitive question (verify never retrieves)
         pack, _ = self.handle_realtime(decision, pack, text, retrieve=False)
+        attribution = None
+        if prose and raw_output.strip():
+            built = attribute_prose(raw_output, pack, decision, self.policy.bundle.prose)
+            raw_output, attribution = built.text(), built.record()
         evaluation = self.evaluate_attempt(raw_output, decision, pack, text, BudgetUsage(attempt=1))
         return VerifyResult(decision, pack, evaluation, raw_output=raw_output,
-                            policy=self.policy.ref(include_content=True), message=text)
+                            policy=self.policy.ref(include_content=True), message=text, attribution=attribution)
 
 
 @dataclass
@@ -674,6 +709,7 @@ class VerifyResult:
     raw_output: str = ""
     policy: PolicyRef | None = None
     message: str = ""
+    attribution: dict[str, Any] | None = None  # prose verify: how each sentence was tied to evidence
 
     @property
     def status(self) -> str:
@@ -700,6 +736,7 @@ class VerifyResult:
                 for c in self.evaluation.claims
             ],
             "problems": [{"path": i.path, "message": i.message} for i in self.evaluation.parsed.issues],
+            **({"prose": self.attribution} if self.attribution is not None else {}),
         }
 
 

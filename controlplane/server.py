@@ -158,7 +158,7 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         try:
             reply = await plane.arespond(
                 call["messages"], call["evidence"], facts=call["facts"], session_id=call["session_id"],
-                collection=call["collection"], keep_context=False,
+                collection=call["collection"], keep_context=False, envelope=call["envelope"],
             )
         except ConfigurationError as exc:
             raise ApiError(500, f"server configuration: {exc}", code="configuration_error",
@@ -266,6 +266,33 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
             return pages.html_response(pages.render_message("Trace not shown", exc.message), exc.status)
         return pages.html_response(pages.render_trace(shown))
 
+    async def reverify(request: Request) -> Response:
+        """POST /v1/reverify {"trace_id", "text"}: a user's edit of a stored answer, checked against its evidence."""
+        body = await read_json(request)
+        unknown = sorted(set(body) - {"trace_id", "text"})
+        if unknown:
+            raise ApiError(400, f"{unknown[0]} is not a known field (trace_id, text)", param=unknown[0],
+                           code="unknown_parameter")
+        for key in ("trace_id", "text"):
+            if not isinstance(body.get(key), str) or not body[key].strip():
+                raise ApiError(400, f"'{key}' must be a non-empty string", param=key,
+                               code="missing_required_parameter" if key not in body else "invalid_type")
+        store_or_404()
+        try:
+            result = await plane.arun(plane.reverify, body["trace_id"], body["text"])
+        except InputError as exc:
+            raise ApiError(400, str(exc), param="trace_id" if "trace" in str(exc) else "text",
+                           code="invalid_value") from None
+        data = result.as_json()
+        masker = redactor()  # evidence text reaches this reply (closest sentences, fixes): redacted like a trace
+        if masker is not None:
+            data["original_text"] = masker.text(data["original_text"])
+            for sentence in data["sentences"]:
+                sentence["fix"] = masker.text(sentence["fix"]) if sentence["fix"] else None
+                if sentence["closest_evidence"]:
+                    sentence["closest_evidence"]["sentence"] = masker.text(sentence["closest_evidence"]["sentence"])
+        return JSONResponse(data, headers={"x-controlplane-trace-id": result.trace_id})
+
     async def root(request: Request) -> Response:
         return RedirectResponse("/traces" if viewer else "/healthz")
 
@@ -293,6 +320,7 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         Route("/v1/traces", trace_list_json, methods=["GET"]),
         Route("/v1/traces/{trace_id}", trace_json, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/v1/reverify", reverify, methods=["POST"]),
     ]
     if viewer:
         routes += [
@@ -403,10 +431,10 @@ def parse_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(extra, dict):
         raise ApiError(400, "'controlplane' must be an object like {\"evidence\": [...]}", param="controlplane",
                        code="invalid_type")
-    unknown = sorted(set(extra) - {"evidence", "facts", "collection", "session_id"})
+    unknown = sorted(set(extra) - {"evidence", "facts", "collection", "session_id", "envelope"})
     if unknown:
-        raise ApiError(400, f"controlplane.{unknown[0]} is not a known field (evidence, facts, collection, session_id)",
-                       param=f"controlplane.{unknown[0]}", code="unknown_parameter")
+        raise ApiError(400, f"controlplane.{unknown[0]} is not a known field (evidence, facts, collection, session_id, "
+                       "envelope)", param=f"controlplane.{unknown[0]}", code="unknown_parameter")
     if "evidence" in body and "evidence" in extra:
         raise ApiError(400, "evidence is given twice; use either 'evidence' or 'controlplane.evidence'",
                        param="evidence", code="invalid_value")
@@ -427,8 +455,14 @@ def parse_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     if session_id is not None and (not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200):
         raise ApiError(400, "'controlplane.session_id' must be a non-empty string of at most 200 characters",
                        param="controlplane.session_id", code="invalid_type")
+    envelope = extra.get("envelope")
+    if envelope is not None and envelope not in ("json", "prose"):
+        raise ApiError(400, "'controlplane.envelope' must be \"json\" or \"prose\" (prose: the backend model answers "
+                       "in plain text and the server attributes it)", param="controlplane.envelope",
+                       code="invalid_value")
     return {"messages": clean, "evidence": evidence, "facts": facts, "collection": collection,
-            "session_id": session_id, "stream": bool(stream), "evidence_param": evidence_param}
+            "session_id": session_id, "stream": bool(stream), "evidence_param": evidence_param,
+            "envelope": envelope}
 
 
 def _content_text(content: Any, where: str, allow_null: bool) -> str:

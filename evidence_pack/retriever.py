@@ -3,7 +3,7 @@
 It satisfies ``gates.interfaces.Retriever`` structurally (a ``name`` and ``retrieve(query, k)``) without importing the
 gates package. Each hit becomes a RETRIEVAL_SNIPPET whose text is the chunk exactly as stored, hashed, with
 provenance (source path, document id, page, start/end offsets into the document text, the quote, the retrieval
-time), the cosine similarity as ``retrieval_score``, sphere INSIDE (the user's own documents, EBOM knowledge
+time, the collection and its ``state_root``), the cosine similarity as ``retrieval_score``, sphere INSIDE (the user's own documents, EBOM knowledge
 spheres), and the trust tier and credibility recorded when the documents were indexed. Ids are stable chunk ids
 (``R`` + 16 hex); the pack builder renumbers them E1, E2, ….
 
@@ -30,7 +30,7 @@ RETRIEVAL_SNIPPET = "RETRIEVAL_SNIPPET"
 DEFAULT_K = 5
 
 
-def hit_to_item(hit: Hit, retrieved_at: str) -> EvidenceItem:
+def hit_to_item(hit: Hit, retrieved_at: str, index: str | None = None, state_root: str | None = None) -> EvidenceItem:
     return EvidenceItem(
         id=hit.id,
         type=RETRIEVAL_SNIPPET,
@@ -48,6 +48,8 @@ def hit_to_item(hit: Hit, retrieved_at: str) -> EvidenceItem:
             quote=hit.text,
             retrieved_at=retrieved_at,
             indexed_at=hit.indexed_at or None,
+            index=index,
+            state_root=state_root,
         ),
         credibility=hit.credibility,
         volatility=Volatility.LOW,
@@ -93,7 +95,13 @@ class ChromaRetriever:
         if self.min_score is not None:
             hits = [h for h in hits if h.score >= self.min_score]
         retrieved_at = self._clock()
-        return [hit_to_item(hit, retrieved_at) for hit in hits]
+        # The index state the chunks came from (CFS-020 ContextMetadata.state_root), so the trace says which
+        # substrate answered and a replay can tell when the index has changed since.
+        root = self.state_root() if hits else None
+        return [hit_to_item(hit, retrieved_at, self.name, root) for hit in hits]
+
+    def state_root(self) -> str:
+        return self.store.state_root(self.collection)
 
     def __repr__(self) -> str:
         return f"ChromaRetriever(db_dir={str(self.db_dir)!r}, collection={self.collection!r}, k={self.k})"

@@ -404,6 +404,24 @@ class VectorStore:
         """The collection's own metadata (embedding model; an expert library's name, domain, version, licence)."""
         return dict(self._collection(collection).metadata or {})
 
+    def state_root(self, collection: str) -> str:
+        """CFS-020 ``state_root``: sha256 over every chunk of the collection (id, text, metadata), in id order.
+
+        Equal roots mean the retrievable substrate is the same; any add, remove or re-index changes it. It reads the
+        whole collection (ids, texts and metadata, not the vectors), which is cheap at the sizes one app indexes."""
+        import hashlib
+        import json
+
+        store = self._collection(collection)
+        data = store.get(include=["documents", "metadatas"])
+        rows = sorted(zip(data["ids"], data["documents"] or [], data["metadatas"] or [], strict=False),
+                      key=lambda row: row[0])
+        digest = hashlib.sha256(f"collection:{collection}\n".encode())
+        for id_, document, meta in rows:
+            line = json.dumps([id_, document, meta or {}], sort_keys=True, ensure_ascii=False, default=str)
+            digest.update(line.encode("utf-8") + b"\n")
+        return "sha256:" + digest.hexdigest()
+
     def count(self, collection: str) -> int:
         return int(self._collection(collection).count())
 

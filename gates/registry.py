@@ -47,6 +47,7 @@ BUILTIN_GATE_MODULES = (
     "evidence_graph",
     "domain_profiles",
     "claim_dependencies",
+    "response_validation",
 )
 OPTIONAL_GATE_MODULES = ("nli_entailment", "semantic_critic_sync")
 

@@ -462,6 +462,10 @@ class TraceStore:
             redaction=_load(row["redaction"]) or {},
             integrity=_load(row.get("integrity")) or {},
         )
+        # a re-verification names the trace it edits in its user_edit event (kept there: no schema change)
+        parent = next((e.payload.get("parent_trace_id") for e in bundle.events if e.phase.value == "user_edit"), None)
+        if parent:
+            bundle = bundle.model_copy(update={"parent_trace_id": parent})
         if not bundle.integrity:  # a trace stored before bundles carried hashes: vouch for it as it is now
             bundle = bundle.model_copy(update={"integrity": compute_integrity(bundle.model_dump(mode="json"))})
         return bundle

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     ("controlplane.cli.feedback_cmd", "feedback_command"),
     ("controlplane.cli.stats_cmd", "stats_command"),
     ("controlplane.cli.library_cmd", "library_group"),
+    ("controlplane.cli.reverify_cmd", "reverify_command"),
 )
 
 

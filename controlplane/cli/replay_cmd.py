@@ -34,8 +34,11 @@ def _fmt(verdict) -> str:
               help="NLI backend for nli_entailment (shipped, transformers:PATH, none). Default: as recorded -- none "
                    "when the trace ran without one, else the policy's backend.")
 @json_option
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Vector index the traces retrieved from: say which traces' collections have changed since "
+                   "(state_root), since the replay uses the chunks the trace recorded.")
 def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | None, trace_filter: tuple[str, ...],
-                   strict: bool, nli_backend: str | None, as_json: bool) -> None:
+                   strict: bool, nli_backend: str | None, as_json: bool, index_dir: Path | None = None) -> None:
     """Replay a trace bundle gate by gate under its recorded policy, or under a candidate (--policy)."""
     from controlplane.policy_bundles.lifecycle import load_checked
     from controlplane.policy_bundles.loader import PolicyBundleError
@@ -59,6 +62,11 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
 
         backend = resolve_nli_backend(nli_backend, policy.bundle if policy else None)
     report = replay_bundles(bundles, policy, ReplayOptions(gate=gate_id, nli_backend=backend))
+    substrate: dict[str, list] = {}
+    if index_dir is not None:
+        from controlplane.substrate import substrate_changes
+
+        substrate = {b.trace_id: changes for b in bundles if (changes := substrate_changes(b, index_dir))}
     determinism = policy is None or all(t.recorded_policy_hash == policy.hash for t in report.traces)
     changed = bool(report.differences) or bool(report.errors)
     code = 1 if (report.errors or (changed and (determinism or strict))) else 0
@@ -67,6 +75,8 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
         data["mode"] = "determinism" if determinism else "candidate"
         data["seconds"] = round(report.seconds, 4)
         data["exit_code"] = code
+        if index_dir is not None:
+            data["substrate_changes"] = {tid: [c.as_json() for c in changes] for tid, changes in substrate.items()}
         emit_json(data)
         sys.exit(code)
 
@@ -87,6 +97,8 @@ def replay_command(bundle_file: Path, policy_path: Path | None, gate_id: str | N
                        f"recorded {_fmt(item['recorded'])} kept")
         for note in trace.notes:
             click.echo(f"    note: {note}")
+        for change in substrate.get(trace.trace_id, []):
+            click.echo(f"    {change.line()}")
         for step in trace.steps:
             where = "pre-generation" if step.attempt is None else f"attempt {step.attempt}"
             click.echo(f"  -- {where}  gate {step.gate_id}")

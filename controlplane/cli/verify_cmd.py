@@ -28,10 +28,13 @@ from .render import gate_table
 @signing_options
 @json_option
 @format_option
+@click.option("--prose", is_flag=True,
+              help="The --envelope file is any model's plain-text answer: the server attributes each sentence to "
+                   "the evidence (markers, n-gram overlap, embeddings) and builds the envelope, then every gate runs.")
 def verify_command(evidence_path: Path | None, envelope_path: Path, message: str, policy_path: Path | None,
                    as_json: bool, nli_backend: str | None = None, db_path: Path | None = None,
                    require_signed: bool | None = None, public_key: Path | None = None,
-                   output_format: str | None = None) -> None:
+                   output_format: str | None = None, prose: bool = False) -> None:
     """Check one envelope against evidence with the gates of the policy bundle. Exit 0 pass, 1 fail.
 
     The policy is the one `run` would use: --policy, else the bundle promoted in --db (or in the default trace store
@@ -48,7 +51,7 @@ def verify_command(evidence_path: Path | None, envelope_path: Path, message: str
     # verify never calls a model: no main model, no selector, no critic (ControlPlane.verify).
     with ControlPlane(model=False, policy=policy_path, db=db, nli_backend=nli_backend, critic=False,
                       require_signed=require_signed or None, public_key=public_key) as plane:
-        result = plane.verify(raw, evidence=items, message=message, facts=facts, rules=rules or None)
+        result = plane.verify(raw, evidence=items, message=message, facts=facts, rules=rules or None, prose=prose)
     data = result.as_json()
     if output_format == "ebom":
         emit_json(result.as_ebom())
@@ -56,8 +59,10 @@ def verify_command(evidence_path: Path | None, envelope_path: Path, message: str
         emit_json(data)
     else:
         click.echo(gate_table([{"attempt": 1, "gates": data["gates"]}]))
-        for claim in data["claims"]:
+        methods = [s["method"] for s in (data.get("prose") or {}).get("sentences", [])]
+        for index, claim in enumerate(data["claims"]):
             codes = ",".join(claim["reason_codes"]) or "-"
-            click.echo(f"{claim['claim_id']}: {claim['verdict']} {codes}  {claim['text'][:80]}")
+            how = f" ({methods[index]})" if index < len(methods) else ""
+            click.echo(f"{claim['claim_id']}: {claim['verdict']} {codes}{how}  {claim['text'][:80]}")
         click.echo(f"status: {data['status']}")
     raise SystemExit(0 if result.status == "pass" else 1)

@@ -56,6 +56,7 @@ mark.verdict-pass{background:var(--pass-bg);border-color:var(--pass)}
 mark.verdict-fail{background:var(--fail-bg);border-color:var(--fail)}
 mark.claim.active,article.evidence.active{outline:2px solid var(--accent);outline-offset:1px}
 .legend{font-size:13px;color:var(--muted);margin:6px 0}
+.side-by-side{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .legend mark{padding:0 4px;border-radius:3px;border-bottom:2px solid}
 .evidence-list{display:grid;gap:8px}
 article.evidence{background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px 12px}
@@ -233,6 +234,8 @@ def render_trace(bundle: TraceBundle) -> tuple[str, str]:
                    f"<span class=\"content\">{e(message.get('content'))}</span></div>")
     out.append("</div>")
 
+    if bundle.parent_trace_id:
+        out.append(render_edit(bundle, checked, claims))
     out.append("<h2>Answer</h2>")
     if checked:
         out.append("<div class=\"legend\">claims: <mark class=\"key verdict-pass\">passed</mark> "
@@ -304,6 +307,21 @@ def render_trace(bundle: TraceBundle) -> tuple[str, str]:
         )
     out.append("</ol>")
     return _page(f"Trace {tid}", "".join(out))
+
+
+def render_edit(bundle: TraceBundle, checked: str, claims: Sequence[Mapping[str, Any]]) -> str:
+    """A re-verification (issue 14): the original answer beside the user's edit, the edit's sentences marked by
+    verdict, with a link to the original trace."""
+    edit = next((ev.payload for ev in bundle.events if ev.phase.value == "user_edit"), {})
+    parent = str(bundle.parent_trace_id)
+    original = str(edit.get("original_text") or "")
+    return ("<h2>User edit</h2>"
+            f"<p>Re-verification of an edit of <a id=\"parent-trace\" href=\"{e(_trace_href(parent))}\">{e(parent)}"
+            "</a>, checked against that trace's evidence.</p>"
+            "<div class=\"side-by-side\">"
+            f"<div><h3>Original answer</h3><div class=\"answer\" id=\"original-text\">{e(original)}</div></div>"
+            f"<div><h3>Edited</h3><div class=\"answer\" id=\"edited-text\">{highlight(checked, claims)}</div>"
+            "</div></div>")
 
 
 def render_evidence(items: Iterable[Any]) -> str:

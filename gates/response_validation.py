@@ -1,0 +1,74 @@
+"""response_validation: CFS-020 §8 hallucination indicators ("I recall that", "From my knowledge", ...).
+
+A claim that leans on the model's own memory instead of the evidence is a warning on that claim; at or above
+``fail_at_rigor`` (default high) it fails with HALLUCINATION_PHRASE, and the sentence is not shown. The seed's four
+phrases always apply; the bundle adds its own in ``params.phrases``. Matching is case-insensitive, on word
+boundaries, with any apostrophe ("It’s commonly known" is the same phrase).
+
+The seed's other two checks have their homes already: a citation of a chunk that is not in the context is
+evidence_binding's UNKNOWN_EVIDENCE_ID, and output over the token budget is budget_enforcer's TOKENS_EXCEEDED.
+"""
+
+from __future__ import annotations
+
+import re
+
+from controlplane.contracts import CostClass, GateResult, ReasonCode, RigorLevel
+
+from .hookspec import hookimpl
+from .interfaces import BaseGate, GateInput, GateStage
+
+SEED_PHRASES = ("I recall that", "From my knowledge", "Generally speaking", "It's commonly known")
+_APOSTROPHES = "'’`´"
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    parts = []
+    for char in phrase.strip():
+        if char in _APOSTROPHES:
+            parts.append(f"[{_APOSTROPHES}]")
+        elif char.isspace():
+            parts.append(r"\s+")
+        else:
+            parts.append(re.escape(char))
+    return re.compile(r"(?<!\w)" + "".join(parts) + r"(?!\w)", re.IGNORECASE)
+
+
+def hallucination_phrases(text: str, phrases: tuple[str, ...] | list[str] = SEED_PHRASES) -> list[str]:
+    """The indicator phrases found in ``text``, as listed (not as written)."""
+    return [phrase for phrase in dict.fromkeys(phrases) if phrase.strip() and phrase_pattern(phrase).search(text)]
+
+
+class ResponseValidationGate(BaseGate):
+    gate_id = "response_validation"
+    version = "v1"
+    cost_class = CostClass.CHEAP
+    stage = GateStage.POST_GENERATION
+
+    def evaluate(self, inp: GateInput) -> GateResult:
+        if (missing := self.needs_envelope(inp)) is not None:
+            return missing
+        extra = inp.params.get("phrases", [])
+        if not isinstance(extra, list) or not all(isinstance(p, str) for p in extra):
+            return self.failing([ReasonCode.PRECONDITION_FAILED],
+                                details={"error": "params.phrases must be a list of strings"})
+        phrases = tuple(dict.fromkeys([*SEED_PHRASES, *extra]))
+        fail_at = RigorLevel(inp.params.get("fail_at_rigor", RigorLevel.HIGH.value))
+        level = inp.mode_decision.rigorConfig.level
+        found: dict[str, list[str]] = {}
+        for claim in inp.envelope.meta.claim_map:
+            hits = hallucination_phrases(claim.text, phrases)
+            if hits:
+                found[claim.claim_id] = hits
+        warnings = [f"{cid}: potential hallucination ({', '.join(repr(h) for h in hits)})" for cid, hits in found.items()]
+        details = {"phrases_found": found, "fail_at_rigor": fail_at.value}
+        if found and level.rank >= fail_at.rank:
+            return self.failing([ReasonCode.HALLUCINATION_PHRASE], evidence_refs=[f"claim_map:{c}" for c in found],
+                                details={"claims": {c: [ReasonCode.HALLUCINATION_PHRASE.value] for c in found},
+                                         **details})
+        return self.passing(details={**details, "warnings": warnings})
+
+
+@hookimpl
+def controlplane_gates():
+    return [ResponseValidationGate()]
