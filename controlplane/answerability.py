@@ -99,6 +99,9 @@ ANTONYMS = (("first", "last"), ("earliest", "latest"), ("before", "after"), ("mo
             ("older", "newer"), ("oldest", "newest"), ("open", "closed"), ("begin", "end"), ("began", "ended"),
             ("start", "end"), ("inside", "outside"), ("above", "below"), ("major", "minor"), ("best", "worst"),
             ("strong", "weak"), ("rich", "poor"), ("high", "low"), ("early", "late"), ("positive", "negative"))
+# Capitalised, but not a name: "Who founded it?" is not answered by "It ships on 14 March 2027."
+_CALENDAR = re.compile(r"(January|February|March|April|May|June|July|August|September|October|November|December|"
+                       r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)")
 _ANTONYM_OF = {a: b for pair in ANTONYMS for a, b in (pair, pair[::-1])}
 
 
@@ -113,7 +116,8 @@ def _type_candidate(qword: str | None, question: str, sentence: str) -> float:
         return 1.0 if any(f not in q_lower for f in found) else 0.0
     if qword in ("who", "where"):
         asked = {w.lower() for w in _CAPITALISED.findall(question)}
-        return 1.0 if any(w.lower() not in asked for w in _CAPITALISED.findall(sentence)[1:]) else 0.0
+        names = [w for w in _CAPITALISED.findall(sentence)[1:] if not _CALENDAR.fullmatch(w)]
+        return 1.0 if any(w.lower() not in asked for w in names) else 0.0
     return 0.5  # no expectation for this kind of question
 
 
