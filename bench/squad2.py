@@ -189,7 +189,6 @@ ALSO_MEASURED = (
 )
 FOLDS = 4  # the question model's out-of-fold sentence scores
 CV_FOLDS = 5  # choosing the variant and the threshold
-TIE = 0.01  # about one standard error of a rate out of fold (3,000 questions each side)
 
 
 def _fit_sentence_model(table: list[dict[str, Any]], features: Sequence[str], l2: float) -> Any:
@@ -241,9 +240,10 @@ def cross_validated(table: list[dict[str, Any]], features: Sequence[str], with_q
 def train_scorer(args: argparse.Namespace) -> int:
     """Each variant is measured by cross-validation over the train and dev articles (folds by article; 6,136
     questions, where the 4 dev articles alone gave differences within their noise); the shipped variant is the one
-    with the best worse-of-the-two rate, or the question model when it is within TIE of it (see below), its
-    threshold the one that balances the two rates out of fold, and its weights are fitted on all train and dev
-    articles. The test articles are never read here."""
+    with the best worse-of-the-two rate, its threshold the one that balances the two rates out of fold, and its
+    weights are fitted on all train and dev articles. The test articles are never read here. (Overriding this rule
+    to ship the question model for the example corpus's sake was tried: 56% / 65% on the test sample against 61% /
+    67% for the rule's choice, in bench/results/squad2_question_model.md; the rule stands.)"""
     from controlplane.answerability import LEXICAL_FEATURES, AnswerabilityScorer
 
     parts = split_articles(load())
@@ -274,13 +274,6 @@ def train_scorer(args: argparse.Namespace) -> int:
               flush=True)
         if name != "cosine only" and min(outcome.values()) > chosen_score:
             chosen, chosen_score = name, min(outcome.values())
-    question_variant = "all features + question model"
-    if min(report[question_variant]["answered_correct"], report[question_variant]["abstained"]) >= chosen_score - TIE:
-        # Tied on SQuAD, the question model transfers better to text unlike Wikipedia: it scores how the best
-        # sentence stands out rather than how much it looks like a Wikipedia answer sentence, and it is what lets
-        # the example corpus's table rows and the swapped entity of tests/answer_modes/test_answerability.py be
-        # decided right (the sentence model leaves the rows at 0.13-0.30 against its threshold 0.39).
-        chosen = question_variant
     features, with_question_model = variants[chosen]
     scorer = fit_scorer(table, features, with_question_model, args.l2)
     print(f"shipping: {chosen}", flush=True)
