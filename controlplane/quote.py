@@ -6,6 +6,8 @@ A model this small cannot write verified prose (bench/results/ask.md: 0 of 6), b
    scored by MiniLM cosine similarity to the question and, when a scorer is given, by the trained answerability
    scorer (controlplane/answerability.py). The best ``sentences_per_item`` of each item, then the best
    ``max_candidates`` overall, are the candidates, numbered 1..n.
+   A markdown table row is ranked and scored as read under its header (``table_row_text``) and quoted verbatim;
+   header and separator rows are never offered.
 2. ``choice_schema`` + ``quote_context``: the grammar lets the model emit only ``{"answer": <one of the candidate
    numbers (or the sentences verbatim), or "UNKNOWN">}``; the prompt lists the numbered sentences with their ids.
 3. ``compose_answer`` / ``compose_unknown``: the server builds the OutputEnvelope: assistant_text with inline [E#]
