@@ -6,6 +6,8 @@ A model this small cannot write verified prose (bench/results/ask.md: 0 of 6), b
    scored by MiniLM cosine similarity to the question and, when a scorer is given, by the trained answerability
    scorer (controlplane/answerability.py). The best ``sentences_per_item`` of each item, then the best
    ``max_candidates`` overall, are the candidates, numbered 1..n.
+   A markdown table row is ranked and scored as read under its header (``table_row_text``) and quoted verbatim;
+   header and separator rows are never offered.
 2. ``choice_schema`` + ``quote_context``: the grammar lets the model emit only ``{"answer": <one of the candidate
    numbers (or the sentences verbatim), or "UNKNOWN">}``; the prompt lists the numbered sentences with their ids.
 3. ``compose_answer`` / ``compose_unknown``: the server builds the OutputEnvelope: assistant_text with inline [E#]
@@ -48,6 +50,9 @@ class Candidate:
     end_char: int
     relevance: float  # MiniLM cosine similarity to the question
     answerability: float | None  # P(answers the question) from the scorer, if one ran
+    # What the ranker and the scorer read when it differs from the quoted text: a table row under its header
+    # ("retention: 30 days" for "| application logs | 30 days |"); the quote itself stays verbatim.
+    scored_text: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"number": self.number, "evidence_id": self.evidence_id, "text": self.text,
@@ -100,7 +105,7 @@ def _by_relevance(candidate: Candidate) -> float:
 
 def _renumber(candidate: Candidate, number: int) -> Candidate:
     return Candidate(number, candidate.evidence_id, candidate.text, candidate.start_char, candidate.end_char,
-                     candidate.relevance, candidate.answerability)
+                     candidate.relevance, candidate.answerability, candidate.scored_text)
 
 
 MIN_WORDS = 4
@@ -114,15 +119,45 @@ def quotable(sentence: str) -> bool:
             and len(sentence.split()) >= MIN_WORDS)
 
 
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def table_row_text(header: Sequence[str], row: str) -> str:
+    """A markdown table row as a reader reads it: each cell under its column name ("data: application logs;
+    retention: 30 days"). A bare row has no verb and no column names, so neither MiniLM nor the scorer (trained on
+    prose) sees that "| application logs | 30 days |" answers "how long do we keep application logs"."""
+    cells = _cells(row)
+    if len(header) != len(cells):
+        return row
+    return "; ".join(f"{name}: {cell}" for name, cell in zip(header, cells) if cell) + "."
+
+
 def evidence_sentences(pack: EvidencePack) -> list[Candidate]:
     out = []
     for item in pack.evidence:
         if item.redacted:
             continue  # a redacted text cannot be quoted (or checked)
-        for sentence in evidence_sentences_of(item.text):  # hard line wraps joined, as the NLI gate does
+        units = evidence_sentences_of(item.text)  # hard line wraps joined, as the NLI gate does
+        header: list[str] = []
+        for index, sentence in enumerate(units):
             plain = strip_markers(sentence.text)
+            scored = ""
+            if plain.startswith("|"):
+                following = units[index + 1].text.strip() if index + 1 < len(units) else ""
+                if _TABLE_SEPARATOR.match(plain):
+                    continue  # "| --- | --- |" says nothing
+                if _TABLE_SEPARATOR.match(following):
+                    header = _cells(plain)  # the header row names the columns; it answers nothing itself
+                    continue
+                scored = table_row_text(header, plain) if header else ""
+            else:
+                header = []
             if quotable(plain):
-                out.append(Candidate(0, item.id, plain, sentence.start, sentence.end, 0.0, None))
+                out.append(Candidate(0, item.id, plain, sentence.start, sentence.end, 0.0, None, scored))
     return out
 
 
@@ -133,17 +168,18 @@ def rank_candidates(question: str, pack: EvidencePack, scorer: Any | None = None
     sentences = evidence_sentences(pack)
     if not sentences:
         return Ranking(question, (), getattr(scorer, "threshold", None))
-    vectors = load_model().encode([question] + [c.text for c in sentences], batch_size=64,
+    read = [c.scored_text or c.text for c in sentences]
+    vectors = load_model().encode([question] + read, batch_size=64,
                                   normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     q_vec, s_vecs = vectors[0], vectors[1:]
     relevance = s_vecs @ q_vec
     answerability: np.ndarray | None = None
     if scorer is not None:
         evidence_text = "\n".join(item.text for item in pack.evidence if not item.redacted)
-        answerability = scorer.score(question, [c.text for c in sentences], q_vec, s_vecs, evidence_text)
+        answerability = scorer.score(question, read, q_vec, s_vecs, evidence_text)
     scored = tuple(
         Candidate(0, c.evidence_id, c.text, c.start_char, c.end_char, float(relevance[i]),
-                  None if answerability is None else float(answerability[i]))
+                  None if answerability is None else float(answerability[i]), c.scored_text)
         for i, c in enumerate(sentences)
     )
     return Ranking(question, scored, getattr(scorer, "threshold", None))

@@ -1,0 +1,155 @@
+"""The answerability scorer (issue 15): its features mark what SQuAD 2.0's unanswerable rewrites do (a swapped
+entity, number or antonym, an added negation), its question model decides "nothing here answers", and a table row is
+read under its header. Feature tests use lexical_features directly with made-up cosines (the features are plain
+functions of the text); the scorer tests run the shipped file on real MiniLM vectors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from controlplane.answerability import (
+    LEXICAL_FEATURES,
+    AnswerabilityScorer,
+    LinearModel,
+    lexical_features,
+    shipped_scorer,
+)
+from controlplane.contracts import AnswerMode, TraceStatus
+from controlplane.evidence_pack import build_pack
+from controlplane.gates.interfaces import GateServices
+from controlplane.pipeline import ControlPlane
+from controlplane.policy_bundles.loader import load_bundle, parse_bundle
+from controlplane.quote import evidence_sentences, rank_candidates, table_row_text
+
+ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. The team sits in Lyon."
+RETENTION = """# Data retention
+
+| data | retention | notes |
+| --- | --- | --- |
+| application logs | 30 days | no message bodies |
+| HTTP access logs | 90 days | IP addresses truncated |
+| database backups | 35 days | encrypted at rest |
+"""
+
+
+def feature(question: str, sentences: list[str], name: str, evidence: str | None = None) -> list[float]:
+    cosines = np.linspace(0.6, 0.3, len(sentences))
+    rows = lexical_features(question, sentences, cosines, evidence if evidence is not None else " ".join(sentences))
+    return [float(v) for v in rows[:, LEXICAL_FEATURES.index(name)]]
+
+
+# -- features ----------------------------------------------------------------------------------------------------------
+
+def test_type_candidate_wants_an_answer_the_question_does_not_already_say():
+    assert feature("When did the Orion project ship?", ["The Orion project shipped in 1998.",
+                                                        "The Orion project was large."], "type_candidate") == [1.0, 0.0]
+    # the only year of the sentence is the question's own: no answer of the asked type
+    assert feature("When did the 1998 model ship?", ["The 1998 model shipped late."], "type_candidate") == [0.0]
+    assert feature("How many people work on Orion?", ["Orion employs 40 people."], "type_candidate") == [1.0]
+    # a month is capitalised but is not who did it
+    assert feature("Who founded the Orion project?", ["The Orion project ships on 14 March 2027.",
+                                                      "Ada Lovelace founded the Orion project."],
+                   "type_candidate") == [0.0, 1.0]
+
+
+def test_a_swapped_entity_number_negation_or_antonym_is_marked():
+    evidence = "Ford opened its first plant in Europe in 1911."
+    assert feature("Where did Mazda open its first plant?", [evidence], "capitalised_missing_from_sentence") == [1.0]
+    assert feature("Where did Ford open its first plant?", [evidence], "capitalised_missing_from_sentence") == [0.0]
+    assert feature("What did Ford open in 1913?", [evidence], "numbers_missing_from_evidence") == [1.0]
+    assert feature("What did Ford open in 1911?", [evidence], "numbers_missing_from_evidence") == [0.0]
+    assert feature("Where did Ford not open a plant?", [evidence], "negation_mismatch") == [1.0]
+    assert feature("Where did Ford open a plant?", [evidence], "negation_mismatch") == [0.0]
+    assert feature("Where did Ford open its last plant?", [evidence], "antonym_swap") == [1.0]
+    assert feature("Where did Ford open its first plant?", [evidence], "antonym_swap") == [0.0]
+
+
+def test_window_and_run_features_read_the_neighbours_and_word_order():
+    sentences = ["Rollo led the Norse raiders.", "He agreed to swear fealty to King Charles.", "Normandy grew."]
+    assert feature("Who led the raiders that swore fealty to King Charles?", sentences, "window_overlap")[0] > \
+        feature("Who led the raiders that swore fealty to King Charles?", sentences, "sentence_overlap")[0]
+    assert feature("Who swore fealty to King Charles?", sentences, "longest_run")[1] == pytest.approx(4 / 6)
+
+
+# -- the scorer --------------------------------------------------------------------------------------------------------
+
+def _model(features: tuple[str, ...], weights: list[float], bias: float) -> LinearModel:
+    n = len(features)
+    return LinearModel(np.asarray(weights, dtype=float), bias, np.zeros(n), np.ones(n), features)
+
+
+def test_the_best_sentence_carries_the_question_probability_the_others_less():
+    sentence_model = _model(("cosine",), [4.0], -2.0)
+    question_model = _model(("best_logit",), [0.0], 0.0)  # P(answerable) = 0.5 whatever the sentences
+    scorer = AnswerabilityScorer(sentence_model, 0.4, {}, question_model)
+    lexical = np.zeros((3, len(LEXICAL_FEATURES)))
+    lexical[:, LEXICAL_FEATURES.index("cosine")] = [0.2, 0.9, 0.5]
+    scores = scorer.score_features(lexical)
+    assert int(np.argmax(scores)) == 1 and scores[1] == pytest.approx(0.5)
+    assert scores[0] < scores[2] < scores[1]
+
+
+def test_a_scorer_file_naming_an_unknown_feature_is_refused():
+    data = shipped_scorer().as_dict()
+    data["sentence_model"]["features"][0] = "invented_feature"
+    with pytest.raises(ValueError, match="invented_feature"):
+        AnswerabilityScorer.from_dict(json.loads(json.dumps(data)))
+    data = shipped_scorer().as_dict()
+    data["sentence_model"]["weights"] = data["sentence_model"]["weights"][:-1]
+    with pytest.raises(ValueError, match="weights for"):
+        AnswerabilityScorer.from_dict(data)
+
+
+def test_the_shipped_scorer_reads_every_feature_and_round_trips():
+    scorer = shipped_scorer()
+    assert set(scorer.sentence_model.features) == set(LEXICAL_FEATURES)
+    assert scorer.info["shipped_variant"] in scorer.info["out_of_fold_by_variant"]
+    assert AnswerabilityScorer.from_dict(json.loads(json.dumps(scorer.as_dict()))).as_dict() == scorer.as_dict()
+
+
+@pytest.mark.models
+def test_a_swapped_entity_or_added_negation_lowers_answerability():
+    scorer = shipped_scorer()
+    pack = build_pack([{"id": "E1", "title": "Orion", "text": ORION}])
+
+    def best(question: str) -> float:
+        return max(c.answerability for c in rank_candidates(question, pack, scorer).all_sentences)
+
+    answerable = best("When does the Orion project ship?")
+    assert answerable >= scorer.threshold
+    assert best("When did the Orion project not ship?") < scorer.threshold
+    assert best("Who founded the Orion project?") < scorer.threshold
+    # A swapped entity lowers it, though not always below the threshold (measured: 0.78 -> 0.42, threshold 0.39)
+    assert best("When does the Apollo project ship?") < answerable - 0.2
+
+
+# -- tables ------------------------------------------------------------------------------------------------------------
+
+def test_a_table_row_is_quoted_verbatim_and_read_under_its_header():
+    pack = build_pack([{"id": "E1", "title": "Retention", "text": RETENTION}])
+    candidates = evidence_sentences(pack)
+    # the header and the separator answer nothing and are not offered
+    assert [c.text for c in candidates] == ["| application logs | 30 days | no message bodies |",
+                                            "| HTTP access logs | 90 days | IP addresses truncated |",
+                                            "| database backups | 35 days | encrypted at rest |"]
+    assert candidates[0].scored_text == "data: application logs; retention: 30 days; notes: no message bodies."
+    assert RETENTION[candidates[2].start_char: candidates[2].end_char] == candidates[2].text
+    assert table_row_text(["a", "b"], "| one | two | three |") == "| one | two | three |"  # cells do not match
+
+
+@pytest.mark.models
+def test_a_question_a_table_row_answers_ends_verified_and_cited(scripted_model):
+    base = load_bundle()
+    bundle = base.bundle.model_copy(update={"answer_mode": AnswerMode.QUOTE, "quote": base.bundle.quote.model_copy(
+        update={"answerability": "scorer"})})
+    policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
+    # The scorer decides; the script has no main output, so any call of the model would be an error attempt.
+    plane = ControlPlane(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
+                         services=GateServices())
+    evidence = [{"id": "E1", "title": "Retention", "text": RETENTION, "trust_tier": "authoritative"}]
+    result = plane.run([{"role": "user", "content": "How long are database backups kept?"}], evidence=evidence)
+    assert result.status is TraceStatus.PASS and result.verified
+    assert result.assistant_text == "| database backups | 35 days | encrypted at rest | [E1]"
