@@ -59,3 +59,19 @@ def test_a_trace_whose_selector_call_failed_replays(write_script, tmp_path):
         bundle = plane.trace(reply.trace_id)
     assert "selector:unavailable" in bundle.mode_decision.reasons
     assert replay_bundles([bundle]).traces[0].reproduced
+
+
+@pytest.mark.parametrize(("recorded_failure", "replayed_reason"), [
+    ("selector:unavailable", "selector:unavailable"), ("selector:error", "selector:error"), (None, "selector:invalid_output"),
+])
+def test_the_recorded_model_fails_a_selector_call_the_way_the_recorded_one_failed(recorded_failure, replayed_reason):
+    from controlplane.policy_bundles.loader import load_bundle
+    from controlplane.replay import RecordedModel
+    from controlplane.router import route
+    from controlplane.selector import run_selector
+
+    policy = load_bundle().bundle
+    question = "When does the Orion project ship?"
+    model = RecordedModel("", {"model_id": "scripted"}, recorded_failure, "backend has no JSON mode")
+    outcome = run_selector(question, route(question, policy), policy, model)
+    assert outcome.decision.reasons[-1] == replayed_reason
