@@ -44,6 +44,12 @@ class EbomClaim(Contract):
     shown: bool = Field(description="The claim's text is part of the answer the user received.")
 
 
+class EbomLibrary(Contract):
+    name: str = Field(description="Expert library name, e.g. python_stdlib_3_12.")
+    version: str = Field(description="Version of the library's content.")
+    licence: str | None = Field(default=None, description="Licence of the library's content, e.g. PSF-2.0.")
+
+
 class EbomSource(Contract):
     id: str = Field(description="Evidence id, e.g. E1.")
     content: str = Field(description="Excerpt of the evidence text (at most 500 characters).")
@@ -58,6 +64,7 @@ class EbomSource(Contract):
     type: str | None = Field(default=None, description="Evidence type (document, fact, ...).")
     volatility: str | None = Field(default=None, description="HIGH, MEDIUM, LOW or STATIC.")
     hash: str | None = Field(default=None, description="sha256 of the exact evidence text.")
+    library: EbomLibrary | None = Field(default=None, description="The expert library the source came from, if any.")
 
 
 class EbomReasoningStep(Contract):
@@ -98,7 +105,8 @@ class EbomMetadata(Contract):
     )
     warnings: list[str] = Field(
         default_factory=list,
-        description="Every gate's details.warnings of the final attempt (staleness, LIMINAL, dependency ...).",
+        description="Every gate's details.warnings of the final attempt and every trace event's warnings: "
+        "staleness, LIMINAL, cross-claim dependency, hallucination phrases ...",
     )
 
 
@@ -108,6 +116,9 @@ class EbomQueryClassification(Contract):
     keywords_matched: list[str] = Field(default_factory=list, description="Lexicon terms that triggered a domain.")
     domain_flags: list[str] = Field(default_factory=list, description="Every detected domain.")
     mode: str | None = Field(default=None, description="Mode label the answer was produced in.")
+    time_sensitive: bool = Field(default=False, description="The router marked the question time-sensitive.")
+    realtime_keywords: list[str] = Field(default_factory=list, description="Real-time keywords the question "
+                                         "matched (today, latest, as of 2026 ...).")
 
 
 class EbomSourceRetrieved(Contract):

@@ -14,10 +14,13 @@ What comes from where in the trace:
 * ``response.reasoning_chain``: reasoning_chain's step records, premises first;
 * ``response.conflicts``: evidence_conflicts' conflicts and the contradictions nli_entailment overruled;
 * ``metadata.warnings``: every ``details.warnings`` of the pre-generation and final-attempt gate results, and every
-  trace event's payload ``warnings`` list. This is the place for warnings other parts add (staleness of real-time
-  evidence, cross-claim dependency warnings): a gate or an event that records a ``warnings`` list shows up here;
-* ``audit_trail``: the ModeDecision (query classification), the pack and its retrieval timing, the per-claim
-  verification records, the policy's thresholds and the gates that ran.
+  trace event's payload ``warnings`` list: a gate or an event that records a ``warnings`` list shows up here. Also
+  the realtime event's ``staleness_warnings``, claim_dependencies' ``dependency_warnings`` and response_validation's
+  hallucination phrases (which a failing gate records without a warnings list);
+* a claim claim_dependencies downgraded (``details.downgraded``) has its confidence capped (0.65);
+* a source from an expert library names it (name, version, licence);
+* ``audit_trail``: the ModeDecision (query classification, with the real-time keywords matched), the pack and its
+  retrieval timing, the per-claim verification records, the policy's thresholds and the gates that ran.
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ from controlplane.contracts import (
     TraceBundle,
 )
 from controlplane.contracts.text import strip_markers
+from controlplane.gates.claim_dependencies import DependencyWarning
 from controlplane.gates.evidence_graph import build_graph, claim_node, claim_type, graph_metrics
+from controlplane.gates.response_validation import phrase_warnings
 from controlplane.gates.sufficiency import thresholds_for
 from controlplane.verdicts import claim_verdicts
 
@@ -82,11 +87,14 @@ def render(bundle: TraceBundle) -> EbomDocument:
     claims, speculations, verification_results = [], [], []
     records = nli.get("claim_records") or {}
     steps = steps_details.get("steps") or {}
+    caps = _confidence_caps(results)
     for claim in (envelope.meta.claim_map if envelope is not None else []):
         verdict = verdicts.get(claim.claim_id) or {"verdict": "FAIL", "reason_codes": []}
         node = graph.nodes[claim_node(claim.claim_id)] if graph is not None else {}
         support = list(node.get("support", []))
         confidence = node.get("confidence")
+        if confidence is not None and claim.claim_id in caps:  # claim_dependencies downgraded it (strict setting)
+            confidence = min(confidence, caps[claim.claim_id])
         # the outcome's verdict decides (a claim can fail a gate outside the graph's view, e.g. the sentence check)
         kind = claim_type(claim.status.value, verdict["verdict"], bool(support))
         shown = (verify_passed if outcome is None else
@@ -131,6 +139,8 @@ def render(bundle: TraceBundle) -> EbomDocument:
                 "keywords_matched": _keywords(decision.reasons if decision is not None else []),
                 "domain_flags": list(decision.domainFlags) if decision is not None else [],
                 "mode": decision.modeLabel if decision is not None else None,
+                "time_sensitive": bool(decision is not None and decision.timeSensitiveQuery),
+                "realtime_keywords": list(decision.realtimeKeywords) if decision is not None else [],
             },
             "sources_retrieved": _sources_retrieved(pack, pre_results),
             "verification_results": verification_results,
@@ -218,7 +228,9 @@ def _source(item, request_time: str) -> dict[str, Any]:
             "sphere": item.sphere.value, "credibility": item.credibility,
             "timestamp": prov.retrieved_at or prov.published_at or request_time, "title": item.title,
             "type": item.type,
-            "volatility": item.volatility.value, "hash": item.hash}
+            "volatility": item.volatility.value, "hash": item.hash,
+            "library": ({"name": item.library.name, "version": item.library.version, "licence": item.library.licence}
+                        if item.library is not None else None)}
 
 
 def _reasoning_chain(envelope: OutputEnvelope | None, details: dict[str, Any]) -> list[dict[str, Any]]:
@@ -283,9 +295,33 @@ def _warnings(bundle: TraceBundle, results: Iterable[GateResult]) -> list[str]:
     found: list[str] = []
     for result in results:
         found.extend(str(w) for w in result.details.get("warnings", []) or [] if isinstance(w, str))
+        if result.gate_id == "claim_dependencies":
+            found.extend(_dependency_sentences(result.details.get("dependency_warnings")))
+        if result.gate_id == "response_validation" and isinstance(result.details.get("phrases_found"), dict):
+            # a failing gate records its phrases but no warnings list: the phrases are warnings all the same
+            found.extend(phrase_warnings(result.details["phrases_found"]))
     for event in bundle.events:
         found.extend(str(w) for w in event.payload.get("warnings", []) or [] if isinstance(w, str))
+        if event.phase is Phase.REALTIME:
+            found.extend(str(w) for w in event.payload.get("staleness_warnings", []) or [] if isinstance(w, str))
     return sorted(set(found))
+
+
+def _dependency_sentences(records: Any) -> list[str]:
+    out = []
+    for record in records if isinstance(records, list) else []:
+        try:
+            out.append(DependencyWarning(**record).sentence())
+        except TypeError:  # a record of another shape: the gate's own warnings list still carries it
+            continue
+    return out
+
+
+def _confidence_caps(results: Sequence[GateResult]) -> dict[str, float]:
+    """claim id -> the confidence cap claim_dependencies put on a downgraded claim (Smart Notes §2.5.3: 0.65)."""
+    downgraded = _details(results, "claim_dependencies").get("downgraded") or {}
+    return {cid: float(d["confidence_cap"]) for cid, d in downgraded.items()
+            if isinstance(d, dict) and isinstance(d.get("confidence_cap"), int | float)}
 
 
 def _keywords(reasons: Sequence[str]) -> list[str]:

@@ -330,7 +330,7 @@ class Pipeline:
             lattice = self.registry.plan(self.policy.bundle, decision, message=user_message)
         plan = self.registry.stage_plan(lattice, GateStage.PRE_GENERATION, decision, message=user_message)
         tool_calls = 0
-        results = self._run_stage(plan, decision, pack, user_message, usage, recorder, None)
+        results = self.run_stage(plan, decision, pack, user_message, usage, recorder, None)
         retrieved = [
             item for r in results if ReasonCode.RETRIEVAL_PERFORMED in r.reason_codes
             for item in r.details.get("retrieved", [])
@@ -354,11 +354,11 @@ class Pipeline:
                     "tool_calls": tool_calls,
                 },
             )
-            results = self._run_stage(plan, decision, pack, user_message, dataclasses.replace(usage, tool_calls=tool_calls),
+            results = self.run_stage(plan, decision, pack, user_message, dataclasses.replace(usage, tool_calls=tool_calls),
                                       recorder, None)
         return results, pack, tool_calls
 
-    def _run_stage(self, plan: list[PlannedGate], decision: ModeDecision, pack: EvidencePack, user_message: str,
+    def run_stage(self, plan: list[PlannedGate], decision: ModeDecision, pack: EvidencePack, user_message: str,
                    usage: BudgetUsage, recorder: EventRecorder, attempt: int | None) -> list[GateResult]:
         results = []
         for planned in plan:

@@ -49,10 +49,13 @@ from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
 from controlplane.pipeline import EventRecorder
 from controlplane.policy_bundles.loader import LoadedPolicy, PolicyBundleError, parse_bundle
 from controlplane.regen import RegenAction, next_step
+from controlplane.reverify import edit_passes
 from controlplane.router import normalize_text
 from controlplane.verdicts import claim_verdicts
 
 UNRESOLVED = "unresolved"
+SELECTOR_UNAVAILABLE = "selector:unavailable"
+SELECTOR_ERROR = "selector:error"
 CRITIC_GATE = "semantic_critic_sync"
 
 
@@ -64,9 +67,14 @@ class ReplayError(ValueError):
 class RecordedModel:
     """An IntelligenceModule that returns what was recorded (selector output) and refuses everything else."""
 
-    def __init__(self, selector_output: str | None, model_meta: dict[str, Any]):
+    def __init__(self, selector_output: str | None, model_meta: dict[str, Any], selector_failure: str | None = None,
+                 selector_problem: str | None = None):
         self.selector_output = selector_output
         self.model_meta = model_meta
+        # How the recorded selector call failed ("selector:unavailable": the backend answered with an error;
+        # "selector:error": the call raised), so replay fails it the same way instead of parsing its empty text.
+        self.selector_failure = selector_failure
+        self.selector_problem = selector_problem or "the recorded selector call failed"
 
     def is_ready(self) -> bool:
         return True
@@ -76,6 +84,12 @@ class RecordedModel:
                               model_hash=str(self.model_meta.get("model_hash", "")), max_context_length=1_000_000)
 
     def generate(self, query, context, params) -> IntelligenceResponse:
+        if context.purpose == "selector" and self.selector_failure == SELECTOR_ERROR:
+            raise RuntimeError(self.selector_problem)
+        if context.purpose == "selector" and self.selector_failure == SELECTOR_UNAVAILABLE:
+            return IntelligenceResponse(text=self.selector_output or "", tokens_used=0,
+                                        finish_reason=FinishReason.ERROR, latency_ms=0.0, model_id="replay:recorded",
+                                        error=self.selector_problem)
         if context.purpose == "selector" and self.selector_output is not None:
             return IntelligenceResponse(text=self.selector_output, tokens_used=0, finish_reason=FinishReason.STOP,
                                         latency_ms=0.0, model_id="replay:recorded")
@@ -246,6 +260,22 @@ def _selector_output(bundle: TraceBundle) -> str | None:
     return None
 
 
+def _selector_failure(bundle: TraceBundle) -> tuple[str | None, str | None]:
+    """(how the recorded selector call failed, its recorded problem), read from the recorded router decision."""
+    for event in bundle.events:
+        if event.phase is Phase.GATE_INTENT_RISK:
+            reasons = (event.payload.get("final") or {}).get("reasons") or []
+            problem = (event.payload.get("selector") or {}).get("problem")
+            failure = next((r for r in reasons if r in (SELECTOR_UNAVAILABLE, SELECTOR_ERROR)), None)
+            return failure, problem
+    return None, None
+
+
+def _user_edit(bundle: TraceBundle) -> dict[str, Any] | None:
+    """The recorded user_edit event of a re-verified edit (controlplane.reverify), None for a model's answer."""
+    return next((e.payload for e in bundle.events if e.phase is Phase.USER_EDIT), None)
+
+
 def _retrieval(bundle: TraceBundle) -> tuple[bool, list[EvidenceItem]]:
     """(a retriever was configured, the items it returned) as recorded by the retrieval gate."""
     for payload in _gate_events(bundle, None):
@@ -300,13 +330,14 @@ class _Replayer:
         self.under_recorded = self.recorded is not None and self.policy.hash == self.recorded.hash
         self.options = options
         self.registry = registry
-        self.model = RecordedModel(_selector_output(bundle), bundle.model)
+        self.model = RecordedModel(_selector_output(bundle), bundle.model, *_selector_failure(bundle))
         self.nli = options.nli_backend if options.nli_backend is not None else _recorded_nli_backend(bundle, self.policy)
         # Assembled like every request (controlplane.ControlPlane) from the recorded parts, with no signature bar (replay
         # judges recorded traces and serves nobody); replay then drives the engine step by step.
         self.plane = ControlPlane(model=self.model, policy=self._effective_policy(), db=False, registry=registry,
                                   nli_backend=self.nli if self.nli is not None else "none", critic=False,
                                   require_signed=False).pipeline
+        self.pre_results: list[GateResult] = []
         self.out = TraceReplay(
             trace_id=bundle.trace_id, policy_hash=self.policy.hash, recorded_policy_hash=bundle.policy.hash,
             recorded_status=bundle.outcome.status.value if bundle.outcome else None, replayed_status=UNRESOLVED,
@@ -349,7 +380,11 @@ class _Replayer:
             self.out.notes.append("evidence text is redacted (hash + snippet); gates that need it report "
                                   "EVIDENCE_TEXT_REDACTED")
 
-        status, final_attempts = self._pre_generation(decision, pack, normalized)
+        edit = _user_edit(bundle)
+        if edit is not None:
+            status, final_attempts = self._user_edit(decision, pack, normalized, edit)
+        else:
+            status, final_attempts = self._pre_generation(decision, pack, normalized)
         if status is None:
             pack = bundle.retrieved_evidence_pack or pack
             status, final_attempts = self._attempts(decision, pack, normalized)
@@ -377,6 +412,7 @@ class _Replayer:
                 self.out.steps.append(GateStep(None, planned.spec.gate_id, self._inputs(decision, pack, None, planned),
                                                verdict_of(rec), verdict_of(rep), (rep or {}).get("details", {})))
         self._compare("pre", recorded, replayed)
+        self.pre_results = results
         if any(r.failed for r in results):
             return TraceStatus.REFUSED.value, 0  # the pipeline refuses before generation (controlplane.degrade.refuse)
         if self.bundle.retrieved_evidence_pack is not None and new_pack.ids() != self.bundle.retrieved_evidence_pack.ids():
@@ -446,6 +482,30 @@ class _Replayer:
             self.out.notes.append("no attempt was recorded, but the policy lets this trace reach the model; unresolved")
             return UNRESOLVED, 0
         return self._finish_degrade(decision, pack, evaluation, results), len(bundle.attempts)
+
+    def _user_edit(self, decision: ModeDecision, pack: EvidencePack, normalized: str,
+                   edit: dict[str, Any]) -> tuple[str, int]:
+        """A re-verified user edit (controlplane.reverify): one attempt, the user's text, never regenerated nor
+        refused; it passes when every gate and sentence does, else it is degraded (blocked or flagged)."""
+        self._pre_generation(decision, pack, normalized)  # compared like any trace; a failure degrades the edit
+        record = next((a for a in self.bundle.attempts if a.attempt == 1), None)
+        if record is None:
+            self.out.notes.append("a user edit without its recorded attempt; unresolved")
+            return UNRESOLVED, 0
+        recorded_gates = {g.gate_id: g for g in record.gate_results}
+        critic_record = recorded_gates.get(CRITIC_GATE)
+        findings = critic_record.details.get("findings") if critic_record is not None else None
+        self.plane.services = GateServices(nli_backend=self.nli,
+                                           critic=RecordedCritic(findings) if isinstance(findings, list) else None)
+        usage = BudgetUsage(attempt=1, elapsed_ms=_elapsed_ms(self.bundle, 1))
+        evaluation = self.plane.evaluate_attempt(record.raw_output, decision, pack, normalized, usage,
+                                                 record.finish_reason)
+        self._carry_redacted(1, evaluation.results, recorded_gates)
+        self._compare("attempt 1", [g.model_dump(mode="json") for g in record.gate_results],
+                      [g.model_dump(mode="json") for g in evaluation.results])
+        sentence_count = len((edit.get("prose") or {}).get("sentences") or [])
+        passed = edit_passes(evaluation, self.pre_results, sentence_count)
+        return (TraceStatus.PASS if passed else TraceStatus.DEGRADED).value, 1
 
     def _finish_degrade(self, decision, pack, evaluation, results) -> str:
         if evaluation is None:

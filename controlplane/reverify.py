@@ -129,7 +129,7 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
     decision = parent.mode_decision
     if decision is None:
         raise InputError(f"trace {parent.trace_id} recorded no ModeDecision; it cannot be re-verified")
-    question = next((str(m.get("content", "")) for m in reversed(parent.messages) if m.get("role") == "user"), "")
+    question = edit_question(parent)
     created_at = datetime.now(UTC).isoformat()
     started = time.perf_counter()
     recorder = EventRecorder(trace_id)
@@ -147,7 +147,7 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
     # Pre-generation gates on the original pack, never a new retrieval: the edit is checked against what the
     # answer was checked against.
     pre_plan = pipeline.registry.plan(policy, decision, GateStage.PRE_GENERATION, message=question)
-    pre_results = pipeline._run_stage(pre_plan, decision, pack, question, BudgetUsage(attempt=0), recorder, None)
+    pre_results = pipeline.run_stage(pre_plan, decision, pack, question, BudgetUsage(attempt=0), recorder, None)
     embedder = SentenceEmbedder(pack)
     built = attribute_prose(text, pack, decision, policy.prose, embedder)
     recorder.emit(Phase.USER_EDIT, {"parent_trace_id": parent.trace_id, "edited_text": text,
@@ -171,10 +171,7 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
         if len(evaluation.claims) != len(built.attributions):
             break
         codes = list(dict.fromkeys([*claim.reason_codes, *everywhere]))
-        if not claim.evidence_ids and claim.status == "UNKNOWN" and not codes:
-            verdict = "PASS"  # states that the evidence is silent: honest, but never "verified"
-        else:
-            verdict = "FAIL" if codes or claim.verdict != "PASS" else "PASS"
+        verdict = sentence_verdict(claim, codes)
         fix = closest = None
         if verdict == "FAIL":
             best = embedder.best(strip_markers(claim.text))
@@ -184,7 +181,7 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
         span = claim.span or (0, 0)
         sentences.append(SentenceCheck(claim.text, span, verdict, tuple(codes), tuple(claim.evidence_ids),
                                        attribution.method, fix, closest))
-    all_pass = evaluation.passed and not any(r.failed for r in pre_results) and bool(sentences) and all(s.verdict == "PASS" for s in sentences)
+    all_pass = edit_passes(evaluation, pre_results, len(built.attributions))
     verified = all_pass and all(c.status != "UNKNOWN" for c in evaluation.claims)
     mode = policy.reverify.unsupported_edits
     if all_pass:
@@ -218,6 +215,33 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
         budgets=policy.budgets, redaction={"applied": False}, parent_trace_id=parent.trace_id,
     )
     return result, bundle
+
+
+def edit_question(parent: TraceBundle) -> str:
+    """The user message the edit is checked under: the parent's last one, normalised as every request's is."""
+    from controlplane.router import normalize_text
+
+    return normalize_text(next((str(m.get("content", "")) for m in reversed(parent.messages)
+                                if m.get("role") == "user"), ""))
+
+
+def sentence_verdict(claim: Any, codes: list[str]) -> str:
+    """PASS or FAIL for one sentence of the edit (``codes``: its reason codes and the attempt-wide failures)."""
+    if not claim.evidence_ids and claim.status == "UNKNOWN" and not codes:
+        return "PASS"  # states that the evidence is silent: honest, but never "verified"
+    return "FAIL" if codes or claim.verdict != "PASS" else "PASS"
+
+
+def edit_passes(evaluation: Any, pre_results: list[Any], sentence_count: int) -> bool:
+    """Whether the whole edit passes: every gate, and every one of its ``sentence_count`` sentences. Replay decides
+    a recorded edit's status with this same rule (an edit is never regenerated)."""
+    if not evaluation.passed or any(r.failed for r in pre_results) or not sentence_count:
+        return False
+    if len(evaluation.claims) != sentence_count:  # the envelope did not parse: every sentence fails
+        return False
+    everywhere = [code.value for code in global_failures(evaluation.results)]
+    return all(sentence_verdict(claim, list(dict.fromkeys([*claim.reason_codes, *everywhere]))) == "PASS"
+               for claim in evaluation.claims)
 
 
 def _flagged(checked: str, sentences: list[SentenceCheck]) -> str:

@@ -33,6 +33,7 @@ from controlplane.contracts.text import (
     content_stems,
     memo_by_text,
     sentence_texts,
+    stem,
     words,
 )
 
@@ -199,6 +200,112 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if q.unit and q.kind == "other" and not any(e.unit in ("", q.unit) for e in same_value):
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
+    if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
+        findings = _moved_numbers(evidence_text, claim_text)
+    return findings
+
+
+# A number "binds" the content word next to it: the noun it counts ("11 megaregions", "10-county", "62% of voters")
+# or, when it counts none, the word it dates or measures ("Europe in 2005", "turnout was 62%"). Comparing sets of values misses a number
+# moved to another noun of the same passage ("11-county" from "8-county ... 11 megaregions"); comparing bindings
+# catches it. Only a positive contradiction counts, so paraphrase stays free: the evidence must bind the claim's word
+# to another number, and bind every occurrence of the claim's number to some other word.
+_BIND_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['\-][A-Za-z0-9]+)*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\S")
+_BIND_TRANSPARENT = frozenset({"-", "$", "€", "£", "%", "percent", "per", "cent", "percentage", "thousand", "million",
+                               "billion", "trillion", "bn"})
+# Units say how a number is measured, not what it is about: "40 km² of forest" binds "forest".
+_BIND_UNITS = frozenset(w.lower() for w in (*TIME_UNITS, *DOSE_UNITS, *OTHER_UNITS, "²", "³")) - {
+    "people", "points", "times", "dose", "doses", "tablet", "tablets", "pill", "pills", "unit", "units"}
+_BIND_BARRIERS = frozenset({"and", "or", "but", "nor", "than", "while", "whereas", "versus", "vs", "to",
+                            "between"})
+_ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
+_MAX_SKIPPED = 3
+
+
+@dataclass(frozen=True)
+class _Binding:
+    value: float
+    approx: bool
+    before: str  # content stem bound on the left, "" if none
+    after: str  # content stem bound on the right (the counted noun or unit), "" if none
+    text: str
+    words: dict[str, str]  # stem -> the word as written, for the finding's detail
+
+
+def _is_number(token: str) -> bool:
+    return token[0].isdecimal()  # "²" is a digit to isdigit, not a number
+
+
+def _walk(tokens: list[str], start: int, step: int) -> tuple[str, str]:
+    """The first content word from ``start`` in direction ``step``, through function words and units only."""
+    skipped, i = 0, start
+    while 0 <= i < len(tokens):
+        t = tokens[i]
+        low = t.lower()
+        if step > 0 and t == "-" and i + 2 < len(tokens) and tokens[i + 1].lower() in ("and", "or", "to") \
+                and _is_number(tokens[i + 2]):
+            i += 3  # "8- and 10-county": the first number counts the same noun as the second
+            continue
+        if _is_number(t) or low in NUMBER_WORDS or low in _BIND_BARRIERS or not (
+                t[0].isalnum() or low in _BIND_TRANSPARENT or low in _BIND_UNITS):
+            return "", ""
+        if low in _BIND_TRANSPARENT or low in _BIND_UNITS:
+            i += step
+            continue
+        if low in STOPWORDS:
+            skipped += 1
+            if skipped > _MAX_SKIPPED:
+                return "", ""
+            i += step
+            continue
+        return stem(low), t
+    return "", ""
+
+
+@memo_by_text
+def _bindings(text: str) -> tuple[_Binding, ...]:
+    tokens = _BIND_TOKEN.findall(text)
+    out = []
+    for i, t in enumerate(tokens):
+        if not _is_number(t):
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1].lower() in _ORDINAL_SUFFIXES:
+            continue  # "1st": a rank
+        if i > 0 and tokens[i - 1] == "-" and i > 1 and tokens[i - 2][0].isalpha():
+            continue  # "COVID-19": part of a name
+        value = float(t.replace(",", ""))
+        for nxt in tokens[i + 1:i + 3]:
+            if nxt.lower() in SCALES and nxt.lower() not in ("k", "m"):
+                value *= SCALES[nxt.lower()]
+                break
+        approx = bool(APPROX.intersection(w.lower() for w in tokens[max(0, i - 2):i]))
+        (before, before_word), (after, after_word) = _walk(tokens, i - 1, -1), _walk(tokens, i + 1, 1)
+        if after:  # a number with its own noun ("completed the 12-kilometre tunnel"): the word before is the
+            before = before_word = ""  # phrase's verb, not the number's
+        out.append(_Binding(value, approx, before, after, t, {before: before_word, after: after_word}))
+    return tuple(out)
+
+
+def _moved_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    evidence = _bindings(evidence_text)
+    findings = []
+    for claimed in _bindings(claim_text):
+        rel = 0.10 if claimed.approx else 1e-9
+        same = [e for e in evidence if _close(e.value, claimed.value, rel)]
+        if not same:
+            continue  # not a quantity the value check saw (a glued or ordinal form): nothing to compare
+        for side in ("after", "before"):
+            word = getattr(claimed, side)
+            if not word or any(word in (e.before, e.after) for e in same):
+                continue
+            others = [e for e in evidence if getattr(e, side) == word and not _close(e.value, claimed.value, rel)]
+            if others and all(getattr(e, side) for e in same):
+                findings.append(CheckFinding(
+                    ReasonCode.NUMBER_MISMATCH, "numbers",
+                    f"claim puts {claimed.text} on {claimed.words[word]!r}; the evidence gives "
+                    f"{claimed.words[word]!r} {others[0].text} and {same[0].text} to "
+                    f"{same[0].words[getattr(same[0], side)]!r}"))
+                break
     return findings
 
 

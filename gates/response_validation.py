@@ -39,6 +39,11 @@ def hallucination_phrases(text: str, phrases: tuple[str, ...] | list[str] = SEED
     return [phrase for phrase in dict.fromkeys(phrases) if phrase.strip() and phrase_pattern(phrase).search(text)]
 
 
+def phrase_warnings(found: dict[str, list[str]]) -> list[str]:
+    """One warning line per claim from ``details["phrases_found"]`` (claim id -> phrases), failing or not."""
+    return [f"{cid}: potential hallucination ({', '.join(repr(h) for h in hits)})" for cid, hits in found.items()]
+
+
 class ResponseValidationGate(BaseGate):
     gate_id = "response_validation"
     version = "v1"
@@ -60,7 +65,7 @@ class ResponseValidationGate(BaseGate):
             hits = hallucination_phrases(claim.text, phrases)
             if hits:
                 found[claim.claim_id] = hits
-        warnings = [f"{cid}: potential hallucination ({', '.join(repr(h) for h in hits)})" for cid, hits in found.items()]
+        warnings = phrase_warnings(found)
         details = {"phrases_found": found, "fail_at_rigor": fail_at.value}
         if found and level.rank >= fail_at.rank:
             return self.failing([ReasonCode.HALLUCINATION_PHRASE], evidence_refs=[f"claim_map:{c}" for c in found],

@@ -32,6 +32,18 @@ CASES = [
      ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "Cases rose to 4,800 in March.", "Cases rose to about 5,000 in March.",
      "Cases rose to 5,000 in March.", ReasonCode.NUMBER_MISMATCH),
+    # a value the evidence states, moved to another noun / date / place of the same passage
+    (check_numbers, "The 8- and 10-county definitions are not used for the megaregion, one of the 11 megaregions.",
+     "The megaregion is one of the 11 megaregions.", "The 11- and 10-county definitions are not used.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The company was founded in 1998 and expanded to Europe in 2005.",
+     "In 2005, the company expanded to Europe.", "The company expanded to Europe in 1998.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Turnout was 62% in the north and 48 percent in the south.",
+     "In the south, turnout reached 48%.", "Turnout was 48% in the north.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The school has 40 teachers and 600 students.",
+     "The school's 600 students are taught by 40 teachers.", "The school has 600 teachers.",
+     ReasonCode.NUMBER_MISMATCH),
     (check_negation, "The vaccine was not effective in children under five.",
      "The vaccine did not work in children under five.", "The vaccine was effective in children under five.",
      ReasonCode.NEGATION_MISMATCH),
@@ -128,3 +140,21 @@ def test_population_swap_is_qualifier_drift():
     assert ReasonCode.QUALIFIER_DRIFT in codes
     same = "Drug X was associated with a 20% reduction in symptom severity in adults over 65."
     assert ReasonCode.QUALIFIER_DRIFT not in {f.code for f in run_checks(evidence, same)}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("Sales rose 5% in 2020 and 8% in 2021.", "In 2021, sales rose 8%."),  # ellipsis: "8%" has no verb of its own
+    ("Revenue rose 5% to $20 million.", "Revenue reached $20 million, up 5%."),
+    ("In 2019 the firm had 200 employees; by 2021 it had 350 employees.", "The firm had 350 employees in 2021."),
+    ("The trial enrolled 120 adults for 12 weeks.", "Over 12 weeks, 120 adults took part in the trial."),
+])
+def test_a_reordered_sentence_keeps_its_numbers_bound(evidence, claim):
+    """A number is only "moved" when the evidence gives the claim's word another number and the claim's number to
+    another word: reordered clauses and shared verbs stay free."""
+    assert not check_numbers(evidence, claim)
+
+
+def test_numbers_take_superscripts_and_other_unicode_digits_without_failing():
+    evidence = "The reserve covers 40 km² of forest and 12 km² of lakes."
+    assert not check_numbers(evidence, "The reserve covers 40 km² of forest.")
+    assert codes(check_numbers(evidence, "The reserve covers 12 km² of forest.")) == {ReasonCode.NUMBER_MISMATCH}

@@ -147,3 +147,38 @@ def test_post_v1_reverify(answered):
     assert bad.status_code == 200 and bad.json()["sentences"][0]["verdict"] == "FAIL"
     assert missing.status_code == 400 and missing.json()["error"]["param"] == "text"
     assert unknown.status_code == 400 and "no trace" in unknown.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("mode", ["block", "flag"])
+@pytest.mark.parametrize("edit", [NUMBER_EDIT, UNCITED_EDIT, GROUNDED_EDIT])
+def test_a_stored_edit_check_replays_to_its_recorded_status(answered, mode, edit):
+    """An edit is never regenerated: replay decides its status with reverify's own rule (pass, else degraded),
+    not the regen loop's, whose missing attempt 2 would leave a failing edit `unresolved`."""
+    from controlplane.replay import replay_bundles
+
+    db, parent = answered
+    with checker(db, mode) as plane:
+        result = plane.reverify(parent, edit)
+        stored = plane.trace(result.trace_id)
+    replayed = replay_bundles([stored]).traces[0]
+    assert replayed.replayed_status == stored.outcome.status.value
+    assert replayed.replayed_status == ("pass" if result.passed else "degraded")
+    assert replayed.reproduced, [d.line() for d in replayed.differences]
+
+
+def test_replay_of_an_edit_check_sees_a_changed_verdict_under_a_candidate_policy(answered):
+    """A failing edit replayed under a policy without the gates that failed it passes there: replay judges the
+    recorded edit, it does not echo the recorded status."""
+    from controlplane.replay import replay_bundles
+
+    db, parent = answered
+    with checker(db) as plane:
+        result = plane.reverify(parent, NUMBER_EDIT)
+        stored = plane.trace(result.trace_id)
+    failing = {code for s in result.sentences for code in s.reason_codes}
+    assert "NUMBER_MISMATCH" in failing
+    lenient = policy().bundle.model_dump(mode="json")
+    lenient["gates"] = [g for g in lenient["gates"] if g["gate_id"] in ("output_schema", "mode_echo_match")]
+    candidate = parse_bundle(lenient, "tests:reverify-lenient")
+    replayed = replay_bundles([stored], policy=candidate).traces[0]
+    assert (stored.outcome.status.value, replayed.replayed_status) == ("degraded", "pass")
