@@ -41,8 +41,10 @@ CLAIM_TYPE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.c
                    r"\b(?:linear|logarithmic|quadratic|polynomial|exponential|constant) time\b"),
     ("PSEUDOCODE", r"\b(?:set|let|initiali[sz]e|compute)\s+\w+\s*(?:=|:=|←)|\bfor each\b|\breturns?\b|:=|←"),
     ("CORRECTNESS", r"\b(?:invariant|terminat\w*|precondition|postcondition|correct(?:ness|ly)?)\b"),
-    ("ALGORITHMIC", r"\b(?:algorithm\w*|sort\w*|search\w*|recurs\w*|divides?|merges?|travers\w*|partition\w*|"
-                    r"pivot\w*|iterat\w*)\b"),
+    # how an algorithm proceeds (its steps), not a mention of one: "Quicksort is a sorting algorithm" is a definition
+    # and "binary search runs in logarithmic time" a complexity claim; neither needs pseudocode in the evidence
+    ("ALGORITHMIC", r"\b(?:recurs\w*|divides|merges|sorts each|travers(?:es|ing)|partitions|pivots|iterates|"
+                    r"swaps|scans|splits)\b"),
     ("THEOREM", r"\b(?:theorem|lemma|corollary|for (?:any|all|every)|there exists?)\b|∀|∃"),
     ("PROOF_STEP", r"\b(?:assume|suppose|hence|therefore|thus|it follows|by induction|for contradiction|"
                    r"base case|inductive step)\b"),

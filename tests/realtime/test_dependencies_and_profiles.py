@@ -145,6 +145,24 @@ CASES = {
                          "procedure merge_sort(A):\n  if length(A) <= 1: return A\n  mid := length(A) / 2\n"
                          "  return merge(merge_sort(A[0..mid]), merge_sort(A[mid..]))",
                          "domain_profile_evidence_matching", None),
+    # faithful answers the profiles must not refuse: a definition or a complexity claim about an algorithm needs no
+    # pseudocode, and a theorem worded without "theorem" (or with an inequality) is still a math claim
+    "algorithm_definition_needs_no_pseudocode": ("How does quicksort work as a sorting algorithm?",
+                                                 "Quicksort is a sorting algorithm",
+                                                 "Quicksort is a sorting algorithm.",
+                                                 "domain_profile_evidence_matching", None),
+    "algorithm_definition_allowed": ("How does quicksort work as a sorting algorithm?",
+                                     "Quicksort is a sorting algorithm", "Quicksort is a sorting algorithm.",
+                                     "domain_profile_pre_verification", None),
+    "complexity_needs_no_pseudocode": ("How does binary search work?",
+                                       "Binary search finds an item of a sorted array in logarithmic time",
+                                       "Binary search finds an item of a sorted array in logarithmic time.",
+                                       "domain_profile_evidence_matching", None),
+    "math_statement_allowed": ("State the pigeonhole principle of discrete math.",
+                               "If n items are put into m containers with n > m, at least one container holds more "
+                               "than one item",
+                               "If n items are put into m containers with n > m, at least one container holds more "
+                               "than one item.", "domain_profile_pre_verification", None),
 }
 
 
