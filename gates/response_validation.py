@@ -60,9 +60,13 @@ class ResponseValidationGate(BaseGate):
         phrases = tuple(dict.fromkeys([*SEED_PHRASES, *extra]))
         fail_at = RigorLevel(inp.params.get("fail_at_rigor", RigorLevel.HIGH.value))
         level = inp.mode_decision.rigorConfig.level
+        evidence_text = {item.id: item.text for item in inp.evidence_pack.evidence}
         found: dict[str, list[str]] = {}
         for claim in inp.envelope.meta.claim_map:
-            hits = hallucination_phrases(claim.text, phrases)
+            # a phrase the cited evidence itself says is a quote, not the model leaning on its memory
+            cited = " ".join(evidence_text.get(eid, "") for eid in claim.evidence_ids)
+            quoted = set(hallucination_phrases(cited, phrases)) if cited else set()
+            hits = [hit for hit in hallucination_phrases(claim.text, phrases) if hit not in quoted]
             if hits:
                 found[claim.claim_id] = hits
         warnings = phrase_warnings(found)

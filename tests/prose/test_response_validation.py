@@ -88,3 +88,17 @@ def test_through_the_pipeline_a_warning_at_low_rigor_a_suppressed_sentence_at_hi
     else:
         assert gates and not any(g.failed for g in gates)
         assert any("potential hallucination" in w for w in reply.verification["warnings"])
+
+
+def test_a_phrase_the_cited_evidence_says_is_a_quote_not_a_memory(gate_harness):
+    said = "Generally speaking, the Orion project ships on time."
+    evidence = [{"id": "E1", "title": "Orion", "text": said, "trust_tier": "authoritative"}]
+    quoted = gate_harness.envelope(f"{said} [E1]", claims=[(said, ["E1"])])
+    result = gate_harness.run(ResponseValidationGate(), quoted, evidence=evidence,
+                              mode=_decision(gate_harness, RigorLevel.HIGH), params={"fail_at_rigor": "high"})
+    assert result.outcome == "pass" and result.details["phrases_found"] == {}
+    own = "I recall that the Orion project ships on time."
+    added = gate_harness.envelope(f"{own} [E1]", claims=[(own, ["E1"])])
+    result = gate_harness.run(ResponseValidationGate(), added, evidence=evidence,
+                              mode=_decision(gate_harness, RigorLevel.HIGH), params={"fail_at_rigor": "high"})
+    assert result.outcome == "fail" and result.reason_codes == [ReasonCode.HALLUCINATION_PHRASE]
