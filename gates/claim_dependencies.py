@@ -74,6 +74,11 @@ class DependencyWarning:
 
 def extract_terms(claim_text: str) -> set[str]:
     """§2.5.1 term extraction, with the function words that open a sentence dropped from capitalised phrases."""
+    return set(_terms_of(claim_text))
+
+
+@memo_by_text  # the same claim texts come again (every attempt, replays): extracted once
+def _terms_of(claim_text: str) -> frozenset[str]:
     text = strip_markers(claim_text)
     terms: set[str] = set()
     for phrase in _CAPITALIZED.findall(text):
@@ -91,7 +96,7 @@ def extract_terms(claim_text: str) -> set[str]:
         terms.add(match.group())
     terms.update(_GREEK.findall(text))
     terms.update(_NOTATION.findall(text))
-    return terms
+    return frozenset(terms)
 
 
 def _word(term: str) -> str:
@@ -122,6 +127,7 @@ def _equation_sides(claim_text: str) -> tuple[str, tuple[str, ...]]:
     return text, tuple(sides)
 
 
+@memo_by_text  # asked per (claim, term) of every claim, request after request
 def defines(claim_text: str, term: str) -> bool:
     """Whether the claim introduces ``term`` explicitly (see the module docstring)."""
     text, sides = _equation_sides(claim_text)
