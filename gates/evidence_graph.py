@@ -76,6 +76,7 @@ def claim_type(status: str, verdict: str, grounded: bool) -> str:
 def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[GateResult]) -> nx.DiGraph:
     """The evidence graph of one attempt: its pack, its envelope and the verdicts of the gates in ``results``."""
     graph = nx.DiGraph()
+    in_pack = pack.by_id()
     nli = prior_records(results, "nli_entailment", "claim_records") or {}
     steps = prior_records(results, "reasoning_chain", "steps") or {}
     failed: dict[str, list[str]] = {}
@@ -89,7 +90,7 @@ def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[
             source_confidences[evidence_id] = min(value, source_confidences.get(evidence_id, 1.0))
     for step in steps.values():
         for premise, value in ((step.get("confidence_factors") or {}).get("premise_confidences") or {}).items():
-            if pack.get(premise) is not None:
+            if premise in in_pack:
                 source_confidences[premise] = min(value, source_confidences.get(premise, 1.0))
     for item in pack.evidence:
         prov = item.provenance
@@ -118,9 +119,9 @@ def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[
         record = nli.get(claim.claim_id) or {}
         supporting = record.get("supporting_ids") if "supporting_ids" in record else None
         support_ids = [i for i in (supporting if supporting is not None else claim.evidence_ids)
-                       if pack.get(i) is not None]
+                       if i in in_pack]
         if claim.claim_id in steps:  # a step's own citations are the sources under its premises; keep them
-            support_ids = [i for i in claim.evidence_ids if pack.get(i) is not None]
+            support_ids = [i for i in claim.evidence_ids if i in in_pack]
         for evidence_id in dict.fromkeys(support_ids):
             graph.add_edge(node, source_node(evidence_id), kind=SUPPORT)
         for premise in (steps.get(claim.claim_id) or {}).get("premises", []):
@@ -129,7 +130,7 @@ def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[
                 graph.add_edge(node, target, kind=REASONING)
         contradicting = {i for atom in record.get("atoms", []) for i in atom.get("contradicting_ids", [])}
         for evidence_id in sorted(contradicting):
-            if pack.get(evidence_id) is not None and not graph.has_edge(node, source_node(evidence_id)):
+            if evidence_id in in_pack and not graph.has_edge(node, source_node(evidence_id)):
                 graph.add_edge(node, source_node(evidence_id), kind=CONTRADICTION)
     for result in results:
         if result.gate_id != "evidence_conflicts":
