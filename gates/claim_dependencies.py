@@ -103,7 +103,8 @@ def _word(term: str) -> str:
     return rf"(?<![\w]){re.escape(term)}(?![\w])"
 
 
-@functools.lru_cache(maxsize=4096)  # terms recur across claims and requests: compile their patterns once
+@functools.lru_cache(maxsize=512)  # terms recur across claims and requests: compile their patterns once (bounded
+# like re's own cache: terms come from model output)
 def _definition_patterns(term: str) -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
     """(the term as a word, the patterns of an explicit definition of it) -- see ``defines``."""
     t = _word(term)
