@@ -607,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.overhead_samples:
         with tempfile.TemporaryDirectory(prefix="cp-bench-") as tmpdir:
-            print(json.dumps(overhead_samples(Path(tmpdir), args.overhead_samples)))
+            print(json.dumps(overhead_samples(Path(tmpdir), args.overhead_samples, cold=True)))
         return 0
     if args.render:
         markdown = render_markdown(json.loads(args.render.read_text(encoding="utf-8")))

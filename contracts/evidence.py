@@ -176,6 +176,14 @@ class EvidencePack(Contract):
     def get(self, evidence_id: str) -> EvidenceItem | None:
         return next((item for item in self.evidence if item.id == evidence_id), None)
 
+    def by_id(self) -> dict[str, EvidenceItem]:
+        """Id -> item, as ``get`` finds them (the first item of an id), for a reader that looks up every claim's
+        citations: one pass over the pack instead of one per citation. Built fresh on each call (never stale)."""
+        index: dict[str, EvidenceItem] = {}
+        for item in self.evidence:
+            index.setdefault(item.id, item)
+        return index
+
 
 class SourceType(str, Enum):
     PDF = "PDF"

@@ -61,21 +61,23 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def depth_of(data: Any) -> int:
-    """Nesting depth of decoded JSON (a scalar is 0, ``[]`` is 1), walked without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children: Any = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
+    """Nesting depth of decoded JSON (a scalar is 0, ``[]`` is 1), walked level by level without recursion (every
+    model output is measured: one list per level, no tuple per value)."""
+    depth, level = 0, [data]
+    while True:
+        below: list[Any] = []
+        holds_container = False
+        for value in level:
+            if isinstance(value, dict):
+                below.extend(value.values())
+                holds_container = True
+            elif isinstance(value, list):
+                below.extend(value)
+                holds_container = True
+        if not holds_container:
+            return depth
         depth += 1
-        deepest = max(deepest, depth)
-        stack.extend((child, depth) for child in children)
-    return deepest
+        level = below
 
 
 def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, allow_duplicate_keys: bool = False) -> Any:

@@ -24,13 +24,14 @@ DEPENDENCY_FORWARD_REFERENCE and LOW_CONFIDENCE.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from controlplane.contracts import Claim, ClaimStatus, CostClass, GateResult, ReasonCode
-from controlplane.contracts.text import strip_markers
+from controlplane.contracts.text import memo_by_text, strip_markers
 
 from .anchoring import anchor_claims
 from .hookspec import hookimpl
@@ -73,6 +74,11 @@ class DependencyWarning:
 
 def extract_terms(claim_text: str) -> set[str]:
     """§2.5.1 term extraction, with the function words that open a sentence dropped from capitalised phrases."""
+    return set(_terms_of(claim_text))
+
+
+@memo_by_text  # the same claim texts come again (every attempt, replays): extracted once
+def _terms_of(claim_text: str) -> frozenset[str]:
     text = strip_markers(claim_text)
     terms: set[str] = set()
     for phrase in _CAPITALIZED.findall(text):
@@ -90,30 +96,46 @@ def extract_terms(claim_text: str) -> set[str]:
         terms.add(match.group())
     terms.update(_GREEK.findall(text))
     terms.update(_NOTATION.findall(text))
-    return terms
+    return frozenset(terms)
 
 
 def _word(term: str) -> str:
     return rf"(?<![\w]){re.escape(term)}(?![\w])"
 
 
-def defines(claim_text: str, term: str) -> bool:
-    """Whether the claim introduces ``term`` explicitly (see the module docstring)."""
-    text = strip_markers(claim_text)
+@functools.lru_cache(maxsize=512)  # terms recur across claims and requests: compile their patterns once (bounded
+# like re's own cache: terms come from model output)
+def _definition_patterns(term: str) -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
+    """(the term as a word, the patterns of an explicit definition of it) -- see ``defines``."""
     t = _word(term)
-    for equals in _EQUALS.finditer(text):  # left-hand side of an equation, back to the clause start
-        left = text[:equals.start()]
-        breaks = list(_CLAUSE_BREAK.finditer(left))
-        lhs = left[breaks[-1].end():] if breaks else left
-        if re.search(t, lhs):
-            return True
-    patterns = (
+    return re.compile(t), tuple(re.compile(p) for p in (
         rf"{t}{_APPOSITIVE}\s+(?:is|are)\s+(?:defined\s+as|called|given\s+by|the|a|an)\b",
         rf"{t}{_APPOSITIVE}\s+(?:denotes|means|refers\s+to|stands\s+for|is\s+short\s+for)\b",
         rf"\b(?:called|known\s+as|denoted(?:\s+by)?|named|termed|written\s+as)\s+(?:the\s+)?{t}",
         rf"\w\s*\(\s*{re.escape(term)}\s*\)",  # "the Reynolds number (Re)"
-    )
-    return any(re.search(p, text) for p in patterns)
+    ))
+
+
+@memo_by_text  # a claim is asked about each of its terms: strip and split it once
+def _equation_sides(claim_text: str) -> tuple[str, tuple[str, ...]]:
+    """(the claim without evidence markers, the left-hand side of each equation in it, back to the clause start)"""
+    text = strip_markers(claim_text)
+    sides = []
+    for equals in _EQUALS.finditer(text):
+        left = text[:equals.start()]
+        breaks = list(_CLAUSE_BREAK.finditer(left))
+        sides.append(left[breaks[-1].end():] if breaks else left)
+    return text, tuple(sides)
+
+
+@memo_by_text  # asked per (claim, term) of every claim, request after request
+def defines(claim_text: str, term: str) -> bool:
+    """Whether the claim introduces ``term`` explicitly (see the module docstring)."""
+    text, sides = _equation_sides(claim_text)
+    word, patterns = _definition_patterns(term)
+    if any(word.search(lhs) for lhs in sides):  # left-hand side of an equation
+        return True
+    return any(p.search(text) for p in patterns)
 
 
 def check_dependencies(claims: Sequence[Claim], order: Sequence[str] | None = None) -> list[DependencyWarning]:

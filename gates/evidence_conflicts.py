@@ -97,10 +97,11 @@ class EvidenceConflictsGate(BaseGate):
         disclosures: list[str] = []
         backend_error = None
         work = []
+        items_by_id = pack.by_id()
         for claim in envelope.meta.claim_map:
             if claim.status is ClaimStatus.UNKNOWN or not claim.evidence_ids:
                 continue
-            cited = [item for eid in claim.evidence_ids if (item := pack.get(eid)) is not None]
+            cited = [item for eid in claim.evidence_ids if (item := items_by_id.get(eid)) is not None]
             if not cited:
                 continue
             others = [item for item in pack.evidence if item.id not in claim.evidence_ids]
@@ -116,7 +117,7 @@ class EvidenceConflictsGate(BaseGate):
             conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, scored, threshold=threshold,
                                             overlap=overlap)
             for conflict in conflicts:
-                a, b = pack.get(conflict.supporter), pack.get(conflict.opposer)
+                a, b = items_by_id.get(conflict.supporter), items_by_id.get(conflict.opposer)
                 resolution = resolve_pair(a, b, now, credibility_gap=gap, outdated_gap_days=outdated_days,
                                           time_sensitive=time_sensitive)
                 outcome, fails = self._handle(resolution, conflict, policy, cited_anywhere, analysed)

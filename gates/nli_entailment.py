@@ -122,6 +122,7 @@ class NliEntailmentGate(BaseGate):
         view = inp.view
 
         works: list[ClaimWork] = []
+        items_by_id = pack.by_id()
         for claim in envelope.meta.claim_map:
             work = ClaimWork(claim.claim_id, claim.text, claim.status.value, [])
             works.append(work)
@@ -129,7 +130,7 @@ class NliEntailmentGate(BaseGate):
                 work.decision, work.record = None, {"decision": "UNKNOWN", "verdict": "PASS",
                                                     "why": "labelled UNKNOWN: an honest answer, not checked"}
                 continue
-            items = [item for eid in dict.fromkeys(claim.evidence_ids) if (item := pack.get(eid)) is not None]
+            items = [item for eid in dict.fromkeys(claim.evidence_ids) if (item := items_by_id.get(eid)) is not None]
             if not claim.evidence_ids and claim.status in exempt:
                 work.record = {"decision": "EXEMPT", "verdict": "PASS",
                                "why": f"{claim.status.value} needs no evidence at rigor {level.value}"}

@@ -11,6 +11,7 @@ evidence_binding's UNKNOWN_EVIDENCE_ID, and output over the token budget is budg
 
 from __future__ import annotations
 
+import functools
 import re
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode, RigorLevel
@@ -22,6 +23,7 @@ SEED_PHRASES = ("I recall that", "From my knowledge", "Generally speaking", "It'
 _APOSTROPHES = "'’`´"
 
 
+@functools.lru_cache(maxsize=1024)  # a bundle's phrases are few and fixed: compile each once, not per claim
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     parts = []
     for char in phrase.strip():

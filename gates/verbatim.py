@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from controlplane.contracts import EvidenceItem
-from controlplane.contracts.text import Sentence, split_sentences, strip_markers
+from controlplane.contracts.text import Sentence, memo_by_text, split_sentences, strip_markers
 
 # A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
 # directly."); a blank line, a list item or a heading still starts a new unit.
@@ -37,8 +37,19 @@ def sentence_texts(text: str) -> list[str]:
     return [plain for sentence in evidence_sentences(text) if (plain := strip_markers(sentence.text))]
 
 
+_MEMO_CLAIM_CHARS = 4096  # a longer claim is decided afresh: the cache never holds long texts
+
+
 def is_whole_sentences(claim_text: str, evidence_text: str) -> bool:
     """True when the claim is one sentence, or a run of consecutive sentences, of the evidence text."""
+    if len(claim_text) > _MEMO_CLAIM_CHARS:
+        return _whole_sentences.__wrapped__(evidence_text, claim_text)
+    return _whole_sentences(evidence_text, claim_text)
+
+
+@memo_by_text  # asked for every cited item of every claim, attempt after attempt: decided once per pair (the
+# evidence text first, so a long one is never kept)
+def _whole_sentences(evidence_text: str, claim_text: str) -> bool:
     claim = strip_markers(claim_text)
     if not claim:
         return False
