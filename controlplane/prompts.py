@@ -12,7 +12,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controlplane.contracts import ClaimStatus, EvidencePack, ModeDecision, PolicyBundle, RegenDelta
+from controlplane.contracts import (
+    ClaimStatus,
+    EvidencePack,
+    ModeDecision,
+    PolicyBundle,
+    ReasoningOperation,
+    RegenDelta,
+)
 from controlplane.contracts.clock import utc_now
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
@@ -220,13 +227,25 @@ def envelope_schema_for(
     # evidence is never UNKNOWN, and a FACTUAL claim always cites. (Which other statuses may go uncited is policy;
     # the gates decide.) Evidence arrays are bounded: unbounded, a small model loops on ["E1", "E2", "E1", ...]
     # until the token budget is gone.
-    uncited = claim({"type": "array", "items": {"type": "string"}, "maxItems": 0}, [s for s in statuses if s != "FACTUAL"])
+    # A REASONING claim is always a reasoning step (third shape): it names how it follows and from what, so the
+    # reasoning_chain gate can check it; the two plain shapes do not offer REASONING.
+    plain = [s for s in statuses if s != ClaimStatus.REASONING.value]
+    uncited = claim({"type": "array", "items": {"type": "string"}, "maxItems": 0}, [s for s in plain if s != "FACTUAL"])
     if ids:
         cited_ids = {"type": "array", "items": {"type": "string", "enum": ids}, "minItems": 1,
                      "maxItems": min(len(ids), MAX_IDS_PER_CLAIM)}
-        item: dict[str, Any] = {"anyOf": [claim(cited_ids, [s for s in statuses if s != "UNKNOWN"]), uncited]}
+        shapes = [claim(cited_ids, [s for s in plain if s != "UNKNOWN"]), uncited]
     else:
-        item = uncited
+        shapes = [uncited]
+    premise = {"anyOf": [{"type": "string", "pattern": "^c[0-9]{1,3}$"}, *([{"type": "string", "enum": ids}] if ids else [])]}
+    step = claim({"type": "array", "items": {"type": "string", "enum": ids}, "maxItems": min(len(ids), MAX_IDS_PER_CLAIM)}
+                 if ids else {"type": "array", "items": {"type": "string"}, "maxItems": 0}, [ClaimStatus.REASONING.value])
+    step["description"] = ("A reasoning step: a conclusion drawn from earlier claims (c1, c2, ...) or evidence ids, "
+                           "named in premises, with the operation that derives it.")
+    step["properties"]["operation"] = {"type": "string", "enum": [op.value for op in ReasoningOperation]}
+    step["properties"]["premises"] = {"type": "array", "items": premise, "minItems": 1, "maxItems": MAX_IDS_PER_CLAIM}
+    step["required"] = [*step["required"], "operation", "premises"]
+    item: dict[str, Any] = {"anyOf": [*shapes, step]}
     return {
         "type": "object",
         "properties": {
