@@ -27,6 +27,7 @@ from controlplane.contracts import (
     json_text,
 )
 from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
+from controlplane.contracts.user_files import read_user_file
 
 from .credibility import TRUST_TIER_CREDIBILITY, estimate_credibility  # noqa: F401 (re-exported)
 
@@ -253,12 +254,7 @@ def parse_evidence_document(data: Any, source: str) -> tuple[list[dict[str, Any]
 
 def read_evidence_file(path: str | Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict]:
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise EvidenceError(f"evidence file not found: {file} (pass --evidence with an existing JSON file)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EvidenceError(f"cannot read evidence file {file}: {exc}") from None
+    text = read_user_file(file, "evidence file", "pass --evidence with an existing JSON file", EvidenceError)
     try:
         data = json_text.loads(text)
     except json_text.JsonTextError as exc:

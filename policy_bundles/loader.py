@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from controlplane.contracts import PolicyBundle, PolicyRef, json_text
 from controlplane.contracts.policy import bundle_hash, canonical_content
+from controlplane.contracts.user_files import read_user_file
 
 DEFAULT_BUNDLE_NAME = "default"
 
@@ -54,12 +55,7 @@ def load_bundle(path: str | Path | None = None) -> LoadedPolicy:
         text = resources.files(__package__).joinpath(f"{DEFAULT_BUNDLE_NAME}.json").read_text(encoding="utf-8")
         return parse_bundle(json.loads(text), source=f"builtin:{DEFAULT_BUNDLE_NAME}")
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PolicyBundleError(f"policy bundle not found: {file} (pass --policy with an existing bundle file)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyBundleError(f"cannot read policy bundle {file}: {exc}") from None
+    text = read_user_file(file, "policy bundle", "pass --policy with an existing bundle file", PolicyBundleError)
     try:
         data = json_text.loads(text)
     except json_text.JsonTextError as exc:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controlplane.contracts import FinishReason, json_text
+from controlplane.contracts.user_files import read_user_file
 from controlplane.model_boundary import (
     AssembledContext,
     GenerationParams,
@@ -40,12 +41,8 @@ class ScriptedOutput:
 
 
 def parse_script(path: Path) -> list[ScriptedOutput]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ModelError(f"scripted model file not found: {path} (set --model scripted:PATH to an existing JSONL file)")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelError(f"cannot read scripted model file {path}: {exc}")
+    lines = read_user_file(path, "scripted model file", "set --model scripted:PATH to an existing JSONL file",
+                           ModelError).splitlines()
     outputs = []
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()

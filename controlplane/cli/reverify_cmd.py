@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from controlplane.api import ControlPlane
-from controlplane.contracts.errors import InputError
+from controlplane.contracts.user_files import read_user_file
 
 from .common import db_option, emit_json, json_option, policy_option, signing_options
 
@@ -32,12 +32,7 @@ def reverify_command(trace_id: str, text_path: Path, db_path: Path | None, polic
 
     The check is stored as a new trace whose parent is TRACE_ID; no model is called.
     """
-    try:
-        text = text_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"edit file not found: {text_path} (pass --text with the edited paragraph)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read edit file {text_path}: {exc}") from None
+    text = read_user_file(text_path, "edit file", "pass --text with the edited paragraph")
     with ControlPlane(model=False, policy=policy_path, db=db_path, nli_backend=nli_backend, critic=False,
                       require_signed=require_signed or None, public_key=public_key) as plane:
         result = plane.reverify(trace_id, text)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from controlplane.api import ControlPlane
-from controlplane.contracts.errors import InputError
+from controlplane.contracts.user_files import read_user_file
 from controlplane.paths import default_trace_db
 
 from .common import db_option, emit_json, format_option, json_option, policy_option, read_evidence, signing_options
@@ -41,12 +41,7 @@ def verify_command(evidence_path: Path | None, envelope_path: Path, message: str
     when it exists; verify never creates one), else the shipped default. Nothing is stored.
     """
     items, facts, rules = read_evidence(evidence_path)
-    try:
-        raw = envelope_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"envelope file not found: {envelope_path} (pass --envelope with an existing file)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read envelope file {envelope_path}: {exc}") from None
+    raw = read_user_file(envelope_path, "envelope file", "pass --envelope with an existing file")
     db = db_path if db_path is not None else (default_trace_db() if default_trace_db().is_file() else False)
     # verify never calls a model: no main model, no selector, no critic (ControlPlane.verify).
     with ControlPlane(model=False, policy=policy_path, db=db, nli_backend=nli_backend, critic=False,
