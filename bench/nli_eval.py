@@ -87,17 +87,33 @@ def main(argv=None) -> int:
     parser.add_argument("--check-int8", action="store_true",
                         help="with --fit: also score dev with the int8 ONNX runtime under the fp32 calibration and make "
                              "it the default runtime when its dev balanced accuracy is within 0.5 points of fp32")
+    parser.add_argument("--int8-check-only", action="store_true",
+                        help="keep the shipped calibration; only compare int8 with fp32 on dev and set default_runtime")
     args = parser.parse_args(argv)
     options = {"max_length": args.max_length, "max_windows": args.max_windows}
     if args.threads:
         options["threads"] = args.threads
+    if args.int8_check_only:
+        # The calibration stays as fitted (on whatever machine): only the int8 runtime is compared with fp32 under it.
+        from controlplane.nli.shipped import read_calibration, verifier_dir
+
+        calibration = read_calibration(verifier_dir())
+        fp32 = load_nli_backend("shipped", **{**options, "runtime": "torch"})
+        scored = []
+        for rel, split in DEV:
+            scored += _score(fp32, rel, split, args.limit)[0]
+        dev_metrics = ev.evaluate_scored(fp32, scored, calibration, elapsed=1.0)
+        check_int8("shipped", options, calibration, dev_metrics, args.limit)
+        if args.limit is None:
+            (verifier_dir() / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
+        return 0
     shipped = args.backend.split(":")[0] == "shipped"
     fit_options = {**options, "runtime": "torch"} if shipped and args.fit else options
     backend = load_nli_backend(args.backend, **fit_options)
     model_dir = Path(backend.metadata()["model_dir"])
     report: dict = {"backend": backend.name, "model_dir": str(model_dir), "max_length": backend.max_length,
                     "max_windows": backend.max_windows,
-                    "threads": backend.threads, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                    "threads": backend.threads, "device": getattr(backend, "device", "cpu"), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if args.fit:
         scored, elapsed = [], 0.0
         for rel, split in DEV:
@@ -113,21 +129,7 @@ def main(argv=None) -> int:
         dev_metrics = ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed)
         calibration["default_runtime"] = "torch"
         if args.check_int8 and shipped:
-            int8 = load_nli_backend(args.backend, **{**options, "runtime": "onnx-int8"})
-            scored8 = []
-            for rel, split in DEV:
-                s8, _ = _score(int8, rel, split, args.limit)
-                scored8 += s8
-            int8_metrics = ev.evaluate_scored(int8, scored8, calibration, elapsed=1.0)
-            delta = round(int8_metrics["balanced_accuracy"] - dev_metrics["balanced_accuracy"], 2)
-            calibration["quantization_check"] = {
-                "dev_balanced_accuracy_fp32": dev_metrics["balanced_accuracy"],
-                "dev_balanced_accuracy_int8": int8_metrics["balanced_accuracy"],
-                "dev_auroc_fp32": dev_metrics["auroc"], "dev_auroc_int8": int8_metrics["auroc"],
-                "delta_points": delta, "rule": "int8 is the default runtime when |delta| <= 0.5 dev BAcc points"}
-            if abs(delta) <= 0.5:
-                calibration["default_runtime"] = "onnx-int8"
-            print("int8 check", json.dumps(calibration["quantization_check"]), flush=True)
+            check_int8(args.backend, options, calibration, dev_metrics, args.limit)
         (model_dir / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
         report["dev"] = {"calibration": calibration, "metrics_on_dev": dev_metrics}
         if shipped:  # the test sets are scored with the runtime the product now uses by default
@@ -187,6 +189,24 @@ def main(argv=None) -> int:
     return 0
 
 
+def check_int8(backend_name: str, options: dict, calibration: dict, dev_metrics: dict, limit: int | None) -> None:
+    """Score dev with the int8 ONNX runtime under the fp32 calibration; int8 becomes the default runtime when its dev
+    balanced accuracy is within 0.5 points of fp32. Writes the result into ``calibration`` (the caller saves it)."""
+    int8 = load_nli_backend(backend_name, **{**options, "runtime": "onnx-int8"})
+    scored8 = []
+    for rel, split in DEV:
+        scored8 += _score(int8, rel, split, limit)[0]
+    int8_metrics = ev.evaluate_scored(int8, scored8, calibration, elapsed=1.0)
+    delta = round(int8_metrics["balanced_accuracy"] - dev_metrics["balanced_accuracy"], 2)
+    calibration["quantization_check"] = {
+        "dev_balanced_accuracy_fp32": dev_metrics["balanced_accuracy"],
+        "dev_balanced_accuracy_int8": int8_metrics["balanced_accuracy"],
+        "dev_auroc_fp32": dev_metrics["auroc"], "dev_auroc_int8": int8_metrics["auroc"],
+        "delta_points": delta, "rule": "int8 is the default runtime when |delta| <= 0.5 dev BAcc points"}
+    calibration["default_runtime"] = "onnx-int8" if abs(delta) <= 0.5 else "torch"
+    print("int8 check", json.dumps(calibration["quantization_check"]), flush=True)
+
+
 def markdown(report: dict) -> str:
     cal = report.get("calibration", {})
     lines = [
@@ -194,7 +214,10 @@ def markdown(report: dict) -> str:
         "",
         (f"Backend `{report['backend']}` (runtime {report.get('runtime')}), max_length {report['max_length']}, at most "
          f"{report.get('max_windows')} "
-         f"windows per (evidence, claim sentence), {report['threads']} torch thread(s). "
+         f"windows per (evidence, claim sentence), "
+         + (f"{report['threads']} torch thread(s). " if report.get("device", "cpu") == "cpu"
+            else f"scored on {report['device']}. ")
+         + 
          f"Calibration fitted on dev only ({', '.join(cal.get('dev_sources', [])) or 'not fitted'}): temperature "
          f"{cal.get('temperature')}, threshold {cal.get('threshold')}, veto codes {cal.get('veto_codes', [])}. "
          "Frozen before any test split was scored."),
@@ -248,8 +271,12 @@ def markdown(report: dict) -> str:
                   + ", ".join(f"{k} {v} rows" for k, v in report["subsampled"].items())
                   + ". On 200 rows the standard error of balanced accuracy is about 3.5 points: FaithBench is "
                   "not a like-for-like comparison with the published 750-row numbers.", ""]
-    lines += [("pairs/s = evaluation rows per second including chunking and all windows, measured while other jobs "
-               "shared the 2 cores (see bench/results/nli_throughput.json for a dedicated measurement)."), ""]
+    if report.get("device", "cpu") == "cpu":
+        lines += [("pairs/s = evaluation rows per second including chunking and all windows, measured while other "
+                   "jobs shared the 2 cores (see bench/results/nli_throughput.json for a dedicated measurement)."), ""]
+    else:
+        lines += [(f"pairs/s = evaluation rows per second on {report['device']}, not a CPU figure (see "
+                   "bench/results/nli_throughput.json for the CPU measurement)."), ""]
     return "\n".join(lines)
 
 

@@ -79,6 +79,11 @@ class TrainConfig:
     weight_decay: float = 0.01
     warmup_steps: int = 50
     threads: int = 1
+    # "cpu" (the default: CI and users train here), "cuda" when an accelerator is at hand (bf16 autocast), or "auto".
+    device: str = "cpu"
+    # Stop at a snapshot once this many seconds of training have passed (0 = no limit): a lent machine goes back after
+    # a fixed time, and a run cut off without a snapshot would be lost. The steps seen are in train_summary.json.
+    max_seconds: float = 0.0
     sources: tuple[str, ...] = tuple(PERMISSIVE_SOURCES)
     synthetic_neutral: int = 6000
     doc_distractor: int = 0  # rows: gold premise among other rows' premises (controlplane.nli.doclevel)
@@ -228,7 +233,10 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
-    torch.set_num_threads(max(1, min(cfg.threads, 2)))
+    device = resolve_device(cfg.device, torch)
+    cfg.device = device
+    if device == "cpu":
+        torch.set_num_threads(max(1, min(cfg.threads, 2)))
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     out = Path(cfg.out)
@@ -245,7 +253,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = AutoModelForSequenceClassification.from_pretrained(
         load_from, num_labels=3, id2label=ID2LABEL, label2id=LABEL2ID, local_files_only=True,
-    ).float()  # the shipped verifier is stored in fp16; train in fp32
+    ).float().to(device)  # the shipped verifier is stored in fp16; train in fp32 (bf16 autocast on cuda)
     model.config.problem_type = "single_label_classification"
 
     # Bucketing uses character lengths (no up-front tokenisation of the whole set); each batch is tokenised when used.
@@ -280,6 +288,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     steps_per_epoch = math.ceil(len(train_rows) / cfg.batch_size)
     (out / "train_config.json").write_text(json.dumps(asdict(cfg), indent=1))
     model.train()
+    out_of_time = False
     running, seen_loss, t_last = 0.0, 0, time.time()
     t_start = time.time()
     log_path = out / "train_log.jsonl"
@@ -289,8 +298,10 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
         for batch in batches[step % steps_per_epoch:]:
             enc = tokenizer([train_rows[i]["premise"] for i in batch], [train_rows[i]["hypothesis"] for i in batch],
                             truncation="longest_first", max_length=cfg.max_length, padding=True, return_tensors="pt")
-            y = torch.tensor([labels[i] for i in batch])
-            outputs = model(**enc)
+            enc = enc.to(device)
+            y = torch.tensor([labels[i] for i in batch], device=device)
+            with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
+                outputs = model(**enc)
             loss = mixed_nli_loss(outputs.logits, y, torch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -308,23 +319,39 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
                 with log_path.open("a") as handle:
                     handle.write(json.dumps(entry) + "\n")
                 running, seen_loss, t_last = 0.0, 0, now
-            if step % cfg.checkpoint_every == 0 or step == cfg.max_steps:
+            out_of_time = cfg.max_seconds > 0 and time.time() - t_start > cfg.max_seconds
+            if step % cfg.checkpoint_every == 0 or step == cfg.max_steps or out_of_time:
                 _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt, torch)
                 if cfg.keep_snapshots:
                     model.save_pretrained(out / "snapshots" / f"step-{step}")
                     tokenizer.save_pretrained(out / "snapshots" / f"step-{step}")
-            if step >= cfg.max_steps:
+            if step >= cfg.max_steps or out_of_time:
                 break
+        if out_of_time:
+            log(f"stopped at step {step}: --max-seconds {cfg.max_seconds} reached")
+            break
 
     final = out / "final"
     model.save_pretrained(final)
     tokenizer.save_pretrained(final)
     model.eval()
-    acc = holdout_accuracy(model, tokenizer, holdout, cfg.max_length, torch)
-    summary = {"steps": step, "train_seconds": round(time.time() - t_start, 1), "holdout": acc}
+    acc = holdout_accuracy(model, tokenizer, holdout, cfg.max_length, torch, device=device)
+    summary = {"steps": step, "stopped_by_time": out_of_time, "train_seconds": round(time.time() - t_start, 1),
+               "holdout": acc}
     (out / "train_summary.json").write_text(json.dumps(summary, indent=1))
     log(json.dumps(summary))
     return final
+
+
+def resolve_device(requested: str, torch) -> str:
+    """The device a run trains on; asking for cuda where there is none is a configuration error, not a silent CPU run."""
+    if requested not in ("cpu", "cuda", "auto"):
+        raise ConfigurationError(f"--device must be cpu, cuda or auto, got {requested!r}")
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "cuda" and not torch.cuda.is_available():
+        raise ConfigurationError("--device cuda: torch sees no CUDA device here; use --device cpu")
+    return requested
 
 
 def mixed_nli_loss(logits, targets, torch):
@@ -360,14 +387,14 @@ def _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt: Path, t
         tmp.rename(ckpt)
 
 
-def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int = 64) -> dict[str, Any]:
+def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int = 64, device: str = "cpu") -> dict[str, Any]:
     correct = 0
     per_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     with torch.inference_mode():
         for start in range(0, len(rows), batch_size):
             chunk = rows[start:start + batch_size]
             enc = tokenizer([r["premise"] for r in chunk], [r["hypothesis"] for r in chunk], truncation="only_first",
-                            max_length=max_length, padding=True, return_tensors="pt")
+                            max_length=max_length, padding=True, return_tensors="pt").to(device)
             pred = model(**enc).logits.argmax(-1).tolist()
             for r, p in zip(chunk, pred):
                 if r["label"] == BINARY_NEGATIVE:

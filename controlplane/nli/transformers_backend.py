@@ -86,7 +86,11 @@ class TransformersNliBackend:
             model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
         except Exception as exc:  # corrupt weights, missing tokenizer, unknown architecture
             raise ConfigurationError(f"{setting}: cannot load the NLI model from {str(path)!r}: {exc}") from exc
-        self.model = model.float().eval()
+        # Evaluating many checkpoints is where an accelerator helps; the product itself scores on the CPU.
+        self.device = os.environ.get("CONTROLPLANE_NLI_DEVICE", "cpu")
+        if self.device != "cpu" and not torch.cuda.is_available():
+            raise ConfigurationError(f"CONTROLPLANE_NLI_DEVICE={self.device}: torch sees no CUDA device; unset it")
+        self.model = model.float().eval().to(self.device)
         self.runtime = "torch-fp32"
         return model.config
 
@@ -135,7 +139,7 @@ class TransformersNliBackend:
     def _forward(self, rows: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Logits of one batch (the only step that differs between runtimes; see onnx_backend)."""
         enc = self.tokenizer([r[0] for r in rows], [r[1] for r in rows], truncation="only_first",
-                             max_length=self.max_length, padding=True, return_tensors="pt")
+                             max_length=self.max_length, padding=True, return_tensors="pt").to(self.device)
         with self._torch.inference_mode():
             return self.model(**enc).logits.float().tolist()
 

@@ -73,10 +73,10 @@ def test_as_ebom_has_the_seed_fields_and_validates(plane):
     assert [(s["source_id"], s["origin"]) for s in audit["sources_retrieved"]] == [("E1", "caller"), ("E2", "caller")]
     results = {r["claim_id"]: r for r in audit["verification_results"]}
     assert results["c1"]["method"] == "nli" and results["c1"]["result"] == "PASS"
-    assert results["c1"]["score"] >= results["c1"]["threshold"] == 0.26
+    assert results["c1"]["score"] >= results["c1"]["threshold"] == 0.12
     assert results["c3"]["method"] == "reasoning_chain"
     policy = audit["policy_applied"]
-    assert (policy["min_sources"], policy["min_confidence"], policy["verification_tier"]) == (1, 0.23, 2)
+    assert (policy["min_sources"], policy["min_confidence"], policy["verification_tier"]) == (1, 0.11, 2)
     assert policy["speculation_allowed"] is True  # medium exempts SUBJECTIVE: labelled speculation may stand
     assert {"reasoning_chain", "evidence_graph", "nli_entailment"} <= {g["gate_id"] for g in policy["gates"]}
 

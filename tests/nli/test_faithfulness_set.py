@@ -35,12 +35,6 @@ CASES_FILE = Path(__file__).parent / "data" / "faithfulness_cases.jsonl"
 CASES = [json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
 QUESTION = "What does the report say about this?"  # routes to a medium-rigor domain (asserted below)
 POLICY = load_bundle().bundle
-# Faithful paraphrases the shipped verifier still rejects: it puts P(contradicted) above medium's max_contradiction
-# (0.6). Listed, not hidden: test_known_misses_still_fail turns red when a better model keeps them, so the list shrinks.
-KNOWN_MISSES = {
-    "p37": "two dated sentences merged into one ('left Lisbon on 3 March and reached Rio on 28 March')",
-    "p42": "'42.2 kilometres long' rewritten as 'measures 42.2 km'",
-}
 
 pytestmark = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
                                 reason="shipped verifier weights are missing")
@@ -95,21 +89,8 @@ def test_issue_example_is_kept(shipped):
 def test_every_paraphrase_is_kept_and_every_edit_is_blocked(shipped):
     wrong = []
     for case in CASES:
-        if case["id"] in KNOWN_MISSES:
-            continue
         passed, codes, record = gate_verdict(case, shipped)
         if passed != (case["kind"] == "paraphrase"):
             wrong.append(f"{case['id']} ({case['kind']}, {case['type']}): passed={passed} codes={codes} "
                          f"P(entailed)={record.get('entailment')} checks={[c['code'] for c in record.get('checks', [])]}")
     assert not wrong, f"{len(wrong)} of {len(CASES)} cases decided wrongly:\n" + "\n".join(wrong)
-
-
-def test_every_edit_is_blocked_including_those_beside_known_misses():
-    assert all(case_id.startswith("p") for case_id in KNOWN_MISSES), "no unfaithful edit may ever be a known miss"
-    assert len(KNOWN_MISSES) <= 2
-
-
-@pytest.mark.xfail(strict=True, reason="known misses of the shipped verifier (see KNOWN_MISSES)")
-def test_known_misses_still_fail(shipped):
-    cases = [case for case in CASES if case["id"] in KNOWN_MISSES]
-    assert all(gate_verdict(case, shipped)[0] for case in cases)
