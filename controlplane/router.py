@@ -274,32 +274,19 @@ _EVIDENCE_WORD = re.compile(r"\w+")
 
 
 def _terms_in(lexicon: Sequence[str], words: Sequence[str], text: str) -> list[str]:
-    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``). Evidence can be long (up to
-    budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in its sorted word list; only
-    terms with spaces or other wildcards fall back to a regex search."""
-    found = []
-    for term in lexicon:
-        bare = term.lower()
-        if bare.endswith("*") and _EVIDENCE_WORD.fullmatch(bare[:-1]):
-            stem = bare[:-1]
-            at = bisect.bisect_left(words, stem)
-            if at < len(words) and words[at].startswith(stem):
-                found.append(term)
-        elif _EVIDENCE_WORD.fullmatch(bare):
-            at = bisect.bisect_left(words, bare)
-            if at < len(words) and words[at] == bare:
-                found.append(term)
-        elif _term_regex(term).search(text):
-            found.append(term)
-    return found
+    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``), in the lexicon's order.
+    Evidence can be long (up to budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in
+    its sorted word list ``words``; only terms with spaces or other wildcards are searched for."""
+    found = _LexiconIndex.of(tuple(lexicon)).terms_in(text, (frozenset(words), tuple(words)))
+    return [term for term in lexicon if term in found]
 
 
 @memo_by_text
-def _evidence_words(text: str) -> tuple[str, tuple[str, ...]]:
-    """The evidence text as matched (normalised, lower case) and its sorted distinct words: the same evidence comes
-    with request after request, so it is read once."""
+def _evidence_words(text: str) -> tuple[str, tuple[frozenset[str], tuple[str, ...]]]:
+    """The evidence text as matched (normalised, lower case) and its distinct words (a set, and sorted): the same
+    evidence comes with request after request, so it is read once."""
     joined = normalize_text(text).lower()
-    return joined, tuple(sorted(set(_EVIDENCE_WORD.findall(joined))))
+    return joined, _message_words(joined)
 
 
 def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
@@ -326,7 +313,8 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         domain_policy = policy.domains.get(domain)
         if domain_policy is None or domain in domains:
             continue
-        terms = _terms_in(domain_policy.lexicon, words, joined)
+        found = _LexiconIndex.of(tuple(domain_policy.lexicon)).terms_in(joined, words)
+        terms = [term for term in domain_policy.lexicon if term in found]
         if len(terms) >= policy.router.evidence_min_terms:
             domains.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)
