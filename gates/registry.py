@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -274,7 +274,7 @@ class GateRegistry:
             )
         started = time.perf_counter()
         try:
-            result = gate.evaluate(replace(inp, spec=spec))
+            result = gate.evaluate(inp if inp.spec is spec else inp.for_gate(spec))
         except Exception as exc:  # fail closed: a gate that crashes has not shown the output is fine
             result = GateResult.failing(
                 gate.gate_id, gate.version, gate.cost_class, [ReasonCode.GATE_ERROR],
@@ -294,5 +294,5 @@ class GateRegistry:
     def run(self, plan: Sequence[PlannedGate], inp: GateInput) -> list[GateResult]:
         results: list[GateResult] = []
         for planned in plan:  # each gate sees the verdicts before it (GateInput.prior_results)
-            results.append(self.run_one(planned, replace(inp, prior_results=tuple(results))))
+            results.append(self.run_one(planned, inp.for_gate(planned.spec, tuple(results))))
         return results

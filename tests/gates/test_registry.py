@@ -184,3 +184,22 @@ def test_shipped_critic_gate_runs_on_the_four_seed_conditions(shipped_policy):
     assert when_holds(spec.when, calm, None, "What does our lease policy say?")[0] is (calm.confidence < 0.5)
     low_rigor = route("Tighten this paragraph; I will sign it.", shipped_policy.bundle)
     assert when_holds(spec.when, low_rigor, None, "Tighten this paragraph; I will sign it.")[0] is False
+
+
+def test_for_gate_is_replace_without_the_rebuild(default_policy):
+    """The registry hands each gate ``inp.for_gate(spec, prior)``: the same input dataclasses.replace gives, the
+    attempt's view shared, the original untouched."""
+    from dataclasses import replace
+
+    from controlplane.contracts import GateResult
+
+    base = inp(default_policy)
+    spec = GateSpec(gate_id="other", params={"k": 1})
+    prior = (GateResult.passing("x", "v1", CostClass.CHEAP),)
+    made = base.for_gate(spec, prior)
+    assert made == replace(base, spec=spec, prior_results=prior)
+    assert made.view is base.view and made.spec is spec and made.prior_results is prior
+    assert base.spec is not spec and base.prior_results == ()
+    assert base.for_gate(spec) == replace(base, spec=spec)
+    with pytest.raises(AttributeError):
+        made.spec = base.spec  # still frozen
