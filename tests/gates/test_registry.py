@@ -203,3 +203,29 @@ def test_for_gate_is_replace_without_the_rebuild(default_policy):
     assert base.for_gate(spec) == replace(base, spec=spec)
     with pytest.raises(AttributeError):
         made.spec = base.spec  # still frozen
+
+
+@pytest.mark.parametrize("separator", [" ", "\t", "\x1c ", "\v\n", "\u00a0", "\u2003 ", "  \r\n"])
+def test_citation_density_counts_every_kind_of_space_alike(make_envelope, separator):
+    """ASCII answers take a one-pass byte mask, others the per-space walk: both must count exactly what ``\\s``
+    leaves out (checked against a character-by-character count)."""
+    import json
+    import re
+
+    from controlplane.gates.attempt import AttemptView
+    from controlplane.gates.envelope_parsing import parse_envelope
+    from controlplane.gates.registry import citation_density
+
+    data = make_envelope([("Fly.io hosts the API [E1].", ["E1"]), ("It stores card data.", []),
+                          ("Nobody knows why.", [], "UNKNOWN")])
+    text = separator.join(c["text"] for c in data["meta"]["claim_map"]) + separator + "Trailing words."
+    data["assistant_text"] = text
+    envelope = parse_envelope(json.dumps(data)).envelope
+    view = AttemptView(envelope)
+    in_marker = {i for m in view.markers for i in range(m.start, m.end)}
+    counted = [i for i, ch in enumerate(text) if not re.match(r"\s", ch) and i not in in_marker]
+    backed = [view.anchors[c.claim_id] for c in envelope.meta.claim_map
+              if c.claim_id in view.anchors and (c.evidence_ids or c.status.value == "UNKNOWN")]
+    covered = [i for i in counted if any(a.start <= i < a.end for a in backed)]
+    assert 0 < len(covered) < len(counted)
+    assert citation_density(envelope, view) == len(covered) / len(counted)
