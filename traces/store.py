@@ -265,7 +265,8 @@ class TraceStore:
         # each payload is encoded once: the same text is stored and hashed into the integrity map
         payloads = [_json(e.payload) for e in bundle.events]
         messages = _json(bundle.messages)
-        integrity = _json(_integrity_as_stored(bundle, payloads, messages))
+        outcome_json = outcome.model_dump_json() if outcome else None
+        integrity = _json(_integrity_as_stored(bundle, payloads, messages, outcome_json))
         with self.transaction() as db:
             if policy_content is not None:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
@@ -307,7 +308,7 @@ class TraceStore:
                     "attempt_count": len(bundle.attempts),
                     "assistant_text": outcome.assistant_text if outcome else "",
                     "verified": int(outcome.verified) if outcome else 0,
-                    "outcome": outcome.model_dump_json() if outcome else None,
+                    "outcome": outcome_json,
                     "failing_gates": _json(failing),
                     "duration_ms": _duration_ms(bundle.events),
                     "redaction": _json(bundle.redaction),
@@ -574,19 +575,21 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     }
 
 
-def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str) -> dict[str, str]:
+def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str,
+                         outcome_json: str | None) -> dict[str, str]:
     """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts ``payloads``
-    (one per event) and ``messages``, so a trace read back unchanged always matches."""
+    (one per event), ``messages`` and ``outcome_json``, so a trace read back unchanged always matches."""
     # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
     data: dict[str, Any] = {
         "messages": _load(messages) or [],
-        "outcome": json.loads(bundle.outcome.model_dump_json()) if bundle.outcome else None,
+        "outcome": _load(outcome_json),
         "attempts": [{"raw_output": record.raw_output} for record in bundle.attempts],
         "redaction": bundle.redaction,
-        "evidence_pack": bundle.evidence_pack.model_dump(mode="json") if bundle.evidence_pack else None,
-        "retrieved_evidence_pack": (bundle.retrieved_evidence_pack.model_dump(mode="json")
-                                    if bundle.retrieved_evidence_pack else None),
     }
+    if (bundle.redaction or {}).get("applied"):  # the map covers evidence texts only where redaction masked them
+        data["evidence_pack"] = bundle.evidence_pack.model_dump(mode="json") if bundle.evidence_pack else None
+        data["retrieved_evidence_pack"] = (bundle.retrieved_evidence_pack.model_dump(mode="json")
+                                           if bundle.retrieved_evidence_pack else None)
     data["events"] = [  # TraceEvent.model_dump(mode="json") as events() rebuilds it, without building models
         {"trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
          "payload": _load(payload) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
