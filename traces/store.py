@@ -48,8 +48,12 @@ class TraceStoreError(ValueError):
     """The trace database cannot be opened or written, or a trace is missing. The message says what to do."""
 
 
+# One encoder for every column (json.dumps with options builds a new one per call, and a save encodes 40 values)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
 
 
 def _load(value: str | None) -> Any:
