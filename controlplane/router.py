@@ -282,11 +282,11 @@ def _terms_in(lexicon: Sequence[str], words: Sequence[str], text: str) -> list[s
 
 
 @memo_by_text
-def _evidence_words(text: str) -> tuple[str, tuple[frozenset[str], tuple[str, ...]]]:
-    """The evidence text as matched (normalised, lower case) and its distinct words (a set, and sorted): the same
-    evidence comes with request after request, so it is read once."""
+def _evidence_words(text: str) -> tuple[str, tuple[str, ...]]:
+    """The evidence text as matched (normalised, lower case) and its sorted distinct words: the same evidence comes
+    with request after request, so it is read once."""
     joined = normalize_text(text).lower()
-    return joined, _message_words(joined)
+    return joined, tuple(sorted(set(_EVIDENCE_WORD.findall(joined))))
 
 
 def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
@@ -313,8 +313,7 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         domain_policy = policy.domains.get(domain)
         if domain_policy is None or domain in domains:
             continue
-        found = _LexiconIndex.of(tuple(domain_policy.lexicon)).terms_in(joined, words)
-        terms = [term for term in domain_policy.lexicon if term in found]
+        terms = _terms_in(domain_policy.lexicon, words, joined)
         if len(terms) >= policy.router.evidence_min_terms:
             domains.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)
