@@ -52,12 +52,15 @@ def _parse_int(digits: str) -> int:
 
 
 def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
+    built = dict(pairs)  # called for every object of every document: the check is a length compare
+    if len(built) == len(pairs):
+        return built
+    seen: set[str] = set()
+    for key, _ in pairs:  # name the first key seen twice
         if key in seen:
             raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
+        seen.add(key)
+    raise AssertionError("unreachable: fewer keys than pairs means a key repeats")
 
 
 def depth_of(data: Any) -> int:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -44,6 +43,7 @@ from controlplane.contracts import (
     PolicyRef,
     TraceBundle,
 )
+from controlplane.contracts.clock import utc_now
 from controlplane.contracts.text import strip_markers
 from controlplane.gates.claim_dependencies import DependencyWarning
 from controlplane.gates.evidence_graph import build_graph, claim_node, claim_type, graph_metrics
@@ -370,7 +370,7 @@ def verify_bundle(raw_output: str, envelope_data: Any, results: Sequence[GateRes
                   policy_ref: PolicyRef, message: str) -> TraceBundle:
     """The trace-shaped record of one ``verify`` (one attempt, no outcome, nothing stored) for rendering."""
     return TraceBundle(
-        trace_id="verify", created_at=datetime.now(UTC).isoformat(),
+        trace_id="verify", created_at=utc_now(),
         messages=[{"role": "user", "content": message}] if message else [],
         mode_decision=decision, evidence_pack=pack,
         attempts=[AttemptRecord(attempt=1, raw_output=raw_output if isinstance(raw_output, str) else json.dumps(

@@ -7,6 +7,7 @@ grammar-constrained model (the gates still check it).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -85,6 +86,7 @@ def few_shot_turns(mode_label: str) -> list[tuple[str, str]]:
     return turns
 
 
+@functools.lru_cache(maxsize=64)  # a handful of mode labels; rendered once each instead of on every request
 def main_system_prompt(mode_label: str, with_examples: bool = False) -> str:
     system = MAIN_SYSTEM_PROMPT.format(mode=mode_label)
     if with_examples:

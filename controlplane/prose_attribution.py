@@ -29,10 +29,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from controlplane.contracts import EvidencePack, ModeDecision, ProsePolicy, RegenDelta
+from controlplane.contracts.clock import utc_now
 from controlplane.contracts.text import inline_markers, split_sentences, strip_markers
 from controlplane.gates.categories import states_absence
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
@@ -63,7 +63,7 @@ def prose_context(messages: Sequence[Mapping[str, Any]], pack: EvidencePack, att
         purpose="main", messages=chat, attempt=attempt, evidence_ids=tuple(pack.ids()),
         total_tokens=sum(estimate_tokens(m.content) for m in chat), truncated=pack.truncated,
         query_hash="sha256:" + hashlib.sha256(query.encode("utf-8")).hexdigest(),
-        timestamp=datetime.now(UTC).isoformat(),
+        timestamp=utc_now(),
     )
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from controlplane.contracts import (
@@ -33,6 +32,7 @@ from controlplane.contracts import (
     TraceOutcome,
     TraceStatus,
 )
+from controlplane.contracts.clock import utc_now
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import strip_markers
 from controlplane.gates.interfaces import BudgetUsage, GateStage
@@ -130,7 +130,7 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
     if decision is None:
         raise InputError(f"trace {parent.trace_id} recorded no ModeDecision; it cannot be re-verified")
     question = edit_question(parent)
-    created_at = datetime.now(UTC).isoformat()
+    created_at = utc_now()
     started = time.perf_counter()
     recorder = EventRecorder(trace_id)
     recorder.emit(Phase.EVIDENCE_INTAKE, {"evidence": [{"id": i.id, "hash": i.hash} for i in pack.evidence],

@@ -108,16 +108,14 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
             break
     hits: dict[str, tuple[str, ...]] = {}
     obfuscated = False
+    words = [_message_words(v) for v in variants]  # each reading's words once, for every domain's lexicon
     for domain, domain_policy in policy.domains.items():
-        lexicon = tuple(domain_policy.lexicon)
-        anywhere = _lexicon_regex(lexicon)  # one search per domain; per-term searches only when it hits
-        if anywhere is None or not any(anywhere.search(v) for v in variants):
+        lexicon = _LexiconIndex.of(tuple(domain_policy.lexicon))
+        found = [lexicon.terms_in(v, w) for v, w in zip(variants, words, strict=True)]
+        if not any(found):
             continue
-        matched = tuple(term for term in lexicon if _term_regex(term).search(text))
-        hidden = tuple(
-            term for term in lexicon
-            if term not in matched and any(_term_regex(term).search(v) for v in variants[1:])
-        )
+        matched = tuple(term for term in lexicon.terms if term in found[0])
+        hidden = tuple(term for term in lexicon.terms if term not in matched and any(term in f for f in found[1:]))
         obfuscated = obfuscated or bool(hidden)
         if matched or hidden:
             hits[domain] = matched + hidden
@@ -126,6 +124,60 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
         evasions += (OBFUSCATED_TRIGGER,)
     retrieval = tuple(p for p in policy.router.retrieval_triggers if _pattern(p).search(text))
     return RouterSignals(explicit, hits, evasions, retrieval, realtime_keywords(text, policy))
+
+
+@memo_by_text
+def _message_words(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The distinct words of one reading of a message: as a set, and sorted (for ``word*`` prefixes)."""
+    distinct = frozenset(_EVIDENCE_WORD.findall(text))
+    return distinct, tuple(sorted(distinct))
+
+
+@dataclass(frozen=True)
+class _LexiconIndex:
+    """A lexicon split by how its terms are matched, with the same matches as ``_term_regex``: a plain word is a
+    whole word of the text, ``word*`` a word that starts with it (both looked up, not searched), and any other
+    term (spaces, ``?``, punctuation) is searched for, after one search of them all says some may occur."""
+
+    terms: tuple[str, ...]
+    words: frozenset[str]  # lower-cased plain-word terms
+    stems: tuple[str, ...]  # lower-cased ``word*`` stems
+    searched: tuple[str, ...]
+    any_searched: re.Pattern[str] | None
+
+    @staticmethod
+    @lru_cache(maxsize=256)
+    def of(lexicon: tuple[str, ...]) -> _LexiconIndex:
+        words, stems, searched = set(), [], []
+        for term in lexicon:
+            bare = term.lower()
+            if bare.endswith("*") and _EVIDENCE_WORD.fullmatch(bare[:-1]):
+                stems.append(bare[:-1])
+            elif _EVIDENCE_WORD.fullmatch(bare):
+                words.add(bare)
+            else:
+                searched.append(term)
+        return _LexiconIndex(lexicon, frozenset(words), tuple(dict.fromkeys(stems)), tuple(searched),
+                             _lexicon_regex(tuple(searched)))
+
+    def terms_in(self, text: str, words: tuple[frozenset[str], tuple[str, ...]]) -> frozenset[str]:
+        """The terms of this lexicon that occur in ``text`` (lower case), given its words (``_message_words``)."""
+        distinct, ordered = words
+        hit_words = self.words & distinct
+        hit_stems = set()
+        for stem in self.stems:
+            at = bisect.bisect_left(ordered, stem)
+            if at < len(ordered) and ordered[at].startswith(stem):
+                hit_stems.add(stem)
+        searched_hits = ()
+        if self.any_searched is not None and self.any_searched.search(text):
+            searched_hits = tuple(t for t in self.searched if _term_regex(t).search(text))
+        if not (hit_words or hit_stems or searched_hits):
+            return frozenset()
+        found = {t for t in self.terms if (bare := t.lower()) in hit_words
+                 or (bare.endswith("*") and bare[:-1] in hit_stems)}
+        found.update(searched_hits)
+        return frozenset(found)
 
 
 def realtime_keywords(text: str, policy: PolicyBundle) -> tuple[str, ...]:
@@ -222,24 +274,11 @@ _EVIDENCE_WORD = re.compile(r"\w+")
 
 
 def _terms_in(lexicon: Sequence[str], words: Sequence[str], text: str) -> list[str]:
-    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``). Evidence can be long (up to
-    budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in its sorted word list; only
-    terms with spaces or other wildcards fall back to a regex search."""
-    found = []
-    for term in lexicon:
-        bare = term.lower()
-        if bare.endswith("*") and _EVIDENCE_WORD.fullmatch(bare[:-1]):
-            stem = bare[:-1]
-            at = bisect.bisect_left(words, stem)
-            if at < len(words) and words[at].startswith(stem):
-                found.append(term)
-        elif _EVIDENCE_WORD.fullmatch(bare):
-            at = bisect.bisect_left(words, bare)
-            if at < len(words) and words[at] == bare:
-                found.append(term)
-        elif _term_regex(term).search(text):
-            found.append(term)
-    return found
+    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``), in the lexicon's order.
+    Evidence can be long (up to budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in
+    its sorted word list ``words``; only terms with spaces or other wildcards are searched for."""
+    found = _LexiconIndex.of(tuple(lexicon)).terms_in(text, (frozenset(words), tuple(words)))
+    return [term for term in lexicon if term in found]
 
 
 @memo_by_text

@@ -75,8 +75,9 @@ def beyond_claims(text: str, start: int, end: int, spans: Sequence[tuple[int, in
     beyond its claims. Negations, quantifiers, modal words and numbers count ("no more" is not filler)."""
     mask = list(text[start:end])
     for span_start, span_end in spans:
-        for pos in range(max(span_start, start), min(span_end, end)):
-            mask[pos - start] = " "
+        low, high = max(span_start, start), min(span_end, end)
+        if low < high:  # blank the span's part inside the sentence, one slice
+            mask[low - start:high - start] = " " * (high - low)
     rest = strip_markers("".join(mask))
     claimed: set[str] = set()
     for span_start, span_end in spans:

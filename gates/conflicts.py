@@ -157,7 +157,7 @@ def _overlap(item_text: str, claim_text: str) -> float:
     return len(claim & content_stem_set(item_text)) / len(claim)
 
 
-def _usable_and_candidates(atoms: Sequence[str], cited: Sequence[EvidenceItem],
+def usable_and_candidates(atoms: Sequence[str], cited: Sequence[EvidenceItem],
                            others: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
     usable = [item for item in cited if not item.redacted]
     # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
@@ -171,9 +171,11 @@ def _about_the_same(item_text: str, atom: str) -> bool:
     return _overlap(item_text, atom) >= CANDIDATE_OVERLAP and _mentions_names(item_text, atom)
 
 
-def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem]) -> list[tuple[str, str]]:
-    """The (evidence text, atomic claim) pairs :func:`detect_conflicts` asks the backend about for one claim."""
-    usable, candidates = _usable_and_candidates(atoms, cited, others)
+def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
+              split: tuple[list[EvidenceItem], list[EvidenceItem]] | None = None) -> list[tuple[str, str]]:
+    """The (evidence text, atomic claim) pairs :func:`detect_conflicts` asks the backend about for one claim.
+    ``split``: :func:`usable_and_candidates` of the same arguments, when the caller has it already."""
+    usable, candidates = split or usable_and_candidates(atoms, cited, others)
     if not atoms or not (usable or candidates):
         return []
     return [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
@@ -181,10 +183,12 @@ def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Seque
 
 def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
                      backend: NliBackend | None, *, threshold: float = CONTRADICTION_THRESHOLD,
-                     min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[list[Conflict], list[str]]:
+                     min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP,
+                     split: tuple[list[EvidenceItem], list[EvidenceItem]] | None = None,
+                     ) -> tuple[list[Conflict], list[str]]:
     """Conflicts of one claim, and the ids of its supporting items (cited items that entail it; all cited items
-    when there is no backend)."""
-    usable, candidates = _usable_and_candidates(atoms, cited, others)
+    when there is no backend). ``split``: as for :func:`nli_pairs`."""
+    usable, candidates = split or usable_and_candidates(atoms, cited, others)
     supporters: list[EvidenceItem] = list(usable)
     nli_against: dict[str, float] = {}
     if backend is not None and atoms and (usable or candidates):

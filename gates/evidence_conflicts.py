@@ -44,6 +44,7 @@ from .conflicts import (
     nli_pairs,
     resolve_pair,
     snippet,
+    usable_and_candidates,
 )
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliBackend
@@ -105,17 +106,19 @@ class EvidenceConflictsGate(BaseGate):
             if not cited:
                 continue
             others = [item for item in pack.evidence if item.id not in claim.evidence_ids]
-            work.append((claim, inp.view.atom_texts(claim.text), cited, others))
+            atoms = inp.view.atom_texts(claim.text)
+            work.append((claim, atoms, cited, others, usable_and_candidates(atoms, cited, others)))
         scored: AttemptScores | None = None
         if backend is not None:
             try:  # one backend call for the pairs of every claim that nli_entailment has not scored yet
                 scored = AttemptScores(inp.view, backend)
-                scored.score([p for _, atoms, cited, others in work for p in nli_pairs(atoms, cited, others)])
+                scored.score([p for _, atoms, cited, others, split in work
+                              for p in nli_pairs(atoms, cited, others, split)])
             except Exception as exc:  # a backend that fails still leaves the deterministic signals
                 scored, backend_error = None, f"{type(exc).__name__}: {str(exc)[:200]}"
-        for claim, atoms, cited, others in work:
+        for claim, atoms, cited, others, split in work:  # usable and candidate items decided once per claim
             conflicts, _ = detect_conflicts(claim.claim_id, atoms, cited, others, scored, threshold=threshold,
-                                            overlap=overlap)
+                                            overlap=overlap, split=split)
             for conflict in conflicts:
                 a, b = items_by_id.get(conflict.supporter), items_by_id.get(conflict.opposer)
                 resolution = resolve_pair(a, b, now, credibility_gap=gap, outdated_gap_days=outdated_days,

@@ -123,6 +123,17 @@ class GateInput:
         if self.attempt is None or self.attempt.envelope is not self.envelope:
             object.__setattr__(self, "attempt", AttemptView(self.envelope))
 
+    def for_gate(self, spec: GateSpec, prior_results: tuple[GateResult, ...] | None = None) -> GateInput:
+        """This input as one gate of the plan sees it: its own spec and, when given, the verdicts before it. A
+        shallow copy (every other field is the same object, the attempt's view included), without the field-by-field
+        rebuild of ``dataclasses.replace``: the registry makes one per gate per attempt."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy.__dict__["spec"] = spec
+        if prior_results is not None:
+            copy.__dict__["prior_results"] = prior_results
+        return copy
+
     @property
     def params(self) -> dict[str, Any]:
         return self.spec.params

@@ -36,9 +36,20 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + "".join(parts) + r"(?!\w)", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=256)
+def any_phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern that matches where any of ``phrases`` does: most texts hold none, and one search says so."""
+    usable = [phrase_pattern(p).pattern for p in phrases if p.strip()]
+    return re.compile("|".join(f"(?:{p})" for p in usable), re.IGNORECASE) if usable else None
+
+
 def hallucination_phrases(text: str, phrases: tuple[str, ...] | list[str] = SEED_PHRASES) -> list[str]:
     """The indicator phrases found in ``text``, as listed (not as written)."""
-    return [phrase for phrase in dict.fromkeys(phrases) if phrase.strip() and phrase_pattern(phrase).search(text)]
+    listed = tuple(dict.fromkeys(phrases))
+    anywhere = any_phrase_pattern(listed)
+    if anywhere is None or not anywhere.search(text):
+        return []
+    return [phrase for phrase in listed if phrase.strip() and phrase_pattern(phrase).search(text)]
 
 
 def phrase_warnings(found: dict[str, list[str]]) -> list[str]:
@@ -65,10 +76,11 @@ class ResponseValidationGate(BaseGate):
         evidence_text = {item.id: item.text for item in inp.evidence_pack.evidence}
         found: dict[str, list[str]] = {}
         for claim in inp.envelope.meta.claim_map:
-            # a phrase the cited evidence itself says is a quote, not the model leaning on its memory
-            cited = " ".join(evidence_text.get(eid, "") for eid in claim.evidence_ids)
-            quoted = set(hallucination_phrases(cited, phrases)) if cited else set()
-            hits = [hit for hit in hallucination_phrases(claim.text, phrases) if hit not in quoted]
+            hits = hallucination_phrases(claim.text, phrases)
+            if hits:  # a phrase the cited evidence itself says is a quote, not the model leaning on its memory
+                cited = " ".join(evidence_text.get(eid, "") for eid in claim.evidence_ids)
+                quoted = set(hallucination_phrases(cited, phrases)) if cited else set()
+                hits = [hit for hit in hits if hit not in quoted]
             if hits:
                 found[claim.claim_id] = hits
         warnings = phrase_warnings(found)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,18 @@ class LoadedPolicy:
     hash: str
     source: str
 
+    @cached_property
+    def content(self) -> dict[str, Any]:
+        """The bundle's canonical content (what ``hash`` is taken over), built once: every trace carries it, and
+        dumping the whole bundle per request cost more than some gates."""
+        return canonical_content(self.bundle)
+
     def ref(self, include_content: bool = True) -> PolicyRef:
         return PolicyRef(
             name=self.bundle.name,
             version=self.bundle.version,
             hash=self.hash,
-            content=canonical_content(self.bundle) if include_content else None,
+            content=self.content if include_content else None,
         )
 
 

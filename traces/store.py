@@ -48,8 +48,12 @@ class TraceStoreError(ValueError):
     """The trace database cannot be opened or written, or a trace is missing. The message says what to do."""
 
 
+# One encoder for every column (json.dumps with options builds a new one per call, and a save encodes 40 values)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
 
 
 def _load(value: str | None) -> Any:
@@ -124,19 +128,29 @@ class TraceStore:
             return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite_utils.Database]:
+    def transaction(self, synced: bool = True) -> Iterator[sqlite_utils.Database]:
+        """One write transaction. ``synced=False``: its commit is not fsync'd even at durability full or extra (as
+        at normal, it survives a killed process, not a power cut); the next synced commit makes it durable too,
+        since an fsync of the WAL covers every frame before it."""
         if self.read_only:
             raise TraceStoreError(f"trace db {self.path} is read-only for this user; this command writes to it (fix "
                                   "its permissions or pass --db with a writable path)")
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
+        relax = not synced and self._synchronous != DURABILITY["normal"]
+        if relax:
+            db.execute(f"PRAGMA synchronous={DURABILITY['normal']}")
         try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        else:
-            db.execute("COMMIT")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            else:
+                db.execute("COMMIT")
+        finally:
+            if relax:
+                db.execute(f"PRAGMA synchronous={self._synchronous}")
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
@@ -234,7 +248,10 @@ class TraceStore:
     def begin(self, trace_id: str, messages: list[dict[str, Any]], created_at: str | None = None,
               session_id: str | None = None) -> None:
         user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
-        with self.transaction() as db:
+        # Not fsync'd: the in_progress row only has to outlive a killed process (it does: the OS holds the write);
+        # a power cut before ``save`` loses a request nobody was answered for, and ``save``'s fsync'd commit makes
+        # this row durable with the run. One fsync per request instead of two at durability full.
+        with self.transaction(synced=False) as db:
             _insert_many(db, "traces", [
                 {
                     "trace_id": trace_id, "created_at": created_at or utc_now(), "status": TraceStatus.IN_PROGRESS.value,
@@ -252,7 +269,8 @@ class TraceStore:
         # each payload is encoded once: the same text is stored and hashed into the integrity map
         payloads = [_json(e.payload) for e in bundle.events]
         messages = _json(bundle.messages)
-        integrity = _json(_integrity_as_stored(bundle, payloads, messages))
+        outcome_json = outcome.model_dump_json() if outcome else None
+        integrity = _json(_integrity_as_stored(bundle, payloads, messages, outcome_json))
         with self.transaction() as db:
             if policy_content is not None:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
@@ -294,7 +312,7 @@ class TraceStore:
                     "attempt_count": len(bundle.attempts),
                     "assistant_text": outcome.assistant_text if outcome else "",
                     "verified": int(outcome.verified) if outcome else 0,
-                    "outcome": outcome.model_dump_json() if outcome else None,
+                    "outcome": outcome_json,
                     "failing_gates": _json(failing),
                     "duration_ms": _duration_ms(bundle.events),
                     "redaction": _json(bundle.redaction),
@@ -561,19 +579,21 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     }
 
 
-def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str) -> dict[str, str]:
+def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str,
+                         outcome_json: str | None) -> dict[str, str]:
     """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts ``payloads``
-    (one per event) and ``messages``, so a trace read back unchanged always matches."""
+    (one per event), ``messages`` and ``outcome_json``, so a trace read back unchanged always matches."""
     # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
     data: dict[str, Any] = {
         "messages": _load(messages) or [],
-        "outcome": json.loads(bundle.outcome.model_dump_json()) if bundle.outcome else None,
+        "outcome": _load(outcome_json),
         "attempts": [{"raw_output": record.raw_output} for record in bundle.attempts],
         "redaction": bundle.redaction,
-        "evidence_pack": bundle.evidence_pack.model_dump(mode="json") if bundle.evidence_pack else None,
-        "retrieved_evidence_pack": (bundle.retrieved_evidence_pack.model_dump(mode="json")
-                                    if bundle.retrieved_evidence_pack else None),
     }
+    if (bundle.redaction or {}).get("applied"):  # the map covers evidence texts only where redaction masked them
+        data["evidence_pack"] = bundle.evidence_pack.model_dump(mode="json") if bundle.evidence_pack else None
+        data["retrieved_evidence_pack"] = (bundle.retrieved_evidence_pack.model_dump(mode="json")
+                                           if bundle.retrieved_evidence_pack else None)
     data["events"] = [  # TraceEvent.model_dump(mode="json") as events() rebuilds it, without building models
         {"trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
          "payload": _load(payload) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}

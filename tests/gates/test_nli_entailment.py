@@ -334,3 +334,18 @@ def test_every_pair_of_an_attempt_goes_to_the_backend_in_one_call():
     result = run_gate(ARCH_Q, [E_HOST, E_RATE], env, backend)
     assert len(result.details["claim_records"]) == 3
     assert backend.calls == 1 and backend.pairs_scored >= 5
+
+
+def test_beyond_claims_blanks_only_the_part_of_each_span_inside_the_sentence():
+    from controlplane.gates.anchoring import beyond_claims
+
+    text = "Turso stores tier data. It never stores 12 logs. Done."
+    start, end = text.index("It"), text.index("Done") - 1
+    never = text.index("never")
+    # a span reaching into the sentence from before it hides the sentence's words it covers ("It"), and what it
+    # says is claimed ("stores"); the rest of the sentence is beyond it
+    assert beyond_claims(text, start, end, []) == ["never", "stor", "12", "log"]
+    assert beyond_claims(text, start, end, [(0, never)]) == ["never", "12", "log"]
+    assert beyond_claims(text, start, end, [(start, end)]) == []
+    assert beyond_claims(text, start, end, [(end, len(text))]) == beyond_claims(text, start, end, [])
+    assert beyond_claims(text, start, end, [(never, never)]) == beyond_claims(text, start, end, [])

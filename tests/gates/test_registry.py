@@ -184,3 +184,48 @@ def test_shipped_critic_gate_runs_on_the_four_seed_conditions(shipped_policy):
     assert when_holds(spec.when, calm, None, "What does our lease policy say?")[0] is (calm.confidence < 0.5)
     low_rigor = route("Tighten this paragraph; I will sign it.", shipped_policy.bundle)
     assert when_holds(spec.when, low_rigor, None, "Tighten this paragraph; I will sign it.")[0] is False
+
+
+def test_for_gate_is_replace_without_the_rebuild(default_policy):
+    """The registry hands each gate ``inp.for_gate(spec, prior)``: the same input dataclasses.replace gives, the
+    attempt's view shared, the original untouched."""
+    from dataclasses import replace
+
+    from controlplane.contracts import GateResult
+
+    base = inp(default_policy)
+    spec = GateSpec(gate_id="other", params={"k": 1})
+    prior = (GateResult.passing("x", "v1", CostClass.CHEAP),)
+    made = base.for_gate(spec, prior)
+    assert made == replace(base, spec=spec, prior_results=prior)
+    assert made.view is base.view and made.spec is spec and made.prior_results is prior
+    assert base.spec is not spec and base.prior_results == ()
+    assert base.for_gate(spec) == replace(base, spec=spec)
+    with pytest.raises(AttributeError):
+        made.spec = base.spec  # still frozen
+
+
+@pytest.mark.parametrize("separator", [" ", "\t", "\x1c ", "\v\n", "\u00a0", "\u2003 ", "  \r\n"])
+def test_citation_density_counts_every_kind_of_space_alike(make_envelope, separator):
+    """ASCII answers take a one-pass byte mask, others the per-space walk: both must count exactly what ``\\s``
+    leaves out (checked against a character-by-character count)."""
+    import json
+    import re
+
+    from controlplane.gates.attempt import AttemptView
+    from controlplane.gates.envelope_parsing import parse_envelope
+    from controlplane.gates.registry import citation_density
+
+    data = make_envelope([("Fly.io hosts the API [E1].", ["E1"]), ("It stores card data.", []),
+                          ("Nobody knows why.", [], "UNKNOWN")])
+    text = separator.join(c["text"] for c in data["meta"]["claim_map"]) + separator + "Trailing words."
+    data["assistant_text"] = text
+    envelope = parse_envelope(json.dumps(data)).envelope
+    view = AttemptView(envelope)
+    in_marker = {i for m in view.markers for i in range(m.start, m.end)}
+    counted = [i for i, ch in enumerate(text) if not re.match(r"\s", ch) and i not in in_marker]
+    backed = [view.anchors[c.claim_id] for c in envelope.meta.claim_map
+              if c.claim_id in view.anchors and (c.evidence_ids or c.status.value == "UNKNOWN")]
+    covered = [i for i in counted if any(a.start <= i < a.end for a in backed)]
+    assert 0 < len(covered) < len(counted)
+    assert citation_density(envelope, view) == len(covered) / len(counted)

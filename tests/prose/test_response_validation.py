@@ -8,7 +8,12 @@ import pytest
 
 from controlplane.api import ControlPlane
 from controlplane.contracts import ReasonCode, RigorLevel
-from controlplane.gates.response_validation import SEED_PHRASES, ResponseValidationGate, hallucination_phrases
+from controlplane.gates.response_validation import (
+    SEED_PHRASES,
+    ResponseValidationGate,
+    hallucination_phrases,
+    phrase_pattern,
+)
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 
 ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."
@@ -31,6 +36,19 @@ def test_phrases_match_whole_words_only():
     assert hallucination_phrases("Nothing I recall thatched roofs say.") == []
     assert hallucination_phrases("The Orion project ships on 14 March 2027.") == []
     assert set(SEED_PHRASES) == {"I recall that", "From my knowledge", "Generally speaking", "It's commonly known"}
+
+
+@pytest.mark.parametrize("text", [
+    "I recall that it ships. From my knowledge it is late.",
+    "Generally speaking, from my knowledge, it's commonly known.",
+    "Nothing here.", "", "I recall thatched roofs.", "(I recall that) it ships",
+])
+def test_one_search_finds_what_each_phrase_finds(text):
+    # the combined pre-check must never hide a phrase its own pattern finds, and the order is the listed one
+    phrases = (*SEED_PHRASES, "c++ knowledge", "  ", "from MY knowledge")
+    each = [p for p in dict.fromkeys(phrases) if p.strip() and phrase_pattern(p).search(text)]
+    assert hallucination_phrases(text, phrases) == each
+    assert hallucination_phrases(text, ()) == []
 
 
 def _decision(gate_harness, level: RigorLevel):

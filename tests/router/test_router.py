@@ -206,6 +206,33 @@ def test_evidence_term_lookup_matches_the_routers_term_regex(shipped_policy, tex
         assert _terms_in(domain.lexicon, words, joined) == [t for t in domain.lexicon if _term_regex(t).search(joined)]
 
 
+@pytest.mark.parametrize("text", [
+    LEAFLET, "Taxes, tax-free bonds_x and investing; a license, a licence; 401k and IRA.",
+    "Landlords evicting a tenant's lease. Side effects of the drugs.", "", "ß ǅ ﬁ 123 dose* dos",
+    "Which storage components does our service architecture use?", "big o notation, o(n log n), a proof by induction",
+    "l-e-g-a-l adv1ce on my w1ll and my ta><es", "sql injection in the login form; a buffer overflow",
+])
+def test_message_term_lookup_matches_the_routers_term_regex(shipped_policy, text):
+    """detect_signals looks a message's plain and ``word*`` terms up in its word set (one search only for the other
+    terms): it must find exactly what each term's own regex finds, in every reading of the message."""
+    from controlplane.router import _LexiconIndex, _message_words, _term_regex, matching_variants
+
+    for reading in matching_variants(normalize_text(text).lower()):
+        for domain in [*shipped_policy.bundle.domains.values(), *EXTRA_LEXICONS]:
+            index = _LexiconIndex.of(tuple(domain.lexicon))
+            assert index.terms_in(reading, _message_words(reading)) == {
+                t for t in domain.lexicon if _term_regex(t).search(reading)}
+
+
+class _Lexicon:
+    def __init__(self, *terms: str):
+        self.lexicon = list(terms)
+
+
+# terms the shipped lexicons lack: mixed case, a stem and its own word, a stem that is a prefix of another, doubles
+EXTRA_LEXICONS = [_Lexicon("Proof", "proof*", "pro*", "proof", "Big O", "c++", "dos?", "ta*es"), _Lexicon()]
+
+
 def test_engineering_prose_is_not_a_finance_document(shipped_policy):
     """The quickstart's own evidence (ADR-011) mentions taxes among business rules and a latency budget. "Budget" is
     an engineering word as often as a money one (latency, error and token budgets), so it is not a finance term: with
