@@ -128,29 +128,19 @@ class TraceStore:
             return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
 
     @contextmanager
-    def transaction(self, synced: bool = True) -> Iterator[sqlite_utils.Database]:
-        """One write transaction. ``synced=False``: its commit is not fsync'd even at durability full or extra (as
-        at normal, it survives a killed process, not a power cut); the next synced commit makes it durable too,
-        since an fsync of the WAL covers every frame before it."""
+    def transaction(self) -> Iterator[sqlite_utils.Database]:
         if self.read_only:
             raise TraceStoreError(f"trace db {self.path} is read-only for this user; this command writes to it (fix "
                                   "its permissions or pass --db with a writable path)")
         db = self.db
-        relax = not synced and self._synchronous != DURABILITY["normal"]
-        if relax:
-            db.execute(f"PRAGMA synchronous={DURABILITY['normal']}")
+        db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            else:
-                db.execute("COMMIT")
-        finally:
-            if relax:
-                db.execute(f"PRAGMA synchronous={self._synchronous}")
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        else:
+            db.execute("COMMIT")
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
@@ -248,10 +238,7 @@ class TraceStore:
     def begin(self, trace_id: str, messages: list[dict[str, Any]], created_at: str | None = None,
               session_id: str | None = None) -> None:
         user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
-        # Not fsync'd: the in_progress row only has to outlive a killed process (it does: the OS holds the write);
-        # a power cut before ``save`` loses a request nobody was answered for, and ``save``'s fsync'd commit makes
-        # this row durable with the run. One fsync per request instead of two at durability full.
-        with self.transaction(synced=False) as db:
+        with self.transaction() as db:
             _insert_many(db, "traces", [
                 {
                     "trace_id": trace_id, "created_at": created_at or utc_now(), "status": TraceStatus.IN_PROGRESS.value,

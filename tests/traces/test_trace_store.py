@@ -24,30 +24,6 @@ def test_tables_wal_and_durability(tmp_path):
         TraceStore(tmp_path / "x.db", durability="off")
 
 
-@pytest.mark.parametrize("durability", ["full", "extra", "normal"])
-def test_only_the_finished_run_is_fsynced(tmp_path, write_script, default_policy, make_envelope, durability):
-    """begin's in_progress row is committed without an fsync (it must outlive a killed process, which it does),
-    save's commit with the store's durability, which makes both durable; the setting is back after begin."""
-    store = TraceStore(tmp_path / "t.db", durability=durability)
-    level = store.db.execute("PRAGMA synchronous").fetchone()[0]
-    seen: list[str] = []
-    store.db.conn.set_trace_callback(seen.append)
-    store.begin("tr_started", [{"role": "user", "content": "hi"}])
-    relaxed = [s for s in seen if s.startswith("PRAGMA synchronous")]
-    assert relaxed == ([] if durability == "normal" else
-                       ["PRAGMA synchronous=NORMAL", f"PRAGMA synchronous={durability.upper()}"])
-    if relaxed:  # begin's commit sits between the two
-        assert seen.index(relaxed[0]) < seen.index("COMMIT") < seen.index(relaxed[1])
-    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == level
-    seen.clear()
-    run_one(write_script, store, default_policy, make_envelope)  # begin, then save
-    pragmas = [i for i, s in enumerate(seen) if s.startswith("PRAGMA synchronous")]
-    commits = [i for i, s in enumerate(seen) if s == "COMMIT"]
-    assert len(commits) == 2 and (not pragmas or pragmas[-1] < commits[-1])  # save commits at the store's level
-    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == level
-    store.db.conn.set_trace_callback(None)
-
-
 def run_one(write_script, store, default_policy, make_envelope, outputs=None):
     outputs = outputs or ["prose", make_envelope([("We host on Fly.io [E1].", ["E1"])])]
     plane = ControlPlane(model=write_script(outputs), policy=default_policy, store=store)
