@@ -1,11 +1,19 @@
-"""The main job end to end: time to first verified answer on the embedded default models.
+"""The main job end to end on the example corpus: the question set, per split, and the quickstart's first run.
 
-Each question goes through exactly what ``controlplane ask`` does: retrieval from the example corpus (MiniLM +
-chromadb), generation on the embedded default GGUF under the per-request grammar, every gate of the shipped bundle
-with the shipped NLI verifier, regen and degrade. Reports per question the final status, attempts and wall time, and
-the time until the first question that ended verified (pass or regen_pass), if any did.
+Each question of bench/data/example_questions.jsonl (answerable ones with gold answer strings, plausible unanswerable
+ones; each in split ``dev`` or ``test``) goes through exactly what ``controlplane ask`` does: retrieval from the
+example corpus (MiniLM + chromadb), the embedded default model in the bundle's answer mode, every gate of the shipped
+bundle with the shipped NLI verifier, regen and degrade. Scored as bench/squad2.py scores:
 
-Run: ``./run bench ask`` (writes bench/results/ask.{json,md}).
+* answered and correct (answerable): a displayed verified sentence holds a gold string;
+* gold retrieved (answerable): a gold string is in the evidence pack the answer was checked against;
+* abstained (unanswerable): the reply is UNKNOWN, or a refusal with no verified claim;
+* unverified sentences shown: sentences of the reply no passing claim covers (system notices excepted; must be 0);
+* per question: status, the miss cause (``not retrieved``, ``retrieved but not chosen``, ``refused by GATE``,
+  ``answered wrong``, ``answered`` on an unanswerable question), the trace id (``./run trace show ID``).
+
+Tune on ``dev`` only; ``test`` is for reporting. Run: ``./run bench ask [--split dev|test|all]`` (writes
+bench/results/ask.{json,md}; ``--no-write`` to look only, ``--no-first-run`` to skip the fresh-process quickstart).
 """
 
 from __future__ import annotations
@@ -17,18 +25,34 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-QUESTIONS = [
-    "What does ADR-011 say about the client/server boundary?",
-    "Where do we host the API?",
-    "How long are database backups kept?",
-    "What is the API rate limit per key?",
-    "Who is paged first when production is down?",
-    "How many days of application logs do we keep?",
-]
+from bench.squad2 import NOTICE_PATTERNS, NOTICE_PREFIXES
+
+QUICKSTART = "What does ADR-011 say about the client/server boundary?"
+DATA = Path(__file__).resolve().parent / "data" / "example_questions.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results"
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
+SPLITS = ("dev", "test")
+
+
+@dataclass(frozen=True)
+class Question:
+    question: str
+    answerable: bool
+    answers: tuple[str, ...]
+    split: str
+    source: str | None = None
+
+
+def load_questions(split: str, path: Path = DATA) -> list[Question]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [Question(r["question"], bool(r["answerable"]), tuple(r.get("answers") or ()), r["split"],
+                          r.get("source")) for r in rows]
+    return questions if split == "all" else [q for q in questions if q.split == split]
 
 
 def _cell(text: str, limit: int = 160) -> str:
@@ -36,11 +60,78 @@ def _cell(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def unverified_sentences(assistant_text: str, passing_claim_texts: Sequence[str]) -> int:
+    """Sentences of the reply that no passing claim covers; the system's own notices are not counted."""
+    from controlplane.contracts.text import split_sentences, strip_markers
+
+    covered = [strip_markers(t) for t in passing_claim_texts]
+    count = 0
+    for line in assistant_text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(NOTICE_PREFIXES) or any(p.match(stripped) for p in NOTICE_PATTERNS):
+            continue
+        for sentence in split_sentences(stripped):
+            plain = strip_markers(sentence.text)
+            if plain and not any(plain in claim or claim in plain for claim in covered if claim):
+                count += 1
+    return count
+
+
+def score(result: Any, q: Question) -> dict[str, Any]:
+    """One reply (controlplane.api.Response) scored against its question, with the cause of a miss."""
+    passing = [c for c in result.claims if c.verdict == "PASS"]
+    factual = [c for c in passing if c.status != "UNKNOWN"]
+    unknown = any(c.status == "UNKNOWN" for c in result.claims) and result.status != "refused"
+    answered = result.status in ("pass", "regen_pass", "degraded") and not unknown and bool(factual)
+    correct = answered and any(gold in c.text for c in factual for gold in q.answers)
+    pack_text = "\n".join(item.text for item in result.evidence_pack.evidence) if result.evidence_pack else ""
+    retrieved = any(gold in pack_text for gold in q.answers)
+    abstained = unknown or (result.status == "refused" and not factual)
+    if q.answerable:
+        if correct:
+            cause = None
+        elif not retrieved:
+            cause = "not retrieved"
+        elif result.status == "refused":
+            cause = "refused by " + (", ".join(result.failing_gates) or "?")
+        elif answered:
+            cause = "answered wrong"
+        else:
+            cause = "retrieved but not chosen"
+    else:
+        cause = None if abstained else ("answered" if answered else "neither answered nor abstained")
+    return {"answered": answered, "correct": correct, "gold_retrieved": retrieved, "abstained": abstained,
+            "unverified_displayed": unverified_sentences(result.assistant_text, [c.text for c in passing]),
+            "miss_cause": cause}
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+def split_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+    seconds = [r["seconds"] for r in rows]
+    return {
+        "questions": len(rows), "answerable": len(answerable), "unanswerable": len(unanswerable),
+        "answered_correct": sum(r["correct"] for r in answerable),
+        "gold_retrieved": sum(r["gold_retrieved"] for r in answerable),
+        "abstained": sum(r["abstained"] for r in unanswerable),
+        "unverified_displayed": sum(r["unverified_displayed"] for r in rows),
+        "selector_calls": sum(r["selector_used"] for r in rows),
+        "p50_s": _percentile(seconds, 0.5), "p90_s": _percentile(seconds, 0.9),
+    }
+
+
 def first_run_seconds(home: Path, model: str) -> dict:
     """``controlplane ask QUICKSTART`` in a new process with an empty CONTROLPLANE_HOME: imports, indexing the example
     corpus, model load and the answer, as a user's first question after install."""
     env = {**os.environ, "CONTROLPLANE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    command = [str(Path(sys.executable).parent / "controlplane"), "ask", QUESTIONS[0], "--json", "--model", model]
+    command = [str(Path(sys.executable).parent / "controlplane"), "ask", QUICKSTART, "--json", "--model", model]
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     seconds = round(time.perf_counter() - started, 2)
@@ -53,10 +144,41 @@ def first_run_seconds(home: Path, model: str) -> dict:
             "answer": data["assistant_text"]}
 
 
+def _percent(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def render(summary: dict[str, Any]) -> str:
+    first_run = summary.get("quickstart_first_run")
+    lines = ["# Main job end to end on the example corpus (`./run bench ask`)", ""]
+    if first_run:
+        lines += [f"Quickstart question on its first run (a new process, fresh index of the example corpus included): "
+                  f"**{first_run['seconds']} s**, {first_run['status']}, verified: {first_run['verified']}.", ""]
+    lines += [f"Question set bench/data/example_questions.jsonl, split `{summary['split']}`. Model "
+              f"{summary['model']}, shipped NLI verifier, shipped bundle, example corpus (k={summary['k']}). "
+              f"{summary['cpus']} CPUs, load average {summary['load_average']:.1f}. Index build "
+              f"{summary['index_example_corpus_s']} s; model load {summary['model_and_services_load_s']} s.", "",
+              "| split | answered and correct | gold retrieved | abstained | unverified sentences shown | "
+              "selector calls | p50 s | p90 s |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, s in summary["splits"].items():
+        lines.append(f"| {name} | {_percent(s['answered_correct'], s['answerable'])} | "
+                     f"{_percent(s['gold_retrieved'], s['answerable'])} | {_percent(s['abstained'], s['unanswerable'])} | "
+                     f"{s['unverified_displayed']} | {s['selector_calls']} | {s['p50_s']} | {s['p90_s']} |")
+    lines += ["", "| split | question | answerable | status | miss cause | s | trace | answer |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['split']} | {r['question']} | {'yes' if r['answerable'] else 'no'} | {r['status']} | "
+              f"{r['miss_cause'] or '-'} | {r['seconds']} | `{r['trace_id']}` | {_cell(r['answer'])} |"
+              for r in summary["rows"]]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--questions", type=int, default=len(QUESTIONS))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="dev")
+    parser.add_argument("--questions", type=int, default=None, help="only the first N questions of the split")
     parser.add_argument("--model", default="default")
+    parser.add_argument("--k", type=int, default=4, help="retrieval_k, as `controlplane ask` uses")
+    parser.add_argument("--no-first-run", action="store_true", help="skip the quickstart in a fresh process")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
 
@@ -64,75 +186,45 @@ def main(argv: list[str] | None = None) -> int:
     from controlplane.evidence_pack.vector_store import VectorStore
     from controlplane.policy_bundles.loader import load_bundle
 
+    questions = load_questions(args.split)[: args.questions]
     workdir = Path(tempfile.mkdtemp(prefix="bench-ask-"))
-    first_run = first_run_seconds(workdir / "fresh-home", args.model)
-    print(f"first run of the quickstart question (fresh index, new process): {first_run['seconds']} s, "
-          f"{first_run['status']}, verified {first_run['verified']}", flush=True)
-    started_all = time.perf_counter()
+    first_run = None
+    if not args.no_first_run:
+        first_run = first_run_seconds(workdir / "fresh-home", args.model)
+        print(f"first run of the quickstart question (fresh index, new process): {first_run['seconds']} s, "
+              f"{first_run['status']}, verified {first_run['verified']}", flush=True)
     index_started = time.perf_counter()
     VectorStore(workdir / "index", create=True).add_paths("examples", [CORPUS])
     index_s = time.perf_counter() - index_started
     load_started = time.perf_counter()
     # Assembled as `controlplane ask` assembles it (the one ControlPlane), on the shipped bundle.
     plane = ControlPlane(model=args.model, policy=load_bundle(), db=workdir / "traces.db", collection="examples",
-                         index=workdir / "index", retrieval_k=4)
+                         index=workdir / "index", retrieval_k=args.k)
     load_s = time.perf_counter() - load_started
 
     rows = []
-    first_verified_s = None
-    for question in QUESTIONS[: args.questions]:
+    for q in questions:
         began = time.perf_counter()
-        result = plane.respond(question, retrieve=True)
+        result = plane.respond(q.question, retrieve=True)
         took = time.perf_counter() - began
-        rows.append({
-            "question": question,
-            "answer": result.assistant_text,
-            "status": result.status,
-            "verified": result.verified,
-            "attempts": result.attempts,
-            "seconds": round(took, 2),
-            "failing_gates": sorted(result.failing_gates),
-        })
-        if result.verified and first_verified_s is None:
-            first_verified_s = round(time.perf_counter() - started_all, 2)
-        print(f"{rows[-1]['status']:<11} {rows[-1]['attempts']} attempt(s) {took:6.1f} s  {question}", flush=True)
+        row = {"split": q.split, "question": q.question, "answerable": q.answerable, "answers": list(q.answers),
+               "status": result.status, "verified": result.verified, "attempts": result.attempts,
+               "seconds": round(took, 2), "failing_gates": sorted(result.failing_gates),
+               "selector_used": bool((result.mode_decision or {}).get("selectorUsed")),
+               "trace_id": result.trace_id, "answer": result.assistant_text, **score(result, q)}
+        rows.append(row)
+        print(f"{q.split:<4} {row['status']:<10} {took:5.1f} s  {row['miss_cause'] or 'ok':<28} {q.question}",
+              flush=True)
 
+    splits = [s for s in SPLITS if any(r["split"] == s for r in rows)]
     summary = {
-        "model": plane.model_id,
-        "nli_backend": "shipped",
-        "cpus": os.cpu_count(),
-        "load_average": os.getloadavg()[0],
-        "index_example_corpus_s": round(index_s, 2),
-        "model_and_services_load_s": round(load_s, 2),
-        "questions": len(rows),
-        "verified": sum(r["verified"] for r in rows),
-        "status_counts": {s: sum(r["status"] == s for r in rows) for s in sorted({r["status"] for r in rows})},
-        "median_seconds_per_question": sorted(r["seconds"] for r in rows)[len(rows) // 2],
-        "p90_seconds_per_question": sorted(r["seconds"] for r in rows)[min(len(rows) - 1, int(0.9 * len(rows)))],
-        "quickstart_first_run": first_run,
-        "time_to_first_verified_answer_s": first_verified_s,
+        "split": args.split, "model": plane.model_id, "nli_backend": "shipped", "k": args.k, "cpus": os.cpu_count(),
+        "load_average": os.getloadavg()[0], "index_example_corpus_s": round(index_s, 2),
+        "model_and_services_load_s": round(load_s, 2), "quickstart_first_run": first_run,
+        "splits": {s: split_summary([r for r in rows if r["split"] == s]) for s in splits},
         "rows": rows,
     }
-    table = ["| question | status | attempts | s | failing gates | answer |", "| --- | --- | --- | --- | --- | --- |"]
-    table += [f"| {r['question']} | {r['status']} | {r['attempts']} | {r['seconds']} | "
-              f"{', '.join(r['failing_gates']) or '-'} | {_cell(r['answer'])} |" for r in rows]
-    text = "\n".join([
-        "# Main job end to end (`./run bench ask`)",
-        "",
-        f"Quickstart question on its first run (a new process, fresh index of the example corpus included): "
-        f"**{first_run['seconds']} s**, {first_run['status']}, verified: {first_run['verified']}.",
-        "",
-        f"Model {summary['model']}, shipped NLI verifier, shipped bundle, example corpus (k=4). 2 CPUs, load average "
-        f"{summary['load_average']:.1f}. Index build {summary['index_example_corpus_s']} s; model load "
-        f"{summary['model_and_services_load_s']} s.",
-        "",
-        *table,
-        "",
-        f"Verified answers: {summary['verified']}/{summary['questions']}; time to first verified answer: "
-        f"{summary['time_to_first_verified_answer_s'] if first_verified_s is not None else 'none reached'}"
-        + (" s" if first_verified_s is not None else "") + f"; median {summary['median_seconds_per_question']} s "
-        "per question.",
-    ])
+    text = render(summary)
     print(text)
     if not args.no_write:
         RESULTS.mkdir(exist_ok=True)

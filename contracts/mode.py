@@ -93,3 +93,15 @@ class ModeDecision(Contract):
     realtimeKeywords: list[str] = Field(
         default_factory=list, description="The detection keywords found in the message, as written (lower-cased)."
     )
+    evidenceDomainFlags: list[str] = Field(
+        default_factory=list,
+        description="Domains the evidence is about (router.evidence_domains matched in the retrieved or given "
+        "evidence), apart from the question's own domainFlags. They raise rigor and the gates' strictness; the number "
+        "of independent sources a claim needs comes from the question's domains only (a legal word inside a "
+        "retention policy does not make a question about backups need two sources).",
+        examples=[["legal"]],
+    )
+
+    def all_domain_flags(self) -> list[str]:
+        """The question's domains, then those only the evidence brought: what rigor and strictness follow."""
+        return list(dict.fromkeys([*self.domainFlags, *self.evidenceDomainFlags]))

@@ -28,6 +28,7 @@ from typing import Any
 
 from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
 from controlplane.contracts.errors import InputError
+from controlplane.contracts.text import strip_markers
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
 from controlplane.quote import (
     Candidate,
@@ -155,14 +156,16 @@ class QuoteAnswering:
         return compose_unknown(self.question, closest, self.decision, self.pack, lead=lead)
 
     def after_failure(self, turn: QuoteTurn, envelope: Any, failed_claim_ids: Sequence[str]) -> None:
-        """Sentences whose claims failed a gate are not offered (or quoted as closest passages) again."""
+        """Sentences whose claims failed a gate are not offered (or quoted as closest passages) again. A composed
+        claim is the sentence plus its ``[E#]`` marker, so the two are compared without markers."""
         if envelope is None:
             return
         failed = set(failed_claim_ids)
         for claim in envelope.meta.claim_map:
             if claim.claim_id in failed and claim.evidence_ids:
+                quoted = strip_markers(claim.text)
                 for candidate in self.ranking.all_sentences:
-                    if candidate.evidence_id == claim.evidence_ids[0] and candidate.text == claim.text:
+                    if candidate.evidence_id == claim.evidence_ids[0] and strip_markers(candidate.text) == quoted:
                         self.failed.add((candidate.evidence_id, candidate.start_char))
 
     @staticmethod

@@ -6,8 +6,9 @@ A model this small cannot write verified prose (bench/results/ask.md: 0 of 6), b
    scored by MiniLM cosine similarity to the question and, when a scorer is given, by the trained answerability
    scorer (controlplane/answerability.py). The best ``sentences_per_item`` of each item, then the best
    ``max_candidates`` overall, are the candidates, numbered 1..n.
-   A markdown table row is ranked and scored as read under its header (``table_row_text``) and quoted verbatim;
-   header and separator rows are never offered.
+   A markdown table row is ranked and scored as read under its header (``table_row_text``) and quoted as the
+   table's header line followed by that row (gates/verbatim.table_quotes: a row alone has no column names);
+   header and separator rows are never offered on their own.
 2. ``choice_schema`` + ``quote_context``: the grammar lets the model emit only ``{"answer": <one of the candidate
    numbers (or the sentences verbatim), or "UNKNOWN">}``; the prompt lists the numbered sentences with their ids.
 3. ``compose_answer`` / ``compose_unknown``: the server builds the OutputEnvelope: assistant_text with inline [E#]
@@ -34,6 +35,7 @@ from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
 from controlplane.contracts.clock import utc_now
 from controlplane.contracts.text import strip_markers
 from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
+from controlplane.gates.verbatim import is_table_separator, table_quotes
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
 UNKNOWN_CHOICE = "UNKNOWN"
@@ -45,8 +47,9 @@ class Candidate:
 
     number: int  # 1-based, as offered to the model
     evidence_id: str
-    text: str  # the sentence as in the evidence (citation markers removed, whitespace normalised)
-    start_char: int  # offsets in the evidence item's text
+    text: str  # the sentence as in the evidence (citation markers removed, whitespace normalised); a table row
+    # is its table's header line, a line break, and the row
+    start_char: int  # offsets in the evidence item's text (of the row, for a table row)
     end_char: int
     relevance: float  # MiniLM cosine similarity to the question
     answerability: float | None  # P(answers the question) from the scorer, if one ran
@@ -119,9 +122,6 @@ def quotable(sentence: str) -> bool:
             and len(sentence.split()) >= MIN_WORDS)
 
 
-_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
-
-
 def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
@@ -142,22 +142,25 @@ def evidence_sentences(pack: EvidencePack) -> list[Candidate]:
         if item.redacted:
             continue  # a redacted text cannot be quoted (or checked)
         units = evidence_sentences_of(item.text)  # hard line wraps joined, as the NLI gate does
+        rows = table_quotes(item.text)  # a data row's quote: its header line and the row
         header: list[str] = []
         for index, sentence in enumerate(units):
             plain = strip_markers(sentence.text)
             scored = ""
+            quoted = plain
             if plain.startswith("|"):
                 following = units[index + 1].text.strip() if index + 1 < len(units) else ""
-                if _TABLE_SEPARATOR.match(plain):
+                if is_table_separator(plain):
                     continue  # "| --- | --- |" says nothing
-                if _TABLE_SEPARATOR.match(following):
+                if is_table_separator(following):
                     header = _cells(plain)  # the header row names the columns; it answers nothing itself
                     continue
                 scored = table_row_text(header, plain) if header else ""
+                quoted = rows.get(sentence.start, plain)
             else:
                 header = []
             if quotable(plain):
-                out.append(Candidate(0, item.id, plain, sentence.start, sentence.end, 0.0, None, scored))
+                out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
     return out
 
 

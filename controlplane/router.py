@@ -296,8 +296,11 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
     - The writing exemption is for rewriting the user's own text. A request that comes with evidence ("summarize
       this" over a leaflet) is answered from that evidence, so its claims are checked: the writing flag is dropped.
     - High-stakes evidence raises rigor: the lexicons of ``router.evidence_domains`` are matched against the evidence
-      text, and ``router.evidence_min_terms`` distinct terms of one add that domain (its rigor, and the strict mode
-      when it is high stakes).
+      text, and ``router.evidence_min_terms`` distinct terms of one add that domain to ``evidenceDomainFlags`` (its
+      rigor, its thresholds' strictness, and the strict mode when it is high stakes). They stay apart from the
+      question's ``domainFlags``: how many independent sources a claim needs follows the question
+      (gates/sufficiency.required_sources), so a legal word inside a retention policy does not make "How long are
+      database backups kept?" need two documents (bench/results/ask.md, before).
     Only ever adds risk; never lowers what the message decided.
     """
     texts = [t for t in evidence_texts if t and t.strip()]
@@ -309,26 +312,28 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         domains.remove(WRITING_DOMAIN)
         reasons.append("override:writing_exemption_dropped_for_evidence")
     joined, words = _evidence_words(" ".join(texts))
+    from_evidence = list(decision.evidenceDomainFlags)
     for domain in policy.router.evidence_domains:
         domain_policy = policy.domains.get(domain)
-        if domain_policy is None or domain in domains:
+        if domain_policy is None or domain in domains or domain in from_evidence:
             continue
         terms = _terms_in(domain_policy.lexicon, words, joined)
         if len(terms) >= policy.router.evidence_min_terms:
-            domains.append(domain)
+            from_evidence.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)
-    if domains == list(decision.domainFlags):
+    if domains == list(decision.domainFlags) and from_evidence == list(decision.evidenceDomainFlags):
         return decision
-    domains.sort()
-    level = max(risk_of(domains, policy), decision.rigorConfig.level, key=lambda lv: lv.rank)
+    from_evidence.sort()
+    every = domains + from_evidence
+    level = max(risk_of(every, policy), decision.rigorConfig.level, key=lambda lv: lv.rank)
     mode = decision.modeLabel
-    if high_rigor_domains(domains, policy) and mode != policy.router.strict_mode:
+    if high_rigor_domains(every, policy) and mode != policy.router.strict_mode:
         reasons.append(f"override:high_rigor_forces:{policy.router.strict_mode}")
         mode = policy.router.strict_mode
     rigor = rigor_for(level, domains)
     return decision.model_copy(update={
-        "modeLabel": mode, "domainFlags": domains, "rigorConfig": rigor, "clusterIds": [f"rigor:{level.value}"],
-        "reasons": reasons,
+        "modeLabel": mode, "domainFlags": domains, "evidenceDomainFlags": from_evidence, "rigorConfig": rigor,
+        "clusterIds": [f"rigor:{level.value}"], "reasons": reasons,
     })
 
 

@@ -142,7 +142,7 @@ def unparseable_equations(text: str) -> list[str]:
 
 def active_profiles(inp: GateInput) -> list[DomainProfile]:
     profiles = inp.policy.domain_profiles
-    return [profiles[flag] for flag in inp.mode_decision.domainFlags if flag in profiles]
+    return [profiles[flag] for flag in inp.mode_decision.all_domain_flags() if flag in profiles]
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:

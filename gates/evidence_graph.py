@@ -47,7 +47,7 @@ from controlplane.contracts import (
 from .categories import states_absence
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, prior_records
-from .sufficiency import source_key, thresholds_for
+from .sufficiency import required_sources, source_key, thresholds_for
 
 SUPPORT, REASONING, CONTRADICTION = "support", "reasoning", "contradiction"
 STRUCTURE = (SUPPORT, REASONING)
@@ -319,7 +319,7 @@ class EvidenceGraphGate(BaseGate):
         high_stakes = decision.rigorConfig.nli_required or level is RigorLevel.HIGH or (
             domain is not None and policy.domains[domain].risk_level is RigorLevel.HIGH)
         exempt = [s.value for s in policy.citations.exempt_statuses.get(level, [])]
-        min_support = int(inp.params.get("high_stakes_min_support", HIGH_STAKES_MIN_SUPPORT))
+        min_support, support_from = self._min_support(inp)
         graph = build_graph(inp.evidence_pack, inp.envelope, inp.prior_results)
         sub = structure(graph)
         report = check_constraints(graph, high_stakes, exempt, min_support, sub)
@@ -327,6 +327,7 @@ class EvidenceGraphGate(BaseGate):
             "metrics": graph_metrics(graph, sub),
             "graph": graph_as_json(graph),
             "constraints": {"high_stakes": high_stakes, "min_support": min_support if high_stakes else None,
+                            "min_support_from": support_from if high_stakes else None,
                             "exempt_statuses": exempt if not high_stakes else [], "cycles": report.cycles},
             "claim_records": report.records,
             "warnings": [],
@@ -336,6 +337,20 @@ class EvidenceGraphGate(BaseGate):
             return self.failing(codes, evidence_refs=[f"claim_map:{cid}" for cid in report.claims],
                                 details={"claims": report.claims, **details})
         return self.passing(details=details)
+
+    @staticmethod
+    def _min_support(inp: GateInput) -> tuple[int, str]:
+        """Independent sources a grounded claim needs in high stakes. The bundle's ``high_stakes_min_support`` when
+        the question itself is high stakes; when only the evidence made it so (ModeDecision.evidenceDomainFlags), the
+        question's own requirement (sufficiency.required_sources): evidence raises strictness, not the count."""
+        decision, policy = inp.mode_decision, inp.policy
+        configured = int(inp.params.get("high_stakes_min_support", HIGH_STAKES_MIN_SUPPORT))
+        question_high = [d for d in decision.domainFlags
+                         if d in policy.domains and policy.domains[d].risk_level is RigorLevel.HIGH]
+        if question_high:
+            return configured, f"question_high_stakes:{question_high[0]}:{configured}"
+        required = required_sources(decision, policy)
+        return min(configured, required.count), required.reason
 
 
 @hookimpl

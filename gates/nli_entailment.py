@@ -61,6 +61,7 @@ from .sufficiency import (
     TreeDecision,
     claim_confidence,
     decide,
+    required_sources,
     response_confidence,
     source_confidence,
     source_key,
@@ -175,7 +176,8 @@ class NliEntailmentGate(BaseGate):
         setting = {
             "domain": domain, "rigor": level.value, "min_entailment": min_entailment,
             "policy_min_entailment": th.min_entailment, "max_contradiction": th.max_contradiction,
-            "min_sources": th.min_sources, "min_credibility": th.min_credibility, "min_confidence": th.min_confidence,
+            "min_sources": th.min_sources, "min_sources_from": required_sources(decision, inp.policy).reason,
+            "min_credibility": th.min_credibility, "min_confidence": th.min_confidence,
             "backend": getattr(backend, "name", None), "backend_threshold": calibrated, "checks": checks,
             "nli_required": high_stakes, "time_sensitive_question": time_sensitive,
         }

@@ -96,7 +96,7 @@ def when_holds(
     view: AttemptView | None = None,
 ) -> tuple[bool, str]:
     """Evaluate a when-condition; returns (holds, why) so the trace says why a gate ran or was skipped."""
-    flags = set(decision.domainFlags)
+    flags = set(decision.all_domain_flags())  # a domain the evidence brought selects its gates too
     checks: list[tuple[bool, str]] = []
     if when.always is not None:
         checks.append((bool(when.always), "always" if when.always else "always=false"))

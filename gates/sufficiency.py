@@ -108,9 +108,11 @@ def decide(scores: Sequence[EvidenceScore], min_entailment: float, max_contradic
 
 # ----------------------------------------------------------------------------------------------------------------
 # thresholds
-def riskiest_domain(decision: ModeDecision, policy: PolicyBundle) -> str | None:
-    """The flagged domain with the highest risk level (ties: the stricter thresholds, then the name)."""
-    known = [d for d in decision.domainFlags if d in policy.domains]
+def riskiest_domain(decision: ModeDecision, policy: PolicyBundle, question_only: bool = False) -> str | None:
+    """The flagged domain with the highest risk level (ties: the stricter thresholds, then the name). The question's
+    and the evidence's domains, or the question's alone with ``question_only``."""
+    flags = decision.domainFlags if question_only else decision.all_domain_flags()
+    known = [d for d in flags if d in policy.domains]
     if not known:
         return None
 
@@ -123,9 +125,37 @@ def riskiest_domain(decision: ModeDecision, policy: PolicyBundle) -> str | None:
     return max(known, key=strictness)
 
 
+@dataclass(frozen=True)
+class RequiredSources:
+    """How many independent sources a claim needs, and where that number comes from."""
+
+    count: int
+    domain: str | None  # the question's riskiest domain; None: the bundle's general thresholds
+
+    @property
+    def reason(self) -> str:
+        return f"sources_from_question:{self.domain or 'general'}:{self.count}"
+
+
+def required_sources(decision: ModeDecision, policy: PolicyBundle) -> RequiredSources:
+    """Independent sources per claim follow the question's domains (and the bundle), never the evidence's: a domain
+    found only in the evidence (ModeDecision.evidenceDomainFlags) raises rigor and strictness, but one document about
+    backups that mentions a legal hold is still one source that answers a question about backups. A legal question
+    still needs the legal domain's sources, whatever the evidence."""
+    domain = riskiest_domain(decision, policy, question_only=True)
+    thresholds = policy.domains[domain].thresholds if domain else policy.general_thresholds
+    return RequiredSources(thresholds.min_sources, domain)
+
+
 def thresholds_for(decision: ModeDecision, policy: PolicyBundle) -> tuple[str | None, Thresholds]:
+    """The riskiest flagged domain's thresholds (question and evidence domains), with ``min_sources`` from the
+    question alone (``required_sources``)."""
     domain = riskiest_domain(decision, policy)
-    return domain, (policy.domains[domain].thresholds if domain else policy.general_thresholds)
+    thresholds = policy.domains[domain].thresholds if domain else policy.general_thresholds
+    sources = required_sources(decision, policy).count
+    if sources != thresholds.min_sources:
+        thresholds = thresholds.model_copy(update={"min_sources": sources})
+    return domain, thresholds
 
 
 # ----------------------------------------------------------------------------------------------------------------

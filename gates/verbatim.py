@@ -7,6 +7,11 @@ say the opposite of its sentence, so it goes to the verifier like any other clai
 
 Comparison is after whitespace normalisation and with inline citation markers removed on both sides ("[12]" in a
 Wikipedia sentence is a reference, not content; ``[E1]`` in a claim is ours).
+
+A markdown table row alone ("| authenticated API key, Standard plan | 600 requests per minute per key | 100 |") has
+no column names and reads as nothing; its quote is the table's header line followed by that row (``table_quotes``).
+That pair is whole units of the evidence, read as one: exactly the header and one data row of the same table, so a
+header glued to a row of another table, or two rows, is not verbatim.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from controlplane.contracts import EvidenceItem
-from controlplane.contracts.text import Sentence, memo_by_text, split_sentences, strip_markers
+from controlplane.contracts.text import Sentence, memo_by_text, normalize_space, split_sentences, strip_markers
 
 # A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
 # directly."); a blank line, a list item or a heading still starts a new unit.
@@ -30,6 +35,40 @@ def unwrap_lines(text: str) -> str:
 def evidence_sentences(text: str) -> list[Sentence]:
     """Sentences of an evidence text, hard-wrapped lines joined first (offsets are the original text's)."""
     return split_sentences(unwrap_lines(text))
+
+
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def is_table_separator(line: str) -> bool:
+    return bool(_TABLE_SEPARATOR.match(line.strip()))
+
+
+def table_quotes(text: str) -> dict[int, str]:
+    """Each data row of each markdown table in the text, by the start offset of its unit: the header line, a line
+    break, then the row (markers removed, whitespace normalised within each line)."""
+    units = evidence_sentences(text)
+    quotes: dict[int, str] = {}
+    header: str | None = None
+    for index, unit in enumerate(units):
+        plain = strip_markers(unit.text)
+        if not plain.startswith("|"):
+            header = None
+            continue
+        following = strip_markers(units[index + 1].text) if index + 1 < len(units) else ""
+        if is_table_separator(plain):
+            continue
+        if is_table_separator(following):
+            header = plain
+            continue
+        if header is not None:
+            quotes[unit.start] = f"{header}\n{plain}"
+    return quotes
+
+
+@memo_by_text
+def _table_quote_texts(text: str) -> frozenset[str]:
+    return frozenset(normalize_space(quote) for quote in table_quotes(text).values())
 
 
 def sentence_texts(text: str) -> list[str]:
@@ -53,6 +92,8 @@ def _whole_sentences(evidence_text: str, claim_text: str) -> bool:
     claim = strip_markers(claim_text)
     if not claim:
         return False
+    if claim.startswith("|") and claim in _table_quote_texts(evidence_text):
+        return True  # a table row under its header line
     sentences = sentence_texts(evidence_text)
     for start, first in enumerate(sentences):
         if not claim.startswith(first):

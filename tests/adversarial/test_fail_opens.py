@@ -64,7 +64,8 @@ def test_writing_request_over_medical_evidence_checks_the_claim_against_it(kit, 
     assert_not_shown(result, "4000")
     assert result.status not in SHOWN
     decision = result.mode_decision
-    assert "writing" not in decision.domainFlags and "medical" in decision.domainFlags
+    # the evidence's domain, kept apart from the question's (ModeDecision.evidenceDomainFlags); rigor follows both
+    assert "writing" not in decision.domainFlags and "medical" in decision.evidenceDomainFlags
     assert decision.rigorConfig.level.value == "high"  # rigor follows the evidence, not only the message
     assert "override:writing_exemption_dropped_for_evidence" in decision.reasons
 

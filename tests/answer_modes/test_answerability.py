@@ -128,15 +128,20 @@ def test_a_swapped_entity_or_added_negation_lowers_answerability():
 
 # -- tables ------------------------------------------------------------------------------------------------------------
 
-def test_a_table_row_is_quoted_verbatim_and_read_under_its_header():
+HEADER = "| data | retention | notes |"
+
+
+def test_a_table_row_is_quoted_under_its_header_line_and_read_under_its_header():
     pack = build_pack([{"id": "E1", "title": "Retention", "text": RETENTION}])
     candidates = evidence_sentences(pack)
-    # the header and the separator answer nothing and are not offered
-    assert [c.text for c in candidates] == ["| application logs | 30 days | no message bodies |",
-                                            "| HTTP access logs | 90 days | IP addresses truncated |",
-                                            "| database backups | 35 days | encrypted at rest |"]
+    # the header and the separator are not offered on their own; each row is quoted with the header line above it
+    # (a row alone has no column names: "| database backups | 35 days | ... |" reads as nothing)
+    assert [c.text for c in candidates] == [f"{HEADER}\n| application logs | 30 days | no message bodies |",
+                                            f"{HEADER}\n| HTTP access logs | 90 days | IP addresses truncated |",
+                                            f"{HEADER}\n| database backups | 35 days | encrypted at rest |"]
     assert candidates[0].scored_text == "data: application logs; retention: 30 days; notes: no message bodies."
-    assert RETENTION[candidates[2].start_char: candidates[2].end_char] == candidates[2].text
+    # the offsets are the row's (its identity in the item)
+    assert RETENTION[candidates[2].start_char: candidates[2].end_char] == candidates[2].text.split("\n")[1]
     assert table_row_text(["a", "b"], "| one | two | three |") == "| one | two | three |"  # cells do not match
 
 
@@ -152,4 +157,6 @@ def test_a_question_a_table_row_answers_ends_verified_and_cited(scripted_model):
     evidence = [{"id": "E1", "title": "Retention", "text": RETENTION, "trust_tier": "authoritative"}]
     result = plane.run([{"role": "user", "content": "How long are database backups kept?"}], evidence=evidence)
     assert result.status is TraceStatus.PASS and result.verified
-    assert result.assistant_text == "| database backups | 35 days | encrypted at rest | [E1]"
+    assert result.assistant_text == f"{HEADER}\n| database backups | 35 days | encrypted at rest | [E1]"
+    [claim] = result.claims
+    assert claim.verdict == "PASS" and claim.text == result.assistant_text  # one claim: the header line and the row

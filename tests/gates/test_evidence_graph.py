@@ -143,3 +143,42 @@ def test_a_claim_surer_than_what_it_rests_on_breaks_propagation(write_script, st
     graph.nodes[claim_node("c3")]["confidence"] = recorded
     graph.nodes[claim_node("c1")]["confidence"] = 0.01  # a premise weaker than the step that reasoned from it
     assert check_constraints(graph, high_stakes=False, exempt=[]).claims == {"c3": ["CONFIDENCE_NOT_PROPAGATED"]}
+
+
+# -- how many sources: the question decides, the evidence only raises strictness ----------------------------------------
+RETENTION = {"id": "E1", "source": "docs/data-retention-policy.md", "trust_tier": "authoritative",
+             "text": "Database backups are kept for 35 days. Data we must keep by law is retained. A legal hold "
+                     "suspends deletion. GDPR article 17 applies."}
+BACKUPS_Q = "How long are database backups kept?"
+LEGAL_Q = "Can my landlord evict me without notice?"
+EVICTION = {"id": "E1", "source": "docs/tenancy-law.md", "trust_tier": "authoritative",
+            "text": "A landlord may not evict a tenant without notice under the law. The lease is a legal contract."}
+
+
+def test_a_legal_word_in_the_evidence_does_not_make_a_plain_question_need_two_sources(write_script, store):
+    result = run(write_script, store, BACKUPS_Q, [RETENTION],
+                 [("Database backups are kept for 35 days [E1].", ["E1"])])
+    decision = result.mode_decision
+    assert decision.domainFlags == ["architecture"] and decision.evidenceDomainFlags == ["legal"]  # "database"
+    assert decision.rigorConfig.level.value == "high"  # the evidence still raises rigor
+    graph = gate(result, "evidence_graph")
+    assert graph.passed, graph.details
+    assert graph.details["constraints"]["min_support"] == 1
+    assert graph.details["constraints"]["min_support_from"] == "sources_from_question:architecture:1"
+    nli = gate(result, "nli_entailment")
+    assert nli.details["thresholds"]["min_sources"] == 1
+    assert nli.details["thresholds"]["min_sources_from"] == "sources_from_question:architecture:1"
+    assert nli.details["thresholds"]["domain"] == "legal"  # legal strictness for the entailment threshold
+    assert result.status is TraceStatus.PASS and result.verified
+
+
+def test_a_legal_question_over_one_document_is_still_refused_for_insufficient_sources(write_script, store):
+    result = run(write_script, store, LEGAL_Q, [EVICTION],
+                 [("A landlord may not evict a tenant without notice under the law [E1].", ["E1"])])
+    assert result.mode_decision.domainFlags == ["legal"]
+    graph = gate(result, "evidence_graph")
+    assert codes(result) == ["INSUFFICIENT_SOURCES"]
+    assert graph.details["constraints"]["min_support"] == 2
+    assert graph.details["constraints"]["min_support_from"] == "question_high_stakes:legal:2"
+    assert "INSUFFICIENT_SOURCES" in gate(result, "nli_entailment").details["claims"]["c1"]
+    assert result.status is TraceStatus.REFUSED and not result.verified

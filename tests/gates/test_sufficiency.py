@@ -194,3 +194,21 @@ def test_retrieval_quality_of_retrieved_items_is_relative_to_the_similarity_floo
     assert _retrieval_quality(caller, 0.7) == 1.0
     assert _retrieval_quality(retrieved, 0.7) == 0.5 and _retrieval_quality(retrieved, 0.7, "raw") == 0.35
     assert _retrieval_quality(caller.model_copy(update={"retrieval_score": 0.9}), 0.7) == 1.0
+
+
+def test_sources_required_follow_the_question_strictness_follows_the_evidence_too():
+    from controlplane.contracts import ModeDecision, RigorConfig, RigorLevel
+    from controlplane.gates.sufficiency import required_sources, thresholds_for
+    from controlplane.policy_bundles.loader import load_bundle
+
+    policy = load_bundle().bundle
+    rigor = RigorConfig(level=RigorLevel.HIGH, strict_sentences=True, require_citations=True, nli_required=True)
+    from_evidence = ModeDecision(modeLabel="System", domainFlags=[], evidenceDomainFlags=["legal"], rigorConfig=rigor,
+                                 confidence=0.5, version="t")
+    assert required_sources(from_evidence, policy).reason == "sources_from_question:general:1"
+    domain, th = thresholds_for(from_evidence, policy)
+    assert domain == "legal" and th.min_sources == 1
+    assert th.min_entailment == policy.domains["legal"].thresholds.min_entailment
+    legal = from_evidence.model_copy(update={"domainFlags": ["legal"], "evidenceDomainFlags": []})
+    assert required_sources(legal, policy).reason == f"sources_from_question:legal:{th.min_sources + 1}"
+    assert thresholds_for(legal, policy)[1].min_sources == policy.domains["legal"].thresholds.min_sources == 2

@@ -69,3 +69,42 @@ def test_deterministic_checks_do_not_second_guess_a_verbatim_quote():
         "nli_entailment", "What share of Fresno was non-Hispanic white in 2010?",
         [{"id": "E1", "text": paragraph, "trust_tier": "authoritative"}], envelope([(claim, ["E1"])]), None))
     assert result.result.value == "pass", codes(result)
+
+
+# -- a table row is quoted under its header line ------------------------------------------------------------------------
+TABLES = """| data | retention |
+| --- | --- |
+| application logs | 30 days |
+| database backups | 35 days |
+
+| plan | limit |
+| --- | --- |
+| Standard | 600 requests per minute |
+"""
+
+
+def test_table_quotes_are_the_header_line_and_one_row():
+    from controlplane.gates.verbatim import table_quotes
+
+    quotes = list(table_quotes(TABLES).values())
+    assert quotes == ["| data | retention |\n| application logs | 30 days |",
+                      "| data | retention |\n| database backups | 35 days |",
+                      "| plan | limit |\n| Standard | 600 requests per minute |"]
+
+
+def test_exactly_a_header_and_one_row_of_the_same_table_is_verbatim():
+    assert is_whole_sentences("| data | retention |\n| database backups | 35 days | [E1]", TABLES)
+    assert is_whole_sentences("| plan | limit | | Standard | 600 requests per minute |", TABLES)  # whitespace
+    assert not is_whole_sentences("| plan | limit |\n| database backups | 35 days |", TABLES)  # another table's header
+    assert not is_whole_sentences("| data | retention |\n| database backups | 36 days |", TABLES)  # edited
+    assert not is_whole_sentences(
+        "| data | retention |\n| application logs | 30 days |\n| database backups | 35 days |", TABLES)  # two rows
+
+
+def test_a_header_and_row_claim_passes_as_a_verbatim_quote_without_a_backend():
+    gate = NliEntailmentGate().evaluate(gate_input(
+        "nli_entailment", "How long are database backups kept?", [{"id": "E1", "text": TABLES,
+                                                                   "trust_tier": "authoritative"}],
+        envelope([("| data | retention |\n| database backups | 35 days |", ["E1"])]), None))
+    assert gate.result.value == "pass", codes(gate)
+    assert gate.details["claim_records"]["c1"]["basis"] == "VERBATIM_QUOTE"

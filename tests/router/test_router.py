@@ -172,13 +172,15 @@ def test_rigor_follows_high_stakes_evidence_but_not_a_passing_mention(shipped_po
 
     policy = shipped_policy.bundle
     medical = follow_evidence(route("Summarize this for me", policy), [LEAFLET], policy)
-    assert medical.domainFlags == ["medical"] and medical.rigorConfig.level.value == "high"
+    # the evidence's domain is kept apart from the question's (it raises rigor, not the sources a claim needs)
+    assert medical.evidenceDomainFlags == ["medical"] and medical.domainFlags == []
+    assert medical.rigorConfig.level.value == "high"
     assert medical.modeLabel == policy.router.strict_mode
     assert {"evidence:medical:dosage", "evidence:medical:medical"} <= set(medical.reasons)
     # one finance word in a project note ("budget") is not a finance document
     orion = follow_evidence(route("When does the Orion project ship?", policy),
                             ["The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."], policy)
-    assert orion.domainFlags == [] and orion.rigorConfig.level.value == "low"
+    assert orion.domainFlags == [] and orion.evidenceDomainFlags == [] and orion.rigorConfig.level.value == "low"
 
 
 def test_following_the_evidence_never_lowers_rigor(shipped_policy):
@@ -243,6 +245,23 @@ def test_engineering_prose_is_not_a_finance_document(shipped_policy):
     adr = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "adr-011-client-server-boundary.md"
     decision = follow_evidence(route("What does ADR-011 say about the client/server boundary?", policy),
                                [adr.read_text(encoding="utf-8")], policy)
-    assert "finance" not in decision.domainFlags
+    assert "finance" not in decision.all_domain_flags()
     tax_guide = "Capital gains taxes apply to stock sales; retirement accounts such as a 401k defer them."
-    assert "finance" in follow_evidence(route("Summarize this", policy), [tax_guide], policy).domainFlags
+    assert "finance" in follow_evidence(route("Summarize this", policy), [tax_guide], policy).evidenceDomainFlags
+
+
+def test_evidence_domains_stay_apart_from_the_questions(shipped_policy):
+    """A legal word inside a retention policy raises rigor but is the evidence's domain, not the question's: the
+    question keeps its own flags (and with them the number of sources a claim needs, gates/sufficiency)."""
+    from controlplane.router import follow_evidence
+
+    policy = shipped_policy.bundle
+    retention = "Data we must keep by law is retained. A legal hold suspends deletion. GDPR article 17 applies."
+    question = route("How long are database backups kept?", policy)
+    backups = follow_evidence(question, [retention], policy)
+    assert backups.domainFlags == question.domainFlags and "legal" not in question.domainFlags
+    assert backups.evidenceDomainFlags == ["legal"]
+    assert backups.rigorConfig.level.value == "high" and backups.modeLabel == policy.router.strict_mode
+    assert backups.all_domain_flags() == [*question.domainFlags, "legal"]
+    legal = follow_evidence(route("Can my landlord evict me without notice?", policy), [retention], policy)
+    assert legal.domainFlags == ["legal"] and legal.evidenceDomainFlags == []  # already the question's domain
