@@ -136,8 +136,12 @@ def test_flow4_adr011_question_retrieves_adr011_snippets_with_exact_provenance(c
         assert datetime.fromisoformat(prov.retrieved_at).tzinfo is not None
         assert item.id.startswith("R") and len(item.id) == 17
         assert 0.0 < item.retrieval_score <= 1.0
-    keys = [(-i.retrieval_score, i.id) for i in items]
+        assert item.retrieval_match is not None and item.retrieval_match.method == "weighted"
+    # hybrid retrieval (issue 15): best fused first; the score each item carries is still its cosine
+    keys = [(-i.retrieval_match.fused_score, i.id) for i in items]
     assert keys == sorted(keys)
+    cosines = {h.id: h.score for h in VectorStore(db).query("example", FLOW4, 20)}
+    assert all(i.retrieval_score == pytest.approx(cosines[i.id], abs=1e-5) for i in items if i.id in cosines)
 
 
 def test_retrieval_is_deterministic_and_survives_a_reopen(corpus_db):
@@ -151,6 +155,51 @@ def test_retrieval_is_deterministic_and_survives_a_reopen(corpus_db):
     top = reopen(db).query("example", query, 1)[0]
     assert top.document_id.startswith("data-retention-policy.md@")
     assert "30 days" in top.text
+
+
+def test_dense_only_keeps_the_cosine_order_without_match_records(corpus_db):
+    items = ChromaRetriever(corpus_db[0], "example", k=4, fusion=None).retrieve(FLOW4)
+    assert [i.retrieval_match for i in items] == [None] * 4
+    keys = [(-i.retrieval_score, i.id) for i in items]
+    assert keys == sorted(keys)
+
+
+def test_hybrid_brings_the_lexical_match_into_the_pack(corpus_db):
+    """The runbook chunk that answers "Who is paged first when production is down?" has a low cosine (about 0.28);
+    hybrid retrieval ranks it among the first four, where dense retrieval alone also finds it below the floor."""
+    question = "Who is paged first when production is down?"
+    hybrid = ChromaRetriever(corpus_db[0], "example", k=4).retrieve(question)
+    answering = [i for i in hybrid if "on-call primary acknowledges" in i.text]
+    assert answering, [i.provenance.document_id for i in hybrid]
+    match = answering[0].retrieval_match
+    assert match.bm25 > 0 and match.lexical_rank is not None and 0 < match.query_coverage <= 1
+
+
+def test_a_removed_or_edited_document_is_no_longer_found_lexically(tmp_path):
+    from controlplane.evidence_pack.lexical import lexical_index
+
+    db = tmp_path / "db"
+    store = VectorStore(db, create=True)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "orion.md").write_text("# Orion\n\nThe Orion project ships on 14 March 2027.\n")
+    (docs / "vega.md").write_text("# Vega\n\nThe Vega budget is 2.4 million euros.\n")
+    report = store.add_paths("projects", [docs])
+    assert [h.id for h in lexical_index(store, "projects").search("Orion ships", 3)]
+    orion_id = next(d.document_id for d in report.documents if d.document_id.startswith("orion"))
+
+    other = reopen(db)  # another client (as another process would be) removes the document
+    other.remove("projects", orion_id)
+    assert lexical_index(VectorStore(db), "projects").search("Orion ships", 3) == []
+    assert lexical_index(store, "projects").search("Orion ships", 3) == []  # the cached index was rebuilt
+    items = ChromaRetriever(db, "projects", k=3).retrieve("When does Orion ship?")
+    assert all("Orion" not in i.text for i in items)
+
+    (docs / "vega.md").write_text("# Vega\n\nThe Vega budget is 3.1 million euros.\n")  # an edit, re-added
+    store.add_paths("projects", [docs / "vega.md"])
+    assert lexical_index(store, "projects").search("2.4", 3) == []
+    assert len(lexical_index(store, "projects").search("3.1 million", 3)) == 1
+    assert "3.1 million" in next(i.text for i in ChromaRetriever(db, "projects", k=1).retrieve("Vega budget 3.1"))
 
 
 def test_scores_separate_on_topic_from_off_topic_questions(corpus_db):
@@ -302,7 +351,13 @@ def test_cli_add_list_query_remove(tmp_path):
     assert "3,000 requests per minute" in items[0].text
 
     text_out = runner.invoke(cli_main, ["index", "query", "on-call pay", "-c", "ops", "--index", db, "--k", "1"])
-    assert text_out.exit_code == 0 and "EUR 250" in text_out.stdout
+    assert text_out.exit_code == 0 and "EUR 250" in text_out.stdout and "fused" in text_out.stdout
+    dense = runner.invoke(cli_main, ["index", "query", "on-call pay", "-c", "ops", "--index", db, "--k", "3",
+                                     "--dense-only", "--json"])
+    assert dense.exit_code == 0, dense.output
+    dense_items = [EvidenceItem.model_validate(x) for x in json.loads(dense.stdout)]
+    assert dense_items and all(i.retrieval_match is None for i in dense_items)
+    assert [i.retrieval_score for i in dense_items] == sorted((i.retrieval_score for i in dense_items), reverse=True)
 
     doc_id = next(d["document_id"] for d in info["document_list"] if d["document_id"].startswith("on-call"))
     removed = runner.invoke(cli_main, ["index", "remove", "-c", "ops", "--document", doc_id, "--index", db])
