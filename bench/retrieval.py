@@ -577,6 +577,31 @@ def render_end_to_end(e: dict) -> list[str]:
     return lines
 
 
+def run_lexical_latency(n_chunks: int, n_queries: int) -> dict:
+    """What the lexical half costs: building the BM25 index of n synthetic chunks (once per collection change, in
+    each process) and one BM25 search (every query), without the embedding model."""
+    from controlplane.evidence_pack.lexical import LexicalIndex
+
+    rng = random.Random(SEED + 1)
+    texts = [synthetic_chunk(rng, i) for i in range(n_chunks)]
+    ids = [f"R{i:016x}" for i in range(n_chunks)]
+    build_s, index = timed(LexicalIndex, ids, texts, [None] * n_chunks)
+    rng = random.Random(SEED + 2)
+    queries = [synthetic_query(rng) for _ in range(n_queries)]
+    return {"chunks": n_chunks, "build_s": round(build_s, 3),
+            "search_depth_50": latency_ms(lambda q: index.search(q, 50), queries),
+            "loadavg_1min": round(os.getloadavg()[0], 2)}
+
+
+def render_lexical_latency(lx: dict) -> list[str]:
+    s = lx["search_depth_50"]
+    return ["", "### What the lexical half costs", "",
+            f"BM25 index of {lx['chunks']} synthetic chunks: built in {lx['build_s']} s (once per process and "
+            f"collection change); one search, 50 candidates: p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms "
+            f"({s['n']} queries; load average {lx['loadavg_1min']}). A hybrid query also fetches the stored vectors of "
+            "the BM25 candidates the dense search did not return (one chromadb get)."]
+
+
 def render_markdown(r: dict) -> str:
     e, a, q = r["embedding"], r["add"], r["query"]
     incr = a["incremental_one_document_5_chunks"]
@@ -628,6 +653,8 @@ def render_markdown(r: dict) -> str:
     for key in ("end_to_end_dev", "end_to_end_test"):
         if key in r:
             lines += render_end_to_end(r[key])
+    if "lexical_latency" in r:
+        lines += render_lexical_latency(r["lexical_latency"])
     return "\n".join(lines) + "\n"
 
 
@@ -646,9 +673,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--end-to-end", action="store_true",
                         help="with --quality: also run the main job on the example questions (dev, then test once), "
                              "dense against hybrid (a few minutes)")
+    parser.add_argument("--lexical-latency", action="store_true",
+                        help="time the BM25 index build and search at --chunks synthetic chunks (no model) and add "
+                             "it to retrieval.json")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    if args.quality:
+    if args.lexical_latency:
+        previous = RESULTS / "retrieval.json"
+        report = json.loads(previous.read_text(encoding="utf-8")) if previous.is_file() else {}
+        report["lexical_latency"] = run_lexical_latency(args.chunks, args.queries)
+    elif args.quality:
         previous = RESULTS / "retrieval.json"
         report = json.loads(previous.read_text(encoding="utf-8")) if previous.is_file() else {}
         report["quality"] = run_quality(args.quality_questions)

@@ -464,6 +464,7 @@ class VectorStore:
             _hit(id_, doc, meta, 1.0 - float(np.dot(np.asarray(emb, dtype=np.float64), query)))
             for id_, doc, meta, emb in zip(data["ids"], data["documents"], data["metadatas"], data["embeddings"],
                                            strict=True)
+            if doc is not None and meta is not None
         ]
 
     def query_vector(
@@ -480,11 +481,14 @@ class VectorStore:
             n_results=n_results,
             include=["documents", "metadatas", "distances"],
         )
+        # A chunk another client deleted can still come back from this client's in-memory vector index, without
+        # its text or metadata: it no longer exists, so it is no hit.
         hits = [
             _hit(id_, doc, meta, dist)
             for id_, doc, meta, dist in zip(
                 result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
             )
+            if doc is not None and meta is not None
         ]
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits[:k]

@@ -223,6 +223,7 @@ def test_a_removed_or_edited_document_is_no_longer_found_lexically(tmp_path):
     assert all("Orion" not in i.text for i in items)
 
     (docs / "vega.md").write_text("# Vega\n\nThe Vega budget is 3.1 million euros.\n")  # an edit, re-added
+    store = VectorStore(db)  # on the current client (two chroma clients writing in one process corrupt its index)
     store.add_paths("projects", [docs / "vega.md"])
     assert lexical_index(store, "projects").search("2.4", 3) == []
     assert len(lexical_index(store, "projects").search("3.1 million", 3)) == 1
@@ -233,9 +234,10 @@ def test_scores_separate_on_topic_from_off_topic_questions(corpus_db):
     """The basis for a retrieval_required min_score around 0.3 with MiniLM (cosine similarity)."""
     retriever = ChromaRetriever(corpus_db[0], "example", min_score=0.3)
     on_topic = {
-        "How fast must a SEV1 page be acknowledged?": "on-call-policy.md@",
-        "What happens when a client exceeds the rate limit?": "api-rate-limits.md@",
-        "How much is on-call paid?": "on-call-policy.md@",
+        # both documents say it ("acknowledge within 5 minutes"); hybrid ranks the runbook's words first
+        "How fast must a SEV1 page be acknowledged?": ("on-call-policy.md@", "incident-response-runbook.md@"),
+        "What happens when a client exceeds the rate limit?": ("api-rate-limits.md@",),
+        "How much is on-call paid?": ("on-call-policy.md@",),
     }
     for question, document in on_topic.items():
         items = retriever.retrieve(question, 3)
