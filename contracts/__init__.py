@@ -15,11 +15,13 @@ from .evidence import (
     EvidenceRules,
     LibraryRef,
     Provenance,
+    RetrievalMatch,
     SourceSpan,
     SourceType,
     Sphere,
     TrustTier,
     Volatility,
+    meets_retrieval_floor,
 )
 from .gate_result import CostClass, GateOutcome, GateResult, Measured, ReasonCode
 from .mode import ModeDecision, RigorConfig, RigorLevel
@@ -104,6 +106,7 @@ __all__ = [
     "ReasoningOperation",
     "RedactionPolicy",
     "RegenDelta",
+    "RetrievalMatch",
     "ReverifyPolicy",
     "RigorConfig",
     "RigorLevel",
@@ -122,4 +125,5 @@ __all__ = [
     "Validity",
     "Volatility",
     "WhenCondition",
+    "meets_retrieval_floor",
 ]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
 from ._base import Contract
+from .errors import ConfigurationError
 
 # ASCII-only ids: a homoglyph ("Е1" with a Cyrillic Е) or a zero-width character can never name real evidence.
 EVIDENCE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
@@ -61,6 +63,24 @@ class Provenance(Contract):
     )
 
 
+class RetrievalMatch(Contract):
+    """How hybrid retrieval found an item: its fused score and the lexical half's part (issue 15). The item's
+    ``retrieval_score`` stays the cosine similarity."""
+
+    method: Literal["weighted", "rrf"] = Field(description="How the dense and lexical scores were fused.")
+    fused_score: float = Field(description="The score the retrieved items were ordered by (higher first).")
+    bm25: float = Field(ge=0.0, description="BM25 score of the chunk for the query (0: no query word in it).")
+    query_coverage: float = Field(
+        ge=0.0, le=1.0, description="IDF-weighted share of the query's terms that occur in the chunk."
+    )
+    lexical_rank: int | None = Field(
+        default=None, ge=1, description="Rank among the lexical (BM25) candidates, 1 = best; null when not among them."
+    )
+    dense_rank: int | None = Field(
+        default=None, ge=1, description="Rank among the dense (cosine) candidates, 1 = best; null when not among them."
+    )
+
+
 class EvidenceItem(Contract):
     """One hashed piece of evidence with id, trust, sphere and provenance."""
 
@@ -109,6 +129,50 @@ class EvidenceItem(Contract):
         description="Expert library provenance: set when the item came from a curated library, which is queried "
         "before general retrieval and merged ahead of it.",
     )
+    retrieval_match: RetrievalMatch | None = Field(
+        default=None,
+        description="Hybrid retrieval's fused and lexical scores, when the item was retrieved that way.",
+    )
+
+
+def meets_retrieval_floor(item: EvidenceItem, min_score: float, lexical_pass: Mapping[str, Any] | None = None
+                          ) -> tuple[bool, str]:
+    """Whether a retrieved item is kept under the bundle's retrieval floor, and why (``cosine``, ``lexical_pass``,
+    or ``below_floor``).
+
+    The floor is on the cosine. ``lexical_pass`` (the retrieval_required gate's parameter of that name) lets a strong
+    lexical match through below it: one of the ``max_lexical_rank`` (default 1) best BM25 matches that holds
+    ``min_query_coverage`` of the query's terms (IDF-weighted share, see RetrievalMatch) and still reaches a lower
+    cosine floor ``min_score``."""
+    score = item.retrieval_score or 0.0
+    if score >= min_score:
+        return True, "cosine"
+    rule = lexical_pass_rule(lexical_pass)
+    match = item.retrieval_match
+    if rule is not None and match is not None and match.lexical_rank is not None \
+            and match.lexical_rank <= rule[2] and match.query_coverage >= rule[0] and score >= rule[1]:
+        return True, "lexical_pass"
+    return False, "below_floor"
+
+
+def lexical_pass_rule(lexical_pass: Mapping[str, Any] | None) -> tuple[float, float, int] | None:
+    """``(min_query_coverage, min_score, max_lexical_rank)`` of a ``lexical_pass`` setting (None or {} when it is off);
+    a malformed one is a ConfigurationError that says what to write, never a silent pass."""
+    if not lexical_pass:
+        return None
+    try:
+        coverage, floor = float(lexical_pass["min_query_coverage"]), float(lexical_pass["min_score"])
+        rank = int(lexical_pass.get("max_lexical_rank", 1))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise ConfigurationError(
+            f"retrieval_required lexical_pass {lexical_pass!r} is malformed; write "
+            '{"min_query_coverage": 0..1, "min_score": COSINE, "max_lexical_rank": N (default 1)}, or null to turn '
+            "it off"
+        ) from None
+    if not 0.0 <= coverage <= 1.0 or rank < 1:
+        raise ConfigurationError(f"lexical_pass needs min_query_coverage in [0, 1] and max_lexical_rank >= 1 "
+                                 f"(got {coverage}, {rank})")
+    return coverage, floor, rank
 
 
 class LibraryRef(Contract):

@@ -45,7 +45,14 @@ from types import ModuleType
 from typing import Any, Self
 
 from controlplane.answer_modes import parse_answer_mode
-from controlplane.contracts import AnswerMode, EnvelopeFormat, EvidencePack, PolicyBundle, TraceBundle
+from controlplane.contracts import (
+    AnswerMode,
+    EnvelopeFormat,
+    EvidencePack,
+    PolicyBundle,
+    TraceBundle,
+    meets_retrieval_floor,
+)
 from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
@@ -809,7 +816,7 @@ class ControlPlane:
         if not wanted or retriever is None:
             return pipeline.build_pack(evidence, facts, rules)
         query = next(m["content"] for m in reversed(messages) if m["role"] == "user")
-        k, min_score = self._retrieval_params(pipeline.policy)
+        k, min_score, lexical_pass = self._retrieval_params(pipeline.policy)
         from controlplane.realtime import retrieve as retrieve_for
         from controlplane.router import normalize_text, route
 
@@ -822,7 +829,7 @@ class ControlPlane:
             raise ConfigurationError(
                 f"retriever {getattr(retriever, 'name', retriever)!r} failed: {type(exc).__name__}: {exc}"
             ) from exc
-        items = [i for i in items if (i.retrieval_score or 0.0) >= min_score]
+        items = [i for i in items if meets_retrieval_floor(i, min_score, lexical_pass)[0]]
         from controlplane.evidence_pack import EvidenceError, build_pack
 
         try:
@@ -831,11 +838,12 @@ class ControlPlane:
         except EvidenceError as exc:
             raise InputError(str(exc)) from None
 
-    def _retrieval_params(self, policy: LoadedPolicy) -> tuple[int, float]:
+    def _retrieval_params(self, policy: LoadedPolicy) -> tuple[int, float, dict[str, Any] | None]:
+        """k, the cosine floor and its lexical exception, as the retrieval_required gate reads them."""
         spec = next((g for g in policy.bundle.gates if g.gate_id == "retrieval_required"), None)
         params = spec.params if spec else {}
         k = self._retrieval_k or int(params.get("k", DEFAULT_RETRIEVAL_K))
-        return k, float(params.get("min_score", 0.0))
+        return k, float(params.get("min_score", 0.0)), params.get("lexical_pass")
 
     def collection(self, name: str) -> Retriever:
         """The retriever a request names: one of ``collections=``, else a chroma collection of ``index``."""

@@ -35,7 +35,7 @@ _ID_RE = re.compile(EVIDENCE_ID_PATTERN)
 TRUST_TIERS = tuple(t.value for t in TrustTier)
 _ITEM_KEYS = {
     "id", "text", "title", "type", "trust_tier", "sphere", "source", "provenance", "credibility", "volatility",
-    "qualifiers", "hash", "retrieval_score", "liminal_reason", "redacted", "library",
+    "qualifiers", "hash", "retrieval_score", "liminal_reason", "redacted", "library", "retrieval_match",
 }
 
 
@@ -45,6 +45,13 @@ class EvidenceError(ValueError):
 
 def content_hash(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def ranking_score(item: EvidenceItem) -> float:
+    """What orders retrieved items in a pack: the fused score of hybrid retrieval, else the retrieval score."""
+    if item.retrieval_match is not None:
+        return item.retrieval_match.fused_score
+    return item.retrieval_score or 0.0
 
 
 def estimate_tokens(text: str) -> int:
@@ -139,9 +146,9 @@ def build_pack(
             f"caller evidence is {total_chars} characters; the policy allows {budget.max_evidence_chars} "
             "(budgets.max_evidence_chars): send less text or raise the cap"
         )
-    # expert-library items first (EBOM: curated libraries are queried first and merged ahead of general retrieval)
-    ordered_retrieved = sorted(retrieved, key=lambda item: (item.library is None, -(item.retrieval_score or 0.0),
-                                                            item.id))
+    # expert-library items first (EBOM: curated libraries are queried first and merged ahead of general retrieval),
+    # then best first: by the fused score where hybrid retrieval ordered the items, else by the cosine (issue 15)
+    ordered_retrieved = sorted(retrieved, key=lambda item: (item.library is None, -ranking_score(item), item.id))
     for item in ordered_retrieved:
         # The hash is ours to compute, of the exact text received: a retriever's own hash is never trusted (a
         # wrong one would make every bundle of the trace fail its integrity check as if it had been edited).

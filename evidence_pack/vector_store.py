@@ -20,6 +20,7 @@ import hashlib
 import os
 import re
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,6 +295,7 @@ class VectorStore:
             offset += len(chunks)
             report.documents.append(DocumentInfo(document.document_id, document.source, len(chunks)))
             report.chunks += len(chunks)
+        self.touch(store)
         report.total_seconds = time.perf_counter() - started
         progress(
             f"indexed {len(report.documents)} document(s), {report.chunks} chunk(s) into {collection!r} "
@@ -318,7 +320,16 @@ class VectorStore:
         step = batch_size or self.client.get_max_batch_size()
         for i in range(0, len(chunks), step):
             self._write(store, chunks[i : i + step], vectors[i : i + step], None, TrustTier(trust_tier), indexed_at)
+        self.touch(store)
         return len(chunks)
+
+    @staticmethod
+    def touch(store: Any) -> None:
+        """Stamp a new content generation on the collection after a write or removal: the lexical index of the
+        collection (``lexical.lexical_index``), in this process or another, sees the stamp and rebuilds."""
+        from .lexical import GENERATION_KEY
+
+        store.modify(metadata={**(store.metadata or {}), GENERATION_KEY: uuid.uuid4().hex})
 
     def _write(
         self,
@@ -374,6 +385,8 @@ class VectorStore:
             self.client.delete_collection(collection)
             return count
         removed = self._delete_where(store, {"document_id": document_id})
+        if removed:
+            self.touch(store)
         if not removed:
             known = sorted({m["document_id"] for m in store.get(include=["metadatas"])["metadatas"]})
             sample = ", ".join(known[:5]) + (" …" if len(known) > 5 else "")
@@ -438,6 +451,22 @@ class VectorStore:
         vector = embed([text])[0]
         return self.query_vector(collection, vector, k, _store=store, _total=total)
 
+    def hits_for_ids(self, collection: str, ids: Sequence[str], vector: Sequence[float]) -> list[Hit]:
+        """The chunks with these ids, scored by cosine similarity to ``vector`` (their stored vectors are unit
+        length, as ``embed`` makes them): how hybrid retrieval gives a chunk only BM25 found its true cosine."""
+        if not ids:
+            return []
+        import numpy as np
+
+        data = self._collection(collection).get(ids=list(ids), include=["documents", "metadatas", "embeddings"])
+        query = np.asarray(vector, dtype=np.float64)
+        return [
+            _hit(id_, doc, meta, 1.0 - float(np.dot(np.asarray(emb, dtype=np.float64), query)))
+            for id_, doc, meta, emb in zip(data["ids"], data["documents"], data["metadatas"], data["embeddings"],
+                                           strict=True)
+            if doc is not None and meta is not None
+        ]
+
     def query_vector(
         self, collection: str, vector: Sequence[float], k: int = 5, *, _store: Any = None, _total: int | None = None
     ) -> list[Hit]:
@@ -452,11 +481,14 @@ class VectorStore:
             n_results=n_results,
             include=["documents", "metadatas", "distances"],
         )
+        # A chunk another client deleted can still come back from this client's in-memory vector index, without
+        # its text or metadata: it no longer exists, so it is no hit.
         hits = [
             _hit(id_, doc, meta, dist)
             for id_, doc, meta, dist in zip(
                 result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
             )
+            if doc is not None and meta is not None
         ]
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits[:k]

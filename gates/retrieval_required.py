@@ -4,13 +4,17 @@ Runs before generation. When the domain requires retrieval and the pack is empty
 interface and FAILS with RETRIEVAL_REQUIRED plus what happened (seed flow 4): RETRIEVAL_PERFORMED with the items
 in ``details.retrieved`` (the pipeline adds them to the pack and runs the gate again), RETRIEVAL_EMPTY, or
 RETRIEVER_UNAVAILABLE. It never passes an empty pack in a domain that needs one.
+
+Retrieved items are kept when their cosine reaches ``min_score``; ``lexical_pass`` (off unless the bundle sets it)
+also keeps the one best lexical (BM25) match when it holds ``min_query_coverage`` of the query's terms and reaches a
+lower cosine ``min_score`` (contracts.meets_retrieval_floor). ``details.kept_by`` says which rule kept each item.
 """
 
 from __future__ import annotations
 
 import inspect
 
-from controlplane.contracts import CostClass, GateResult, ReasonCode
+from controlplane.contracts import CostClass, GateResult, ReasonCode, meets_retrieval_floor
 
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
@@ -53,7 +57,10 @@ class RetrievalRequiredGate(BaseGate):
                 [ReasonCode.RETRIEVAL_REQUIRED, ReasonCode.RETRIEVER_UNAVAILABLE],
                 details={**base, "error": f"{type(exc).__name__}: {str(exc)[:200]}"},
             )
-        kept = [item for item in items if (item.retrieval_score or 0.0) >= min_score]
+        lexical_pass = inp.params.get("lexical_pass")
+        verdicts = [(item, meets_retrieval_floor(item, min_score, lexical_pass)) for item in items]
+        kept = [item for item, (keep, _) in verdicts if keep]
+        kept_by = {item.id: why for item, (keep, why) in verdicts if keep}
         if not kept:
             return self.failing(
                 [ReasonCode.RETRIEVAL_REQUIRED, ReasonCode.RETRIEVAL_EMPTY],
@@ -65,6 +72,7 @@ class RetrievalRequiredGate(BaseGate):
                 **base,
                 "retriever": getattr(retriever, "name", "?"),
                 "retrieved": [item.model_dump(mode="json") for item in kept],
+                "kept_by": kept_by,
             },
         )
 

@@ -84,7 +84,8 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @click.option("--evidence", "evidence_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="JSON evidence file (array of items or an EvidencePack); with it, no collection is searched "
                    "unless --collection is given.")
-@click.option("--k", "k", type=click.IntRange(min=1), default=4, show_default=True, help="Chunks to retrieve.")
+@click.option("--k", "k", type=click.IntRange(min=1), default=None,
+              help="Chunks to retrieve (default: the policy's retrieval_required k, 5 in the shipped bundle).")
 @click.option("--model", "model", default=None, help="Model spec (default: $CONTROLPLANE_MODEL or the embedded default).")
 @click.option("--nli-backend", "nli_backend", default=None, help="NLI backend (default: the shipped verifier).")
 @click.option("--answer-mode", "answer_mode", default=None,
@@ -97,7 +98,8 @@ def _sources(data: dict[str, Any], pack_items: dict[str, Any]) -> str:
 @signing_options
 @json_option
 @format_option
-def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None, k: int,
+def ask_command(question: str, collection: str | None, index_dir: Path | None, evidence_path: Path | None,
+                k: int | None,
                 model: str | None, nli_backend: str | None, db_path: Path | None, policy_path: Path | None,
                 as_json: bool, critic_spec: str | None = None, legacy_index: Path | None = None,
                 require_signed: bool | None = None, public_key: Path | None = None,

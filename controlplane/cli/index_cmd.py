@@ -128,13 +128,16 @@ def remove_command(collection: str, document_id: str | None, index: str | None, 
 @index_dir_option
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(min=1), help="How many snippets.")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence items as JSON.")
-def query_command(text: str, collection: str, index: str | None, k: int, as_json: bool, legacy_db: str | None = None) -> None:
-    """Search a collection; prints evidence items (score, id, title, provenance, text)."""
+@click.option("--dense-only", is_flag=True,
+              help="Rank by embedding similarity alone (no BM25 fusion), as before hybrid retrieval.")
+def query_command(text: str, collection: str, index: str | None, k: int, as_json: bool, dense_only: bool = False,
+                  legacy_db: str | None = None) -> None:
+    """Search a collection; prints evidence items (cosine score, fused score, id, title, provenance, text)."""
     from controlplane.evidence_pack.retriever import ChromaRetriever
 
     if not text.strip():
         raise InputError("the query text is empty; give the question to search for, e.g. index query \"rate limits\"")
-    retriever = ChromaRetriever(_index_dir(index, legacy_db), collection, k)
+    retriever = ChromaRetriever(_index_dir(index, legacy_db), collection, k, **({"fusion": None} if dense_only else {}))
     items = retriever.retrieve(text, k)
     if as_json:
         click.echo(json.dumps([item.model_dump(mode="json") for item in items], indent=2, ensure_ascii=False))
@@ -145,8 +148,10 @@ def query_command(text: str, collection: str, index: str | None, k: int, as_json
     for rank, item in enumerate(items, start=1):
         prov = item.provenance
         page = f" p.{prov.page}" if prov.page is not None else ""
+        match = item.retrieval_match
+        fused = f"  fused {match.fused_score:.3f} bm25 {match.bm25:.2f}" if match is not None else ""
         click.echo(
-            f"{rank}. {item.retrieval_score:.3f}  {item.id}  {item.title or ''}\n"
+            f"{rank}. {item.retrieval_score:.3f}{fused}  {item.id}  {item.title or ''}\n"
             f"   {prov.document_id}{page} [{prov.start_char}:{prov.end_char}]"
         )
         snippet = " ".join(item.text.split())

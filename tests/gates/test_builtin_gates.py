@@ -318,6 +318,27 @@ def test_retrieval_required_retrieves_when_pack_is_empty(default_policy):
     assert retriever.queries == [ADR]
 
 
+def test_retrieval_required_lexical_pass_keeps_the_best_lexical_match_below_the_cosine_floor(default_policy):
+    from controlplane.contracts import RetrievalMatch
+
+    def matched(text, cosine, rank, coverage):
+        return snippet(text, cosine).model_copy(update={"retrieval_match": RetrievalMatch(
+            method="weighted", fused_score=0.5, bm25=2.0, query_coverage=coverage, lexical_rank=rank)})
+
+    lexical = matched("The on-call primary is paged first.", 0.28, 1, 1.0)
+    weak = matched("Production runs on Fly.io.", 0.25, 2, 0.4)
+    services = GateServices(retriever=ListRetriever([lexical, weak]))
+    strict = RetrievalRequiredGate().evaluate(gate_input(default_policy, message=ADR, evidence=[], services=services,
+                                                         params={"k": 4, "min_score": 0.3}))
+    assert codes(strict) == ["RETRIEVAL_REQUIRED", "RETRIEVAL_EMPTY"]
+    rule = {"min_query_coverage": 0.6, "min_score": 0.2}
+    passing = RetrievalRequiredGate().evaluate(gate_input(default_policy, message=ADR, evidence=[], services=services,
+                                                          params={"k": 4, "min_score": 0.3, "lexical_pass": rule}))
+    assert codes(passing) == ["RETRIEVAL_REQUIRED", "RETRIEVAL_PERFORMED"]
+    assert [item["text"] for item in passing.details["retrieved"]] == [lexical.text]
+    assert passing.details["kept_by"] == {lexical.id: "lexical_pass"}
+
+
 @pytest.mark.parametrize(
     "services, code",
     [
