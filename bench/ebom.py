@@ -27,7 +27,7 @@ from typing import Any
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.ebom import ebom_document
 from controlplane.gates.interfaces import GateServices, NliScore
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.pytest_plugin import GateHarness
 from controlplane.router import route
@@ -90,7 +90,7 @@ def measure(n: int, reps: int, workdir: Path) -> dict[str, Any]:
     timings["ebom_render"], timings["pipeline"] = [], []
     statuses, validities = set(), set()
     for _ in range(reps):
-        plane = ControlPlane(model=ScriptedModel(script), policy=policy, store=store,
+        plane = Pipeline(model=ScriptedModel(script), policy=policy, store=store,
                              services=GateServices(nli_backend=EntailEverything()))
         started = time.perf_counter()
         result = plane.run(QUESTION, evidence=evidence)

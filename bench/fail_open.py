@@ -29,7 +29,7 @@ from typing import Any
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.gates.interfaces import GateServices, NliScore
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.router import route
 
@@ -131,7 +131,7 @@ def run_probe(probe: Probe, base, tmp: Path, index: int) -> dict[str, Any]:
     policy = policy_for(base, probe.degrade_mode)
     script = tmp / f"probe_{index}.jsonl"
     script.write_text("\n".join(json.dumps(probe.envelope(policy)) for _ in range(3)) + "\n", encoding="utf-8")
-    plane = ControlPlane(model=ScriptedModel(script), policy=policy, services=GateServices(nli_backend=EntailsEverything()))
+    plane = Pipeline(model=ScriptedModel(script), policy=policy, services=GateServices(nli_backend=EntailsEverything()))
     plane.selector_model = None
     started = time.perf_counter()
     result = plane.run([{"role": "user", "content": probe.message}], evidence=probe.evidence)

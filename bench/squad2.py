@@ -375,7 +375,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from controlplane.contracts import AnswerMode
     from controlplane.evidence_pack import build_pack
     from controlplane.evidence_pack.embeddings import load_model as load_embedder
-    from controlplane.pipeline import ControlPlane
+    from controlplane.pipeline import Pipeline
     from controlplane.policy_bundles.loader import load_bundle, parse_bundle
     from controlplane.services import build_services
 
@@ -408,7 +408,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
                 update={"answerability": answerability})})
             policy = parse_bundle(bundle.model_dump(mode="json"),
                                   f"default bundle, quote.answerability={answerability}")
-            plane = ControlPlane(model=model, policy=policy, services=services, answer_mode=AnswerMode(mode),
+            plane = Pipeline(model=model, policy=policy, services=services, answer_mode=AnswerMode(mode),
                                  answerability_scorer=scorer)
         rows = summary["systems"].get(system, {}).get("rows", []) if args.resume else []
         done = {r["id"] for r in rows}

@@ -740,10 +740,6 @@ class VerifyResult:
         }
 
 
-# The engine's former name. Assemble requests with ``controlplane.ControlPlane``; this alias keeps code that drove
-# the engine directly (engine tests, older scripts) working.
-ControlPlane = Pipeline
-
 
 def _pack_before_retrieval(result: RunResult, intake: dict[str, Any] | None) -> EvidencePack:
     ids = {entry["id"] for entry in (intake or {}).get("evidence", [])}

@@ -44,3 +44,15 @@ def test_no_source_folder_is_loaded_under_a_second_name_in_this_session():
     twice = [name for name in SOURCE_FOLDERS
              if name in sys.modules and any(place.startswith(str(REPO / name)) for place in places(sys.modules[name]))]
     assert twice == []
+
+
+def test_one_control_plane_name():
+    """``controlplane.ControlPlane`` is the one place a request is assembled; the engine under it is ``Pipeline``, and
+    no second ``ControlPlane`` name may point at the engine (issue 12: one assembly path)."""
+    import controlplane
+    from controlplane import pipeline
+    from controlplane.api import ControlPlane
+
+    assert controlplane.ControlPlane is ControlPlane
+    assert not hasattr(pipeline, "ControlPlane")
+    assert pipeline.Pipeline is not ControlPlane

@@ -15,7 +15,7 @@ import pytest
 
 from controlplane.adapters.scripted import ScriptedModel
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane, RunResult, VerifyResult
+from controlplane.pipeline import Pipeline, RunResult, VerifyResult
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle, parse_bundle
 
 DOSE = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day."
@@ -147,8 +147,8 @@ class Kit:
         return parse_bundle(data, source="test:budgets")
 
     def plane(self, model=None, policy: LoadedPolicy | None = None, store=None,
-              services: GateServices | None = None) -> ControlPlane:
-        plane = ControlPlane(model=model, policy=policy or self.policy, store=store, services=services)
+              services: GateServices | None = None) -> Pipeline:
+        plane = Pipeline(model=model, policy=policy or self.policy, store=store, services=services)
         if model is None:
             plane.selector_model = None
         return plane

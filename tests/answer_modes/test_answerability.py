@@ -20,7 +20,7 @@ from controlplane.answerability import (
 from controlplane.contracts import AnswerMode, TraceStatus
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.quote import evidence_sentences, rank_candidates, table_row_text
 
@@ -152,7 +152,7 @@ def test_a_question_a_table_row_answers_ends_verified_and_cited(scripted_model):
         update={"answerability": "scorer"})})
     policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
     # The scorer decides; the script has no main output, so any call of the model would be an error attempt.
-    plane = ControlPlane(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
+    plane = Pipeline(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
                          services=GateServices())
     evidence = [{"id": "E1", "title": "Retention", "text": RETENTION, "trust_tier": "authoritative"}]
     result = plane.run([{"role": "user", "content": "How long are database backups kept?"}], evidence=evidence)

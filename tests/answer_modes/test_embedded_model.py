@@ -15,7 +15,7 @@ import pytest
 from controlplane.contracts import Phase, TraceStatus
 from controlplane.contracts.text import strip_markers
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 
 pytestmark = pytest.mark.models
@@ -42,7 +42,7 @@ def test_the_embedded_model_chooses_an_offered_sentence_or_unknown():
 
     base = load_bundle().bundle
     bundle = base.model_copy(update={"quote": base.quote.model_copy(update={"answerability": "model"})})
-    plane = ControlPlane(model=load_model("default"), policy=parse_bundle(bundle.model_dump(mode="json"), "test"),
+    plane = Pipeline(model=load_model("default"), policy=parse_bundle(bundle.model_dump(mode="json"), "test"),
                          services=GateServices())
     result = plane.run([{"role": "user", "content": "When does the Orion project ship?"}],
                        evidence=[{"id": "E1", "text": ORION, "trust_tier": "authoritative"}])

@@ -14,7 +14,7 @@ from controlplane.contracts import AnswerMode, Phase, QuotePolicy, TraceStatus
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import split_sentences, strip_markers
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.quote import Candidate, choice_schema, parse_choice
 from controlplane.services import build_services
@@ -33,8 +33,8 @@ def policy(answer_mode: str = "quote", **quote):
     return parse_bundle(bundle.model_dump(mode="json"), "test bundle")
 
 
-def plane(model, answer_mode="quote", services=None, **quote) -> ControlPlane:
-    return ControlPlane(model=model, policy=policy(answer_mode, **quote), services=services or GateServices())
+def plane(model, answer_mode="quote", services=None, **quote) -> Pipeline:
+    return Pipeline(model=model, policy=policy(answer_mode, **quote), services=services or GateServices())
 
 
 def displayed_lines_all_covered(result) -> bool:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from controlplane.adapters.scripted import ScriptedModel
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.traces.store import TraceStore
 
@@ -51,7 +51,7 @@ def structural_policy():
     return parse_bundle(data, source="durability")
 
 
-def make_plane(store: TraceStore | None, n_claims: int = 20, model=None, directory: Path | None = None) -> ControlPlane:
+def make_plane(store: TraceStore | None, n_claims: int = 20, model=None, directory: Path | None = None) -> Pipeline:
     if model is None:
         directory = directory or Path(tempfile.mkdtemp(prefix="cp-writer-"))
         script = directory / f"script_{n_claims}.jsonl"
@@ -61,7 +61,7 @@ def make_plane(store: TraceStore | None, n_claims: int = 20, model=None, directo
             partial.write_text(json.dumps(envelope(n_claims)) + "\n", encoding="utf-8")
             os.replace(partial, script)
         model = ScriptedModel(script)
-    return ControlPlane(model=model, policy=structural_policy(), store=store)
+    return Pipeline(model=model, policy=structural_policy(), store=store)
 
 
 def write_traces(db: str | Path, count: int, n_claims: int = 5, durability: str = "full") -> list[str]:

@@ -8,7 +8,7 @@ from controlplane.contracts import ORDERED_PREFIX, Phase, TraceStatus
 from controlplane.evidence_pack.retriever import ChromaRetriever
 from controlplane.evidence_pack.vector_store import VectorStore
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 
 ARCH_EVIDENCE = [
     {"id": "E1", "title": "Stack facts", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"},
@@ -30,7 +30,7 @@ def codes(gate):
 def test_flow1_simple_rewrite_skips_evidence_binding_by_policy(write_script, store, default_policy, make_envelope):
     envelope = make_envelope([("Our launch moved to May because testing took longer.", [], "SUBJECTIVE")], mode="Ida",
                              domain_flags=["writing"])
-    plane = ControlPlane(model=write_script([envelope]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script([envelope]), policy=default_policy, store=store)
 
     result = plane.run("Tighten this paragraph: the launch, which was planned, got moved to May because of testing.")
 
@@ -51,7 +51,7 @@ def test_flow2_architecture_question_with_facts(write_script, store, default_pol
         domain_flags=["architecture"],
     )
     envelope["meta"]["ignored_evidence_ids"] = ["E3"]
-    plane = ControlPlane(model=write_script([envelope]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script([envelope]), policy=default_policy, store=store)
 
     result = plane.run("What's our CP approach and why?", evidence=ARCH_EVIDENCE)
 
@@ -77,7 +77,7 @@ def test_flow3_high_rigor_legal_cite_or_unknown(write_script, store, default_pol
     )
     evidence = [{"id": "E1", "text": "By default, a single-member LLC is taxed like a sole proprietorship by default.",
                  "trust_tier": "authoritative"}]
-    plane = ControlPlane(model=write_script([uncited, honest]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script([uncited, honest]), policy=default_policy, store=store)
 
     result = plane.run("LLC tax implications?", evidence=evidence)
 
@@ -95,7 +95,7 @@ def test_flow3_high_rigor_legal_cite_or_unknown(write_script, store, default_pol
 
 def test_flow3_spoofed_citation_never_passes_and_refuses_in_high_rigor(write_script, store, default_policy, make_envelope):
     spoofed = make_envelope([("LLC members always owe self-employment tax [E7].", ["E7"])])
-    plane = ControlPlane(model=write_script([spoofed, spoofed, spoofed]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script([spoofed, spoofed, spoofed]), policy=default_policy, store=store)
 
     result = plane.run("LLC tax implications?", evidence=[{"id": "E1", "text": "LLCs are pass-through entities."}])
 
@@ -129,7 +129,7 @@ def test_flow4_retrieval_required_runs_retrieval_then_binds(write_script, store,
             {"claim_id": "c1", "text": "ADR-011 makes the server the single source of truth for business rules [E1].",
              "evidence_ids": ["E1"], "status": "FACTUAL"}]},
     }
-    plane = ControlPlane(model=write_script([answer]), policy=default_policy, store=store,
+    plane = Pipeline(model=write_script([answer]), policy=default_policy, store=store,
                          services=GateServices(retriever=retriever))
 
     result = plane.run("What does ADR-011 say about client/server boundary?")
@@ -149,7 +149,7 @@ def test_flow4_retrieval_required_runs_retrieval_then_binds(write_script, store,
 
 
 def test_flow4_without_a_retriever_refuses_without_calling_the_model(write_script, store, default_policy):
-    plane = ControlPlane(model=write_script(["never used"]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script(["never used"]), policy=default_policy, store=store)
 
     result = plane.run("What does ADR-011 say about client/server boundary?")
 
@@ -161,7 +161,7 @@ def test_flow4_without_a_retriever_refuses_without_calling_the_model(write_scrip
 
 def test_flow5_prose_fails_schema_then_regen_passes(write_script, store, default_policy, make_envelope):
     good = make_envelope([("We host on Fly.io [E1].", ["E1"])])
-    plane = ControlPlane(model=write_script(["Sure! We host on Fly.io.", good]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script(["Sure! We host on Fly.io.", good]), policy=default_policy, store=store)
 
     result = plane.run("Where do we host our architecture?", evidence=ARCH_EVIDENCE)
 
@@ -179,7 +179,7 @@ def test_flow5_prose_fails_schema_then_regen_passes(write_script, store, default
 
 def test_trace_seq_is_contiguous_and_phase_prefix_is_the_seed_contract(write_script, store, default_policy, make_envelope):
     good = make_envelope([("We host on Fly.io [E1].", ["E1"])])
-    plane = ControlPlane(model=write_script(["prose", good]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script(["prose", good]), policy=default_policy, store=store)
     result = plane.run("Where do we host our architecture?", evidence=ARCH_EVIDENCE)
 
     events = store.events(result.trace_id)
@@ -200,7 +200,7 @@ def test_the_shipped_bundle_verifies_claims_and_fails_closed_without_a_verifier(
     gate_ids = [g.gate_id for g in shipped_policy.bundle.gates]
     assert "nli_entailment" in gate_ids
     envelope = make_envelope([("We host on Fly.io [E1].", ["E1"])])
-    plane = ControlPlane(model=write_script([envelope] * 3), policy=shipped_policy, store=store)
+    plane = Pipeline(model=write_script([envelope] * 3), policy=shipped_policy, store=store)
     result = plane.run("Where is our hosting architecture?", evidence=ARCH_EVIDENCE)
     nli = gates_of(result)["nli_entailment"]
     assert nli.result.value == "fail" and "VERIFIER_UNAVAILABLE" in codes(nli)

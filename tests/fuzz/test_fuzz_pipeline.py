@@ -22,7 +22,7 @@ from controlplane.contracts.text import inline_markers, split_sentences
 from controlplane.gates.anchoring import anchor_claims, locate
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage, NliScore
 from controlplane.gates.registry import GateRegistry
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.router import route
 from controlplane.traces.store import TraceStore
@@ -168,8 +168,8 @@ def check_spans(text: str, evaluation) -> None:
             assert 0 <= start <= end <= len(text)
 
 
-def plane_for(policy, model=None, store=None) -> ControlPlane:
-    plane = ControlPlane(model=model, policy=policy, registry=REGISTRY, store=store,
+def plane_for(policy, model=None, store=None) -> Pipeline:
+    plane = Pipeline(model=model, policy=policy, registry=REGISTRY, store=store,
                          services=GateServices(nli_backend=FooledNli()))
     if model is None:
         plane.selector_model = None

@@ -88,14 +88,14 @@ def test_an_unknown_label_on_a_confident_factual_sentence_fails():
 def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, store, shipped_policy):
     from controlplane.contracts import TraceStatus
     from controlplane.gates.interfaces import GateServices
-    from controlplane.pipeline import ControlPlane
+    from controlplane.pipeline import Pipeline
     from tests.gates.nli_backends import OverlapNliBackend
 
     dose = "The maximum over-the-counter dose of ibuprofen for adults is 1200 mg per day."
     evidence = [{"id": "E1", "text": dose, "trust_tier": "authoritative", "source": "https://label.example/ibuprofen"},
                 {"id": "E2", "text": dose, "trust_tier": "authoritative", "source": "https://pharma.example/nsaids"}]
     env = envelope([(dose[:-1] + " [E1][E2].", ["E1", "E2"]), (LAUNDERED, [], "UNKNOWN")])
-    plane = ControlPlane(model=write_script([env] * 3), policy=shipped_policy, store=store,
+    plane = Pipeline(model=write_script([env] * 3), policy=shipped_policy, store=store,
                          services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run("What is the maximum dose of this medication?", evidence=evidence)
     assert result.status in (TraceStatus.REFUSED, TraceStatus.DEGRADED)

@@ -1,4 +1,4 @@
-"""evidence_graph through the real gate path (ControlPlane.run, scripted model, shipped bundle): the seed's node
+"""evidence_graph through the real gate path (Pipeline.run, scripted model, shipped bundle): the seed's node
 schemas, the EBOM graph constraints with their reason codes, and Smart Notes' metrics in the trace."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from controlplane.contracts import Phase, TraceStatus
 from controlplane.gates.evidence_graph import build_graph, check_constraints, claim_node
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from tests.gates.nli_backends import OverlapNliBackend
 from tests.gates.test_reasoning_chain import LOW_Q, MEDIUM_Q, RAIN, RAIN_PREMISES, gate, run, step
 
@@ -111,7 +111,7 @@ def test_the_bundle_sets_the_high_stakes_support_count(write_script, store, ship
     policy = parse_bundle(data, source="tests:one-source")
     from tests.gates.test_reasoning_chain import envelope_for
 
-    plane = ControlPlane(model=write_script([envelope_for(GOVERNANCE_Q, [("Backups are kept for 30 days [E1].",
+    plane = Pipeline(model=write_script([envelope_for(GOVERNANCE_Q, [("Backups are kept for 30 days [E1].",
                                                                         ["E1"])])]),
                          policy=policy, store=store, services=GateServices(nli_backend=OverlapNliBackend()))
     assert gate(plane.run(GOVERNANCE_Q, evidence=[BACKUPS]), "evidence_graph").passed

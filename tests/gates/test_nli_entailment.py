@@ -1,5 +1,5 @@
 """nli_entailment: per-claim NLI over atomic claims with deterministic vetoes, per-sentence PASS/FAIL, fail-closed
-cases, and end to end through ControlPlane.run with the scripted model (an unsupported number is suppressed or
+cases, and end to end through Pipeline.run with the scripted model (an unsupported number is suppressed or
 refused, with why and what evidence would fix it).
 
 Backends: OverlapNliBackend / TableNliBackend (tests/gates/nli_backends.py, real NliBackend implementations); the
@@ -16,7 +16,7 @@ from controlplane.contracts import TraceStatus
 from controlplane.gates.interfaces import GateServices, NliScore
 from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.gates.registry import GateRegistry
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.services import LazyNliBackend, build_services
 from tests.gates.decision_helpers import POLICY, codes, envelope, gate_input
 from tests.gates.nli_backends import OverlapNliBackend, SimilarityOnlyBackend, TableNliBackend
@@ -228,13 +228,13 @@ def test_sentence_that_says_more_than_its_claims_is_verified_whole():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# end to end through ControlPlane.run
+# end to end through Pipeline.run
 DRIFT = envelope([("We host on Fly.io [E1].", ["E1"]),
                   ("The public API allows 500 requests per minute per key [E2].", ["E2"])])
 
 
 def test_number_drift_is_suppressed_with_why_and_what_evidence_is_needed(write_script, store, shipped_policy):
-    plane = ControlPlane(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store,
+    plane = Pipeline(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store,
                          services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
     assert result.status is TraceStatus.DEGRADED and not result.verified
@@ -255,7 +255,7 @@ def test_number_drift_is_suppressed_with_why_and_what_evidence_is_needed(write_s
 def test_high_stakes_number_drift_is_refused_with_explanation(write_script, store, shipped_policy):
     legal = [{"id": "E1", "text": "The filing fee for an LLC is 50 dollars.", "trust_tier": "authoritative"}]
     bad = envelope([("The filing fee for an LLC is 500 dollars [E1].", ["E1"])])
-    plane = ControlPlane(model=write_script([bad] * 3), policy=shipped_policy, store=store,
+    plane = Pipeline(model=write_script([bad] * 3), policy=shipped_policy, store=store,
                          services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run("What is the LLC filing fee under state law?", evidence=legal)
     assert result.status is TraceStatus.REFUSED
@@ -268,7 +268,7 @@ def test_high_stakes_number_drift_is_refused_with_explanation(write_script, stor
 def test_run_without_a_loadable_verifier_never_passes(write_script, store, shipped_policy):
     good = envelope([("We host on Fly.io [E1].", ["E1"])])
     services = build_services("none", policy=shipped_policy.bundle)
-    plane = ControlPlane(model=write_script([good]), policy=shipped_policy, store=store, services=services)
+    plane = Pipeline(model=write_script([good]), policy=shipped_policy, store=store, services=services)
     result = plane.run(ARCH_Q, evidence=[E_HOST])
     assert result.status is not TraceStatus.PASS and not result.verified
     assert "the entailment verifier was not available" in result.assistant_text
@@ -277,7 +277,7 @@ def test_run_without_a_loadable_verifier_never_passes(write_script, store, shipp
 def test_supported_answer_passes_end_to_end(write_script, store, shipped_policy):
     good = envelope([("We host on Fly.io [E1].", ["E1"]),
                      ("The public API allows 100 requests per minute per key [E2].", ["E2"])])
-    plane = ControlPlane(model=write_script([good]), policy=shipped_policy, store=store,
+    plane = Pipeline(model=write_script([good]), policy=shipped_policy, store=store,
                          services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
     assert result.status is TraceStatus.PASS and result.verified, [
@@ -304,7 +304,7 @@ def test_build_services_caches_scores_across_the_decision_gates(write_script, st
 
     inner = OverlapNliBackend()
     services = GateServices(nli_backend=CachedNliBackend(inner))
-    plane = ControlPlane(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store, services=services)
+    plane = Pipeline(model=write_script([DRIFT] * 3), policy=shipped_policy, store=store, services=services)
     plane.run(ARCH_Q, evidence=[E_HOST, E_RATE])
     cache = services.nli_backend.metadata()["cache"]
     assert cache["hits"] > cache["misses"] == inner.pairs_scored  # attempts 2 and 3 repeat attempt 1's pairs

@@ -1,4 +1,4 @@
-"""reasoning_chain through the real gate path: ControlPlane.run with the scripted model and the shipped bundle, the
+"""reasoning_chain through the real gate path: Pipeline.run with the scripted model and the shipped bundle, the
 NLI gate scoring with the suite's deterministic backends (tests/gates/nli_backends.py). Each tier with a valid and
 an invalid chain, one chain per invalid pattern of the EBOM seed, circular reasoning, and the step's confidence.
 """
@@ -11,7 +11,7 @@ import pytest
 
 from controlplane.contracts import ClaimStatus, OutputEnvelope, TraceStatus
 from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.router import route
 from tests.conftest import build_envelope
@@ -46,7 +46,7 @@ def envelope_for(question: str, claims: list[Any]) -> dict[str, Any]:
 
 
 def run(write_script, store, question: str, evidence: list[dict], claims: list[Any], backend=None):
-    plane = ControlPlane(model=write_script([envelope_for(question, claims)]), policy=POLICY, store=store,
+    plane = Pipeline(model=write_script([envelope_for(question, claims)]), policy=POLICY, store=store,
                          services=GateServices(nli_backend=backend or OverlapNliBackend()))
     return plane.run(question, evidence=evidence)
 

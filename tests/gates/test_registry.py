@@ -12,7 +12,7 @@ from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import BaseGate, GateInput, GateStage
 from controlplane.gates.registry import GateRegistry, GateRegistryError, PlannedGate, when_holds
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.router import route
 
 
@@ -83,7 +83,7 @@ def test_unknown_gate_in_policy_is_a_configuration_error_and_a_runtime_failure(d
 
     policy = parse_bundle(data, "test")
     with pytest.raises(ConfigurationError, match="not_installed"):
-        ControlPlane(model=write_script(["x"]), policy=policy)
+        Pipeline(model=write_script(["x"]), policy=policy)
     registry = GateRegistry(load_entry_points=False)
     planned = [p for p in registry.plan(policy.bundle, route("hi", policy.bundle)) if p.spec.gate_id == "not_installed"]
     assert registry.run_one(planned[0], inp(default_policy)).reason_codes == [ReasonCode.GATE_NOT_FOUND]

@@ -17,7 +17,7 @@ from controlplane.contracts import EvidenceItem, Phase
 from controlplane.contracts.errors import InputError
 from controlplane.gates.interfaces import GateServices
 from controlplane.model_boundary import IntelligenceResponse
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import PolicyBundleError, load_bundle, parse_bundle
 
 QUESTION = "Which database do we use for the service architecture?"  # architecture: medium rigor
@@ -62,7 +62,7 @@ def script(tmp_path):
 
 def run(script, outputs, message=QUESTION, evidence=EVIDENCE, store=None, services=None, model=None, **budgets):
     model = model or ScriptedModel(script(outputs))
-    plane = ControlPlane(model=model, policy=policy(**budgets), store=store, services=services)
+    plane = Pipeline(model=model, policy=policy(**budgets), store=store, services=services)
     return plane.run([{"role": "user", "content": message}], evidence=evidence)
 
 
@@ -82,7 +82,7 @@ def test_message_over_the_cap(script, store):
 def test_message_cap_counts_the_whole_conversation(script):
     messages = [{"role": "user", "content": "a" * 60}, {"role": "assistant", "content": "b" * 30},
                 {"role": "user", "content": "c" * 20}]
-    plane = ControlPlane(model=ScriptedModel(script([envelope()])), policy=policy(max_message_chars=100))
+    plane = Pipeline(model=ScriptedModel(script([envelope()])), policy=policy(max_message_chars=100))
     with pytest.raises(InputError, match="110 characters"):
         plane.run(messages, evidence=EVIDENCE)
 

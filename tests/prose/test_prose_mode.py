@@ -12,7 +12,7 @@ from controlplane.api import ControlPlane
 from controlplane.contracts import EnvelopeFormat, Phase, ProsePolicy
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.contracts.text import split_sentences, strip_markers
-from controlplane.pipeline import ControlPlane as Engine
+from controlplane.pipeline import Pipeline as Engine
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.prose_attribution import attribute_prose, ngram_overlaps, without_unfinished_tail
 

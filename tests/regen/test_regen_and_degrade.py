@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from controlplane.contracts import CostClass, GateResult, ReasonCode, TraceStatus
 from controlplane.evidence_pack import build_pack
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.regen import build_delta, is_regenerable
 from controlplane.router import route
 
@@ -51,7 +51,7 @@ def test_not_regenerable_failures():
 
 
 def test_regen_is_capped_by_the_bundle(write_script, store, default_policy):
-    plane = ControlPlane(model=write_script(["prose"] * 10), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script(["prose"] * 10), policy=default_policy, store=store)
     result = plane.run("Where is our hosting architecture?", evidence=[{"text": "We host on Fly.io."}])
     assert len(result.attempts) == 1 + default_policy.bundle.budgets.max_regen_attempts
     assert result.status is TraceStatus.REFUSED  # nothing checkable: refuse even under suppress
@@ -76,7 +76,7 @@ def test_the_regen_prompt_is_rebuilt_not_appended(write_script, store, default_p
             return self.inner.metadata()
 
     good = make_envelope([("We host on Fly.io [E1].", ["E1"])])
-    plane = ControlPlane(model=Recording(write_script(["first answer is prose", good])), policy=default_policy, store=store)
+    plane = Pipeline(model=Recording(write_script(["first answer is prose", good])), policy=default_policy, store=store)
     plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
     first, second = seen
     assert len(first.messages) == len(second.messages)
@@ -89,7 +89,7 @@ def test_the_regen_prompt_is_rebuilt_not_appended(write_script, store, default_p
 
 def test_suppress_removes_failing_sentences_and_says_why(write_script, store, default_policy, make_envelope):
     mixed = make_envelope([("We host on Fly.io [E1].", ["E1"]), ("We use Postgres [E9].", ["E9"])])
-    plane = ControlPlane(model=write_script([mixed] * 3), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script([mixed] * 3), policy=default_policy, store=store)
     result = plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
     assert result.status is TraceStatus.DEGRADED and not result.verified
     assert result.assistant_text.startswith("We host on Fly.io [E1].")
@@ -103,7 +103,7 @@ def test_suppress_removes_failing_sentences_and_says_why(write_script, store, de
 
 def test_refuse_in_high_rigor_names_the_claims_and_the_evidence_needed(write_script, store, default_policy, make_envelope):
     bad = make_envelope([("LLC members owe self-employment tax on all profits.", [])])
-    plane = ControlPlane(model=write_script([bad] * 3), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script([bad] * 3), policy=default_policy, store=store)
     result = plane.run("LLC tax implications?", evidence=[{"id": "E1", "text": "LLCs are pass-through entities."}])
     assert result.status is TraceStatus.REFUSED
     assert "self-employment" not in result.assistant_text

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from controlplane.adapters.scripted import ScriptedModel
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.pytest_plugin import GateHarness
 
 ARCH_EVIDENCE = [
@@ -36,7 +36,7 @@ def scripted(directory: Path, name: str, outputs: list[Any]) -> ScriptedModel:
 
 
 def run(store, policy, directory: Path, name: str, outputs: list[Any], message: str, evidence=None, services=None):
-    plane = ControlPlane(model=scripted(directory, name, outputs), policy=policy, store=store,
+    plane = Pipeline(model=scripted(directory, name, outputs), policy=policy, store=store,
                          **({"services": services} if services is not None else {}))
     return plane.run(message, evidence=evidence)
 

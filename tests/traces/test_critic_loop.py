@@ -15,7 +15,7 @@ from controlplane.critic import ModelCritic, RuleCritic, run_critic
 from controlplane.gates.interfaces import GateInput, GateServices
 from controlplane.gates.registry import GateRegistry, when_holds
 from controlplane.gates.semantic_critic_sync import SemanticCriticSyncGate
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.lifecycle import PolicyLifecycle
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.traces.store import TraceStore
@@ -219,7 +219,7 @@ def test_g7_in_the_pipeline_regenerates_on_a_finding(tmp_path: Path, gov_policy)
     script.write_text("\n".join(json.dumps(x) for x in (
         {"purpose": "critic", "output": [finding]}, {"purpose": "critic", "output": []})) + "\n")
     critic = ModelCritic(ScriptedModel(script))
-    plane = ControlPlane(model=ScriptedModel(_script(tmp_path, [answer, answer])), policy=gov_policy, store=store,
+    plane = Pipeline(model=ScriptedModel(_script(tmp_path, [answer, answer])), policy=gov_policy, store=store,
                          services=GateServices(critic=critic))
     result = plane.run("LLC tax implications?", evidence=[{"id": "E1", "text": "LLCs are pass-through entities."}])
     first = {g.gate_id: g for g in result.attempts[0].gate_results}["semantic_critic_sync"]

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from controlplane.contracts import TraceStatus
-from controlplane.pipeline import ControlPlane
+from controlplane.pipeline import Pipeline
 from controlplane.traces.store import TraceStore, TraceStoreError
 
 TABLES = {"traces", "trace_events", "gate_results", "regen_attempts", "critic_findings", "human_feedback",
@@ -26,7 +26,7 @@ def test_tables_wal_and_durability(tmp_path):
 
 def run_one(write_script, store, default_policy, make_envelope, outputs=None):
     outputs = outputs or ["prose", make_envelope([("We host on Fly.io [E1].", ["E1"])])]
-    plane = ControlPlane(model=write_script(outputs), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script(outputs), policy=default_policy, store=store)
     return plane.run("Where is our hosting architecture?", evidence=[{"id": "E1", "text": "We host on Fly.io."}])
 
 
@@ -75,7 +75,7 @@ def test_a_crash_inside_the_pipeline_marks_the_trace_error_and_keeps_it(default_
         def metadata(self):
             raise RuntimeError("metadata also broken")
 
-    plane = ControlPlane(model=Exploding(), policy=default_policy, store=store)
+    plane = Pipeline(model=Exploding(), policy=default_policy, store=store)
     with pytest.raises(RuntimeError):
         plane.run("Where is our hosting architecture?", evidence=[{"text": "We host on Fly.io."}])
     row = store.list_traces()[0]
@@ -94,7 +94,7 @@ def test_missing_trace_and_unusable_paths(tmp_path, store):
 def test_bad_input_is_rejected_before_anything_is_stored(write_script, store, default_policy):
     from controlplane.contracts.errors import InputError
 
-    plane = ControlPlane(model=write_script(["x"]), policy=default_policy, store=store)
+    plane = Pipeline(model=write_script(["x"]), policy=default_policy, store=store)
     for messages in ([], [{"role": "robot", "content": "x"}], [{"role": "user", "content": ""}]):
         with pytest.raises(InputError):
             plane.run(messages)
@@ -107,7 +107,7 @@ def test_caller_input_is_never_mutated(write_script, store, default_policy, make
     messages = [{"role": "user", "content": "Where is our hosting\u200b architecture?"}]
     evidence = [{"id": "E1", "text": "We host on Fly.io."}]
     snapshot = (repr(messages), repr(evidence))
-    plane = ControlPlane(model=write_script([make_envelope([("We host on Fly.io [E1].", ["E1"])])]),
+    plane = Pipeline(model=write_script([make_envelope([("We host on Fly.io [E1].", ["E1"])])]),
                          policy=default_policy, store=store)
     plane.run(messages, evidence=evidence)
     assert (repr(messages), repr(evidence)) == snapshot
