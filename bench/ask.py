@@ -127,6 +127,14 @@ def split_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def bundle_k(policy) -> int:
+    """The chunks `controlplane ask` retrieves by default: the bundle's retrieval_required ``k``."""
+    from controlplane.api import DEFAULT_RETRIEVAL_K
+
+    gate = next((g for g in policy.bundle.gates if g.gate_id == "retrieval_required"), None)
+    return int((gate.params if gate else {}).get("k", DEFAULT_RETRIEVAL_K))
+
+
 def first_run_seconds(home: Path, model: str) -> dict:
     """``controlplane ask QUICKSTART`` in a new process with an empty CONTROLPLANE_HOME: imports, indexing the example
     corpus, model load and the answer, as a user's first question after install."""
@@ -177,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=(*SPLITS, "all"), default="dev")
     parser.add_argument("--questions", type=int, default=None, help="only the first N questions of the split")
     parser.add_argument("--model", default="default")
-    parser.add_argument("--k", type=int, default=4, help="retrieval_k, as `controlplane ask` uses")
+    parser.add_argument("--k", type=int, default=None,
+                        help="retrieval_k (default: the bundle's retrieval_required k, as `controlplane ask` uses)")
     parser.add_argument("--no-first-run", action="store_true", help="skip the quickstart in a fresh process")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
@@ -198,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     index_s = time.perf_counter() - index_started
     load_started = time.perf_counter()
     # Assembled as `controlplane ask` assembles it (the one ControlPlane), on the shipped bundle.
-    plane = ControlPlane(model=args.model, policy=load_bundle(), db=workdir / "traces.db", collection="examples",
-                         index=workdir / "index", retrieval_k=args.k)
+    policy = load_bundle()
+    k = args.k or bundle_k(policy)
+    plane = ControlPlane(model=args.model, policy=policy, db=workdir / "traces.db", collection="examples",
+                         index=workdir / "index", retrieval_k=k)
     load_s = time.perf_counter() - load_started
 
     rows = []
@@ -218,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
 
     splits = [s for s in SPLITS if any(r["split"] == s for r in rows)]
     summary = {
-        "split": args.split, "model": plane.model_id, "nli_backend": "shipped", "k": args.k, "cpus": os.cpu_count(),
+        "split": args.split, "model": plane.model_id, "nli_backend": "shipped", "k": k, "cpus": os.cpu_count(),
         "load_average": os.getloadavg()[0], "index_example_corpus_s": round(index_s, 2),
         "model_and_services_load_s": round(load_s, 2), "quickstart_first_run": first_run,
         "splits": {s: split_summary([r for r in rows if r["split"] == s]) for s in splits},

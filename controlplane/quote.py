@@ -178,14 +178,31 @@ def rank_candidates(question: str, pack: EvidencePack, scorer: Any | None = None
     relevance = s_vecs @ q_vec
     answerability: np.ndarray | None = None
     if scorer is not None:
-        evidence_text = "\n".join(item.text for item in pack.evidence if not item.redacted)
-        answerability = scorer.score(question, read, q_vec, s_vecs, evidence_text)
+        answerability = _answerability_per_item(scorer, question, sentences, read, q_vec, s_vecs, pack)
     scored = tuple(
         Candidate(0, c.evidence_id, c.text, c.start_char, c.end_char, float(relevance[i]),
                   None if answerability is None else float(answerability[i]), c.scored_text)
         for i, c in enumerate(sentences)
     )
     return Ranking(question, scored, getattr(scorer, "threshold", None))
+
+
+def _answerability_per_item(scorer: Any, question: str, sentences: Sequence[Candidate], read: list[str],
+                            q_vec: np.ndarray, s_vecs: np.ndarray, pack: EvidencePack) -> np.ndarray:
+    """Each evidence item is scored as the only evidence, as the scorer was trained (one SQuAD paragraph per question):
+    its evidence-level features (question terms missing from the evidence, overlap, the best sentence's margin) read
+    that item alone. Scored over the whole pack, they drift with k and with what else was retrieved: a lexical
+    retriever that adds chunks sharing the question's words lowers every sentence's score."""
+    texts = {item.id: item.text for item in pack.evidence if not item.redacted}
+    scores = np.zeros(len(sentences), dtype=np.float64)
+    groups: dict[str, list[int]] = {}
+    for index, candidate in enumerate(sentences):
+        groups.setdefault(candidate.evidence_id, []).append(index)
+    for evidence_id, indices in groups.items():
+        rows = np.asarray(indices)
+        scores[rows] = scorer.score(question, [read[i] for i in indices], q_vec, s_vecs[rows],
+                                    texts.get(evidence_id, ""))
+    return scores
 
 
 # ---------------------------------------------------------------------------------------------------------------------

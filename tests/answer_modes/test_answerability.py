@@ -126,6 +126,22 @@ def test_a_swapped_entity_or_added_negation_lowers_answerability():
     assert best("When does the Apollo project ship?") < answerable - 0.2
 
 
+def test_each_evidence_item_is_scored_as_the_only_evidence():
+    """The scorer was trained on one paragraph per question: another retrieved chunk that shares the question's words
+    must not move the scores of this item's sentences (it did when the features read the whole pack)."""
+    scorer = shipped_scorer()
+    question = "When does the Orion project ship?"
+    alone = build_pack([{"id": "E1", "title": "Orion", "text": ORION}])
+    crowded = build_pack([{"id": "E1", "title": "Orion", "text": ORION},
+                          {"id": "E2", "title": "Projects", "text": "Every project ships a changelog. The project "
+                                                                    "board meets when a release is due."}])
+    scores = {c.text: c.answerability for c in rank_candidates(question, alone, scorer).all_sentences}
+    beside = {c.text: c.answerability for c in rank_candidates(question, crowded, scorer).all_sentences
+              if c.evidence_id == "E1"}
+    assert beside == pytest.approx(scores)
+    assert max(scores.values()) >= scorer.threshold
+
+
 # -- tables ------------------------------------------------------------------------------------------------------------
 
 HEADER = "| data | retention | notes |"
