@@ -128,3 +128,13 @@ def test_pack_windows_covers_every_sentence_with_overlap():
     assert len(windows) >= 2
     # consecutive windows share a sentence
     assert any(w.split(". ")[-1] in windows[i + 1] for i, w in enumerate(windows[:-1]))
+
+
+def test_an_accelerator_asked_for_where_there_is_none_is_a_configuration_error(tiny_dir, monkeypatch):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    monkeypatch.setenv("CONTROLPLANE_NLI_DEVICE", "cuda")
+    with pytest.raises(ConfigurationError, match="CONTROLPLANE_NLI_DEVICE=cuda"):
+        load_nli_backend(f"transformers:{tiny_dir}")
+    monkeypatch.delenv("CONTROLPLANE_NLI_DEVICE")
+    assert load_nli_backend(f"transformers:{tiny_dir}").device == "cpu"
