@@ -31,6 +31,15 @@ def test_domains_modes_and_rigor(default_policy, message, mode, flags, level):
     assert decision.version == "router-v1"
 
 
+def test_operations_vocabulary_is_not_governance(default_policy):
+    """Governance is the high-rigor trigger of seed 002 (SolOS governance: policy changes, sign-off, retention); an
+    on-call or incident question about a runbook is operations, answerable from that one runbook."""
+    for message in ("How quickly must the on-call primary acknowledge a SEV1 page?",
+                    "When does the incident commander escalate a SEV1 to the CTO?"):
+        assert "governance" not in route(message, default_policy.bundle).domainFlags, message
+    assert route("Who signs off a policy change?", default_policy.bundle).domainFlags == ["governance"]
+
+
 @pytest.mark.parametrize(
     "message",
     [
