@@ -1,7 +1,7 @@
 """Train the verifier on the whole permissive pool, choose a snapshot by dev score, and score it: one command for a
 machine with an accelerator (the same steps run on a CPU, only far slower).
 
-    python bench/verifier_run.py --out RUN --base-model controlplane/nli/verifier --device cuda
+    python bench/_verifier_run.py --out RUN --base-model controlplane/nli/verifier --device cuda
 
 1. ``controlplane.nli.train`` with the options below (fixed seed; snapshots every ``--checkpoint-every`` steps;
    ``--max-seconds`` stops a run that would outlast the machine, at a snapshot).
@@ -12,7 +12,8 @@ machine with an accelerator (the same steps run on a CPU, only far slower).
    records every snapshot's dev figures. No test split is read here: score the test sets afterwards with
    ``bench/nli_eval.py --fit`` once the chosen model is in place.
 
-Set CONTROLPLANE_NLI_DEVICE=cuda to score on the accelerator too.
+Set CONTROLPLANE_NLI_DEVICE=cuda to score on the accelerator too. Not a benchmark: the leading underscore keeps it
+out of ``./run bench``.
 """
 
 from __future__ import annotations
