@@ -143,22 +143,17 @@ def evidence_sentences(pack: EvidencePack) -> list[Candidate]:
             continue  # a redacted text cannot be quoted (or checked)
         units = evidence_sentences_of(item.text)  # hard line wraps joined, as the NLI gate does
         rows = table_quotes(item.text)  # a data row's quote: its header line and the row
-        header: list[str] = []
         for index, sentence in enumerate(units):
             plain = strip_markers(sentence.text)
             scored = ""
             quoted = plain
             if plain.startswith("|"):
                 following = units[index + 1].text.strip() if index + 1 < len(units) else ""
-                if is_table_separator(plain):
-                    continue  # "| --- | --- |" says nothing
-                if is_table_separator(following):
-                    header = _cells(plain)  # the header row names the columns; it answers nothing itself
-                    continue
-                scored = table_row_text(header, plain) if header else ""
-                quoted = rows.get(sentence.start, plain)
-            else:
-                header = []
+                if is_table_separator(plain) or is_table_separator(following):
+                    continue  # "| --- | --- |" says nothing; the header row names the columns, it answers nothing
+                if sentence.start in rows:
+                    quoted = rows[sentence.start]
+                    scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
             if quotable(plain):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
     return out
