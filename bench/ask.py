@@ -25,12 +25,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.squad2 import NOTICE_PATTERNS, NOTICE_PREFIXES
+from bench.squad2 import percentile, reply_outcome
 
 QUICKSTART = "What does ADR-011 say about the client/server boundary?"
 DATA = Path(__file__).resolve().parent / "data" / "example_questions.jsonl"
@@ -60,33 +59,13 @@ def _cell(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def unverified_sentences(assistant_text: str, passing_claim_texts: Sequence[str]) -> int:
-    """Sentences of the reply that no passing claim covers; the system's own notices are not counted."""
-    from controlplane.contracts.text import split_sentences, strip_markers
-
-    covered = [strip_markers(t) for t in passing_claim_texts]
-    count = 0
-    for line in assistant_text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(NOTICE_PREFIXES) or any(p.match(stripped) for p in NOTICE_PATTERNS):
-            continue
-        for sentence in split_sentences(stripped):
-            plain = strip_markers(sentence.text)
-            if plain and not any(plain in claim or claim in plain for claim in covered if claim):
-                count += 1
-    return count
-
-
 def score(result: Any, q: Question) -> dict[str, Any]:
-    """One reply (controlplane.api.Response) scored against its question, with the cause of a miss."""
-    passing = [c for c in result.claims if c.verdict == "PASS"]
-    factual = [c for c in passing if c.status != "UNKNOWN"]
-    unknown = any(c.status == "UNKNOWN" for c in result.claims) and result.status != "refused"
-    answered = result.status in ("pass", "regen_pass", "degraded") and not unknown and bool(factual)
-    correct = answered and any(gold in c.text for c in factual for gold in q.answers)
+    """One reply (controlplane.api.Response) scored against its question as bench/squad2.py scores, with the cause of
+    a miss."""
+    outcome = reply_outcome(result.status, result.claims, result.assistant_text, q.answers)
+    answered, correct, abstained = outcome["answered"], outcome["correct"], outcome["abstained"]
     pack_text = "\n".join(item.text for item in result.evidence_pack.evidence) if result.evidence_pack else ""
     retrieved = any(gold in pack_text for gold in q.answers)
-    abstained = unknown or (result.status == "refused" and not factual)
     if q.answerable:
         if correct:
             cause = None
@@ -101,15 +80,7 @@ def score(result: Any, q: Question) -> dict[str, Any]:
     else:
         cause = None if abstained else ("answered" if answered else "neither answered nor abstained")
     return {"answered": answered, "correct": correct, "gold_retrieved": retrieved, "abstained": abstained,
-            "unverified_displayed": unverified_sentences(result.assistant_text, [c.text for c in passing]),
-            "miss_cause": cause}
-
-
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+            "unverified_displayed": outcome["unverified_displayed"], "miss_cause": cause}
 
 
 def split_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -123,7 +94,7 @@ def split_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "abstained": sum(r["abstained"] for r in unanswerable),
         "unverified_displayed": sum(r["unverified_displayed"] for r in rows),
         "selector_calls": sum(r["selector_used"] for r in rows),
-        "p50_s": _percentile(seconds, 0.5), "p90_s": _percentile(seconds, 0.9),
+        "p50_s": percentile(seconds, 0.5), "p90_s": percentile(seconds, 0.9),
     }
 
 

@@ -508,9 +508,8 @@ def run_end_to_end(split: str, lexical_pass: dict | None, *, with_plain_hybrid: 
     k = 4), with dense retrieval as before issue 15, hybrid retrieval, and hybrid with ``lexical_pass``: answered and
     correct (a verified claim holds a gold string) and abstained (an unanswerable question ends UNKNOWN or refused
     with no verified claim), scored as bench/squad2.py scores SQuAD."""
-    from types import SimpleNamespace
 
-    from bench.squad2 import score_run
+    from bench.squad2 import reply_outcome
     from controlplane.api import ControlPlane
     from controlplane.evidence_pack.libraries import ExpertFirstRetriever
     from controlplane.evidence_pack.retriever import ChromaRetriever
@@ -544,11 +543,8 @@ def run_end_to_end(split: str, lexical_pass: dict | None, *, with_plain_hybrid: 
             for row in rows:
                 began = time.perf_counter()
                 result = plane.respond(row["question"], retrieve=True)
-                # score_run reads the pipeline's result shape; the API's Response carries the same facts
-                shaped = SimpleNamespace(claims=result.claims, status=SimpleNamespace(value=result.status),
-                                         assistant_text=result.assistant_text, attempts=[None] * result.attempts,
-                                         verified=result.verified)
-                outcome = score_run(shaped, SimpleNamespace(answers=tuple(row["answers"])))
+                outcome = {**reply_outcome(result.status, result.claims, result.assistant_text, row["answers"]),
+                           "status": result.status, "verified": result.verified, "attempts": result.attempts}
                 scored.append({"question": row["question"], "answerable": row["answerable"],
                                "seconds": round(time.perf_counter() - began, 2), **outcome})
             answerable = [r for r in scored if r["answerable"]]

@@ -318,24 +318,24 @@ DONT_KNOW = ("don't know", "do not know", "not mentioned", "does not say", "does
              "not provided", "not stated", "cannot", "can't", "unknown", "not specified", "does not mention")
 
 
-def _percentile(values: list[float], q: float) -> float | None:
+def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
 
 
-def score_run(result: Any, q: Question) -> dict[str, Any]:
-    """Score one controlplane reply (see the module docstring for the definitions)."""
+def reply_outcome(status: str, claims: Sequence[Any], assistant_text: str, answers: Sequence[str]) -> dict[str, Any]:
+    """How one reply scores (see the module docstring for the definitions); bench/ask.py scores the same way."""
     from controlplane.contracts.text import split_sentences, strip_markers
 
-    passing = [c for c in result.claims if c.verdict == "PASS"]
-    unknown = any(c.status == "UNKNOWN" for c in result.claims) and result.status.value != "refused"
+    passing = [c for c in claims if c.verdict == "PASS"]
+    unknown = any(c.status == "UNKNOWN" for c in claims) and status != "refused"
     factual = [c for c in passing if c.status != "UNKNOWN"]
-    answered = result.status.value in ("pass", "regen_pass", "degraded") and not unknown and bool(factual)
+    answered = status in ("pass", "regen_pass", "degraded") and not unknown and bool(factual)
     covered = [strip_markers(c.text) for c in passing]
     unverified, quoted_failures = 0, 0
-    for line in result.assistant_text.splitlines():
+    for line in assistant_text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
@@ -346,10 +346,15 @@ def score_run(result: Any, q: Question) -> dict[str, Any]:
             plain = strip_markers(sentence.text)
             if plain and not any(plain in claim or claim in plain for claim in covered if claim):
                 unverified += 1
-    correct = answered and any(gold in c.text for c in factual for gold in q.answers)
-    abstained = unknown or (result.status.value == "refused" and not factual)
+    correct = answered and any(gold in c.text for c in factual for gold in answers)
+    abstained = unknown or (status == "refused" and not factual)
     return {"answered": answered, "correct": correct, "abstained": abstained, "unknown": unknown,
-            "unverified_displayed": unverified, "failed_claims_quoted_in_notices": quoted_failures,
+            "unverified_displayed": unverified, "failed_claims_quoted_in_notices": quoted_failures}
+
+
+def score_run(result: Any, q: Question) -> dict[str, Any]:
+    """Score one controlplane reply (see the module docstring for the definitions)."""
+    return {**reply_outcome(result.status.value, result.claims, result.assistant_text, q.answers),
             "status": result.status.value, "verified": result.verified, "attempts": len(result.attempts)}
 
 
@@ -454,7 +459,7 @@ def summarize(rows: list[dict[str, Any]], planned: int) -> dict[str, Any]:
         "abstained": round(sum(r["abstained"] for r in impossible) / max(1, len(impossible)), 4),
         "unverified_displayed": sum(r["unverified_displayed"] for r in rows),
         "failed_claims_quoted_in_notices": sum(r.get("failed_claims_quoted_in_notices", 0) for r in rows),
-        "p50_s": _percentile(seconds, 0.5), "p90_s": _percentile(seconds, 0.9),
+        "p50_s": percentile(seconds, 0.5), "p90_s": percentile(seconds, 0.9),
     }
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from bench.ask import Question, load_questions, score, split_summary, unverified_sentences
+from bench.ask import Question, load_questions, score, split_summary
 
 
 @dataclass
@@ -77,8 +77,10 @@ def test_unknown_and_claimless_refusal_abstain_an_answer_does_not():
 
 def test_sentences_no_passing_claim_covers_are_counted_notices_are_not():
     text = "Backups are kept for 35 days. [E1] We also keep logs forever.\n[Not verified: some statements were removed.]"
-    assert unverified_sentences(text, ["Backups are kept for 35 days. [E1]"]) == 1
-    assert unverified_sentences(text, ["Backups are kept for 35 days. [E1]", "We also keep logs forever."]) == 0
+    one = Reply(text, "pass", [Claim("Backups are kept for 35 days. [E1]")])
+    assert score(one, BACKUPS)["unverified_displayed"] == 1
+    both = Reply(text, "pass", [Claim("Backups are kept for 35 days. [E1]"), Claim("We also keep logs forever.")])
+    assert score(both, BACKUPS)["unverified_displayed"] == 0
 
 
 def test_the_question_set_has_both_splits_and_the_summary_counts_per_kind():
