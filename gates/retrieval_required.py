@@ -6,8 +6,8 @@ in ``details.retrieved`` (the pipeline adds them to the pack and runs the gate a
 RETRIEVER_UNAVAILABLE. It never passes an empty pack in a domain that needs one.
 
 Retrieved items are kept when their cosine reaches ``min_score``; ``lexical_pass`` (off unless the bundle sets it)
-also keeps the one best lexical (BM25) match when it holds ``min_query_coverage`` of the query's terms and reaches a
-lower cosine ``min_score`` (contracts.meets_retrieval_floor). ``details.kept_by`` says which rule kept each item.
+also keeps one of the ``max_lexical_rank`` best lexical (BM25) matches when it holds ``min_query_coverage`` of the
+query's terms and reaches a lower cosine ``min_score`` (contracts.meets_retrieval_floor). ``details.kept_by`` says which rule kept each item.
 """
 
 from __future__ import annotations
