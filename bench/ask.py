@@ -98,14 +98,6 @@ def split_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def bundle_k(policy) -> int:
-    """The chunks `controlplane ask` retrieves by default: the bundle's retrieval_required ``k``."""
-    from controlplane.api import DEFAULT_RETRIEVAL_K
-
-    gate = next((g for g in policy.bundle.gates if g.gate_id == "retrieval_required"), None)
-    return int((gate.params if gate else {}).get("k", DEFAULT_RETRIEVAL_K))
-
-
 def first_run_seconds(home: Path, model: str) -> dict:
     """``controlplane ask QUICKSTART`` in a new process with an empty CONTROLPLANE_HOME: imports, indexing the example
     corpus, model load and the answer, as a user's first question after install."""
@@ -178,10 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     index_s = time.perf_counter() - index_started
     load_started = time.perf_counter()
     # Assembled as `controlplane ask` assembles it (the one ControlPlane), on the shipped bundle.
-    policy = load_bundle()
-    k = args.k or bundle_k(policy)
-    plane = ControlPlane(model=args.model, policy=policy, db=workdir / "traces.db", collection="examples",
-                         index=workdir / "index", retrieval_k=k)
+    plane = ControlPlane(model=args.model, policy=load_bundle(), db=workdir / "traces.db", collection="examples",
+                         index=workdir / "index", retrieval_k=args.k)
+    k = plane.retrieval_k
     load_s = time.perf_counter() - load_started
 
     rows = []

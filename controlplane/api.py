@@ -576,6 +576,11 @@ class ControlPlane:
         return self._pipeline_now()
 
     @property
+    def retrieval_k(self) -> int:
+        """Chunks a retrieving request asks for: ``retrieval_k=`` if given, else the policy's retrieval_required k."""
+        return self._retrieval_params(self.pipeline.policy)[0]
+
+    @property
     def services(self) -> GateServices:
         """What the gates may call: the retriever, the NLI backend (behind the plane's score cache), the critic."""
         return GateServices(retriever=self.retriever, nli_backend=self.nli_backend, critic=self.critic)

@@ -4,6 +4,7 @@ lexical exception (retrieval_required ``lexical_pass``, issue 15)."""
 from __future__ import annotations
 
 from controlplane import ControlPlane
+from controlplane.api import DEFAULT_RETRIEVAL_K
 from controlplane.contracts import EvidenceItem, RetrievalMatch
 from controlplane.evidence_pack import content_hash
 from controlplane.policy_bundles.loader import parse_bundle
@@ -58,3 +59,14 @@ def test_without_the_lexical_pass_the_cosine_floor_drops_both(scripted_model, co
     reply = plane.respond(QUESTION, retrieve=True)
     assert reply.evidence_pack is None or not any(e.text in (LEXICAL, NOISE) for e in reply.evidence_pack.evidence)
     assert not reply.verified
+
+
+def test_the_plane_says_how_many_chunks_it_retrieves(scripted_model, core_policy):
+    """``retrieval_k``: the caller's number when given, else the bundle's retrieval_required k (ask and the
+    benchmarks read it rather than the bundle)."""
+    policy = policy_with(core_policy, None)
+    bundle_k = next(g for g in policy.bundle.gates if g.gate_id == "retrieval_required").params.get("k")
+    plane = ControlPlane(model=scripted_model([envelope()]), policy=policy, db=False, retriever=FixedRetriever())
+    assert plane.retrieval_k == (bundle_k or DEFAULT_RETRIEVAL_K)
+    assert ControlPlane(model=scripted_model([envelope()]), policy=policy, db=False, retriever=FixedRetriever(),
+                        retrieval_k=2).retrieval_k == 2
