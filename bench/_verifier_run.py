@@ -35,13 +35,12 @@ from controlplane.nli.train import TrainConfig, train
 from controlplane.nli.transformers_backend import TransformersNliBackend
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
-DEV = [("attributionbench/attributionbench.jsonl", "dev_sampled"), ("wice/wice_claim.jsonl", "dev")]
 
 
 def dev_figures(model_dir: Path, rows: list[dict], threads: int) -> dict:
     backend = TransformersNliBackend(model_dir, threads=threads, max_length=256)
     scored, elapsed = ev.score_rows(backend, rows, checks=False)
-    calibration = ev.fit_calibration(backend, scored, sources=[f"{Path(r).name}:{s}" for r, s in DEV])
+    calibration = ev.fit_calibration(backend, scored, sources=ev.DEV_SOURCES)
     metrics = ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed)
     return {"dev_balanced_accuracy": calibration["dev_balanced_accuracy"], "dev_auroc": metrics["auroc"],
             "temperature": calibration["temperature"], "threshold": calibration["threshold"],
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         train(cfg, log=lambda msg: print(msg, flush=True))
 
     rows = []
-    for rel, split in DEV:
+    for rel, split in ev.DEV_SETS:
         rows += ev.load_rows(EVAL / rel, [split], args.dev_limit)
     report: dict = {"config": {k: v for k, v in vars(args).items()}, "dev_rows": len(rows), "candidates": {}}
     report["candidates"]["base"] = dev_figures(Path(args.base_model), rows, args.threads)

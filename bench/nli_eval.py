@@ -29,7 +29,6 @@ from controlplane.nli.registry import load_nli_backend
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
-DEV = [("attributionbench/attributionbench.jsonl", "dev_sampled"), ("wice/wice_claim.jsonl", "dev")]
 TESTS = [
     ("WiCE test", "wice/wice_claim.jsonl", "test", "WiCE"),
     ("AttributionBench test_ood", "attributionbench/attributionbench.jsonl", "test_ood", "AttributionBench"),
@@ -100,7 +99,7 @@ def main(argv=None) -> int:
         calibration = read_calibration(verifier_dir())
         fp32 = load_nli_backend("shipped", **{**options, "runtime": "torch"})
         scored = []
-        for rel, split in DEV:
+        for rel, split in ev.DEV_SETS:
             scored += _score(fp32, rel, split, args.limit)[0]
         dev_metrics = ev.evaluate_scored(fp32, scored, calibration, elapsed=1.0)
         check_int8("shipped", options, calibration, dev_metrics, args.limit)
@@ -116,13 +115,13 @@ def main(argv=None) -> int:
                     "threads": backend.threads, "device": getattr(backend, "device", "cpu"), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if args.fit:
         scored, elapsed = [], 0.0
-        for rel, split in DEV:
+        for rel, split in ev.DEV_SETS:
             s, e = _score(backend, rel, split, args.limit)
             scored += s
             elapsed += e
             print(f"dev {rel}:{split} scored {len(s)} rows in {e:.0f}s", flush=True)
-        calibration = ev.fit_calibration(backend, scored, sources=[f"{Path(r).name}:{s}" for r, s in DEV])
-        calibration["dev_files_sha256"] = {Path(r).name: ev.file_sha256(EVAL / r) for r, _ in DEV}
+        calibration = ev.fit_calibration(backend, scored, sources=ev.DEV_SOURCES)
+        calibration["dev_files_sha256"] = {Path(r).name: ev.file_sha256(EVAL / r) for r, _ in ev.DEV_SETS}
         calibration["max_length"] = backend.max_length
         calibration["fitted_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         calibration["fitted_with_runtime"] = getattr(backend, "runtime", "torch-fp32")
@@ -194,7 +193,7 @@ def check_int8(backend_name: str, options: dict, calibration: dict, dev_metrics:
     balanced accuracy is within 0.5 points of fp32. Writes the result into ``calibration`` (the caller saves it)."""
     int8 = load_nli_backend(backend_name, **{**options, "runtime": "onnx-int8"})
     scored8 = []
-    for rel, split in DEV:
+    for rel, split in ev.DEV_SETS:
         scored8 += _score(int8, rel, split, limit)[0]
     int8_metrics = ev.evaluate_scored(int8, scored8, calibration, elapsed=1.0)
     delta = round(int8_metrics["balanced_accuracy"] - dev_metrics["balanced_accuracy"], 2)

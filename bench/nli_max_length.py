@@ -22,18 +22,17 @@ from controlplane.nli.registry import load_nli_backend
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
-DEV = [("attributionbench/attributionbench.jsonl", "dev_sampled"), ("wice/wice_claim.jsonl", "dev")]
 
 
 def main(argv: list[str] | None = None) -> int:
     lengths = [int(x) for x in (argv if argv is not None else sys.argv[1:])] or [256, 384, 512]
-    rows = [row for rel, split in DEV for row in ev.load_rows(EVAL / rel, [split])]
+    rows = [row for rel, split in ev.DEV_SETS for row in ev.load_rows(EVAL / rel, [split])]
     results = []
     for max_length in lengths:
         backend = load_nli_backend("shipped", runtime="torch", max_length=max_length)
         started = time.perf_counter()
         scored, _ = ev.score_rows(backend, rows, checks=False)
-        calibration = ev.fit_calibration(backend, scored, sources=[f"{Path(r).name}:{s}" for r, s in DEV])
+        calibration = ev.fit_calibration(backend, scored, sources=ev.DEV_SOURCES)
         results.append({"max_length": backend.max_length, "dev_balanced_accuracy": calibration["dev_balanced_accuracy"],
                         "per_dataset": {k: v["dev_balanced_accuracy"]
                                         for k, v in calibration["per_dataset_threshold"].items()},

@@ -24,6 +24,10 @@ from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import sentence_texts
 
 DEV_SPLITS = frozenset({"dev_sampled", "dev"})
+# The rows calibration, operating points and every model choice are fitted on (files under ../shared/eval, split):
+# AttributionBench dev_sampled and WiCE dev. No test split is among them.
+DEV_SETS = (("attributionbench/attributionbench.jsonl", "dev_sampled"), ("wice/wice_claim.jsonl", "dev"))
+DEV_SOURCES = tuple(f"{Path(rel).name}:{split}" for rel, split in DEV_SETS)
 SUPPORTED = "supported"
 
 
