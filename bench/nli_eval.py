@@ -81,19 +81,21 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default=None, help="comma-separated test names to run (default all)")
     parser.add_argument("--sample", action="append", default=[], metavar="NAME=N",
                         help="score a deterministic subsample of N rows of test NAME (smallest sha256(id))")
-    parser.add_argument("--runtime", default=None, choices=["auto", "torch", "onnx-int8"],
+    parser.add_argument("--runtime", default=None, choices=["auto", "torch", "torch-bf16", "onnx-int8"],
                         help="shipped verifier runtime for the test sets (default: what calibration.json names)")
-    parser.add_argument("--check-int8", action="store_true",
-                        help="with --fit: also score dev with the int8 ONNX runtime under the fp32 calibration and make "
-                             "it the default runtime when its dev balanced accuracy is within 0.5 points of fp32")
-    parser.add_argument("--int8-check-only", action="store_true",
-                        help="keep the shipped calibration; only compare int8 with fp32 on dev and set default_runtime")
+    parser.add_argument("--check-precision", action="store_true",
+                        help="with --fit: also score dev with the bf16 and int8 runtimes under the fp32 calibration; "
+                             "one becomes the default when its dev balanced accuracy is within 0.5 points of fp32")
+    parser.add_argument("--precision-check-only", action="store_true",
+                        help="keep the shipped calibration; only compare bf16 and int8 with fp32 on dev and set "
+                             "default_runtime")
     args = parser.parse_args(argv)
     options = {"max_length": args.max_length, "max_windows": args.max_windows}
     if args.threads:
         options["threads"] = args.threads
-    if args.int8_check_only:
-        # The calibration stays as fitted (on whatever machine): only the int8 runtime is compared with fp32 under it.
+    if args.precision_check_only:
+        # The calibration stays as fitted (on whatever machine): only the reduced-precision runtimes are compared with
+        # fp32 under it.
         from controlplane.nli.shipped import read_calibration, verifier_dir
 
         calibration = read_calibration(verifier_dir())
@@ -102,7 +104,7 @@ def main(argv=None) -> int:
         for rel, split in ev.DEV_SETS:
             scored += _score(fp32, rel, split, args.limit)[0]
         dev_metrics = ev.evaluate_scored(fp32, scored, calibration, elapsed=1.0)
-        check_int8("shipped", options, calibration, dev_metrics, args.limit)
+        check_precision("shipped", options, calibration, dev_metrics, args.limit)
         if args.limit is None:
             (verifier_dir() / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
         return 0
@@ -127,8 +129,8 @@ def main(argv=None) -> int:
         calibration["fitted_with_runtime"] = getattr(backend, "runtime", "torch-fp32")
         dev_metrics = ev.evaluate_scored(backend, scored, calibration, elapsed=elapsed)
         calibration["default_runtime"] = "torch"
-        if args.check_int8 and shipped:
-            check_int8(args.backend, options, calibration, dev_metrics, args.limit)
+        if args.check_precision and shipped:
+            check_precision(args.backend, options, calibration, dev_metrics, args.limit)
         (model_dir / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
         report["dev"] = {"calibration": calibration, "metrics_on_dev": dev_metrics}
         if shipped:  # the test sets are scored with the runtime the product now uses by default
@@ -188,22 +190,32 @@ def main(argv=None) -> int:
     return 0
 
 
-def check_int8(backend_name: str, options: dict, calibration: dict, dev_metrics: dict, limit: int | None) -> None:
-    """Score dev with the int8 ONNX runtime under the fp32 calibration; int8 becomes the default runtime when its dev
-    balanced accuracy is within 0.5 points of fp32. Writes the result into ``calibration`` (the caller saves it)."""
-    int8 = load_nli_backend(backend_name, **{**options, "runtime": "onnx-int8"})
-    scored8 = []
-    for rel, split in ev.DEV_SETS:
-        scored8 += _score(int8, rel, split, limit)[0]
-    int8_metrics = ev.evaluate_scored(int8, scored8, calibration, elapsed=1.0)
-    delta = round(int8_metrics["balanced_accuracy"] - dev_metrics["balanced_accuracy"], 2)
-    calibration["quantization_check"] = {
-        "dev_balanced_accuracy_fp32": dev_metrics["balanced_accuracy"],
-        "dev_balanced_accuracy_int8": int8_metrics["balanced_accuracy"],
-        "dev_auroc_fp32": dev_metrics["auroc"], "dev_auroc_int8": int8_metrics["auroc"],
-        "delta_points": delta, "rule": "int8 is the default runtime when |delta| <= 0.5 dev BAcc points"}
-    calibration["default_runtime"] = "onnx-int8" if abs(delta) <= 0.5 else "torch"
-    print("int8 check", json.dumps(calibration["quantization_check"]), flush=True)
+def check_precision(backend_name: str, options: dict, calibration: dict, dev_metrics: dict,
+                    limit: int | None) -> None:
+    """Score dev with each reduced-precision runtime (bf16 torch, int8 ONNX Runtime) under the fp32 calibration and
+    record the difference in calibration["precision_checks"]. ``default_runtime`` names the first one within 0.5 dev
+    BAcc points of fp32; the loader uses it where the hardware serves it (controlplane.nli.shipped.choose_runtime)."""
+    from controlplane.nli.shipped import PRECISION_RULE_POINTS, REDUCED_PRECISION_RUNTIMES, within_rule
+
+    checks = {}
+    for runtime in REDUCED_PRECISION_RUNTIMES:
+        reduced = load_nli_backend(backend_name, **{**options, "runtime": runtime})
+        scored = []
+        for rel, split in ev.DEV_SETS:
+            scored += _score(reduced, rel, split, limit)[0]
+        metrics = ev.evaluate_scored(reduced, scored, calibration, elapsed=1.0)
+        delta = round(metrics["balanced_accuracy"] - dev_metrics["balanced_accuracy"], 2)
+        checks[runtime] = {"dev_balanced_accuracy_fp32": dev_metrics["balanced_accuracy"],
+                           "dev_balanced_accuracy": metrics["balanced_accuracy"],
+                           "dev_auroc_fp32": dev_metrics["auroc"], "dev_auroc": metrics["auroc"],
+                           "delta_points": delta}
+        checks[runtime]["within_rule"] = within_rule(checks[runtime])
+        print(f"{runtime} check", json.dumps(checks[runtime]), flush=True)
+    calibration.pop("quantization_check", None)  # superseded: int8 is one of the precision checks
+    calibration["precision_checks"] = {
+        **checks, "rule": f"a reduced-precision runtime is used by default when |delta| <= {PRECISION_RULE_POINTS} dev "
+                          "BAcc points (under the fp32 calibration) and the machine serves it; else torch fp32"}
+    calibration["default_runtime"] = next((r for r in REDUCED_PRECISION_RUNTIMES if checks[r]["within_rule"]), "torch")
 
 
 def markdown(report: dict) -> str:
@@ -229,11 +241,14 @@ def markdown(report: dict) -> str:
                        f"{name} {p['threshold']} (dev: keeps {100 * p['supported_kept']:.1f} % of supported, passes "
                        f"{100 * p['unsupported_passed']:.1f} % of unsupported)" for name, p in points.items()
                        if isinstance(p, dict)) + "."), ""]
-    quant = cal.get("quantization_check")
-    if quant:
-        lines += [(f"int8 check on dev (same calibration): balanced accuracy fp32 {quant['dev_balanced_accuracy_fp32']}, "
-                   f"int8 {quant['dev_balanced_accuracy_int8']} (delta {quant['delta_points']}); default runtime: "
-                   f"{cal.get('default_runtime')}."), ""]
+    from controlplane.nli.shipped import precision_checks
+
+    checks = {k: v for k, v in precision_checks(cal).items() if isinstance(v, dict)}
+    if checks:
+        lines += [("Reduced-precision checks on dev (same calibration): " + "; ".join(
+            f"{runtime} balanced accuracy {c.get('dev_balanced_accuracy', c.get('dev_balanced_accuracy_int8'))} against "
+            f"fp32 {c['dev_balanced_accuracy_fp32']} (delta {c['delta_points']})" for runtime, c in checks.items())
+            + f"; default runtime: {cal.get('default_runtime')} (used where the CPU serves it)."), ""]
     lines += [
         "| set | n | BAcc | macro-F1 | unsup. P | unsup. R | AUROC | ECE | Brier | pairs/s | + checks BAcc / F1 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

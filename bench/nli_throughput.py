@@ -1,7 +1,7 @@
-"""Pairs/s of the NLI verifier on this CPU, fp32 (torch) beside int8 (ONNX Runtime), in the same run. A benchmark,
-not a test.
+"""Pairs/s of the NLI verifier on this CPU: fp32 (torch) beside bf16 (torch) and int8 (ONNX Runtime), in the same
+run. A benchmark, not a test.
 
-    python bench/nli_throughput.py [--backend shipped] [--runtime torch --runtime onnx-int8] [--pairs 512]
+    python bench/nli_throughput.py [--backend shipped] [--runtime torch --runtime torch-bf16 ...] [--pairs 512]
 
 Two workloads (targets from issue 11, on 2 threads):
 
@@ -29,6 +29,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from controlplane.nli import evaluate as ev
 from controlplane.nli.registry import load_nli_backend
+from controlplane.nli.shipped import native_bf16
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -77,7 +78,7 @@ def measure(backend, pairs) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="shipped")
-    parser.add_argument("--runtime", action="append", default=None, help="torch and/or onnx-int8 (default both)")
+    parser.add_argument("--runtime", action="append", default=None, help="torch, torch-bf16, onnx-int8 (default all three)")
     parser.add_argument("--pairs", type=int, default=512, help="short pairs")
     parser.add_argument("--long-pairs", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2)
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     results = []
     loads = None
-    for runtime in args.runtime or ["torch", "onnx-int8"]:
+    for runtime in args.runtime or ["torch", "torch-bf16", "onnx-int8"]:
         row: dict = {"backend": args.backend, "runtime": runtime, "threads": args.threads}
         for workload, max_length in (("short", SHORT_TOKENS), ("long", LONG_TOKENS)):
             backend = load_nli_backend(args.backend, runtime=runtime, threads=args.threads, max_length=max_length,
@@ -102,7 +103,8 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     load1, load5, _ = os.getloadavg()
     report = {
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_1m_at_end": round(load1, 2),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "native_bf16": native_bf16(),
+                    "loadavg_1m_at_end": round(load1, 2),
                     "loadavg_5m_at_end": round(load5, 2),
                     "note": "shared 2-core machine; other engineers' jobs ran at the same time"},
         "targets": {"short_pairs_per_s": TARGETS["short"], "long_windows_per_s": TARGETS["long"]},
@@ -111,9 +113,10 @@ def main(argv=None) -> int:
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "nli_throughput.json").write_text(json.dumps(report, indent=1) + "\n")
-    md = ["# NLI verifier throughput (fp32 torch vs int8 ONNX Runtime, same run)", "",
+    md = ["# NLI verifier throughput (fp32 and bf16 torch, int8 ONNX Runtime, same run)", "",
           f"{args.threads} threads, batch {args.batch_size}. Load average at the end: {load1:.2f} (1 min), "
-          f"{load5:.2f} (5 min) on {os.cpu_count()} cores shared with other jobs.", "",
+          f"{load5:.2f} (5 min) on {os.cpu_count()} cores shared with other jobs. Native bf16 (AMX or AVX512-BF16) "
+          f"on this CPU: {'yes' if native_bf16() else 'no'}.", "",
           "| runtime | short pairs/s (<=128 tokens, n) | 512-token windows/s (n) |", "|---|---:|---:|"]
     for r in results:
         md.append(f"| {r['runtime']} | {r['short']['pairs_per_s']} ({r['short']['pairs']}) | "

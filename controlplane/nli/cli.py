@@ -125,7 +125,7 @@ def export_onnx_command(model_dir) -> None:
 @click.option("--max-windows", type=int, default=4, show_default=True,
               help="Windows scored per (evidence, claim sentence); more are pre-ranked by word overlap.")
 @click.option("--threads", type=int, default=None, help="torch threads (default: min(2, cores)).")
-@click.option("--runtime", type=click.Choice(["auto", "torch", "onnx-int8"]), default=None,
+@click.option("--runtime", type=click.Choice(["auto", "torch", "torch-bf16", "onnx-int8"]), default=None,
               help="Shipped verifier runtime (default auto: what calibration.json names).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON result here.")

@@ -14,7 +14,12 @@ VERIFIER_DIR = Path(__file__).resolve().parent / "verifier"
 ENV_MODEL = "CONTROLPLANE_NLI_MODEL"
 ENV_RUNTIME = "CONTROLPLANE_NLI_RUNTIME"
 SETTING = f"--backend shipped (or {ENV_MODEL}=DIR)"
-RUNTIMES = ("auto", "torch", "onnx-int8")
+RUNTIMES = ("auto", "torch", "torch-bf16", "onnx-int8")
+# Reduced-precision runtimes, fastest first where the hardware serves them. Each is used by default only when its dev
+# balanced accuracy, under the fp32 calibration, is within PRECISION_RULE_POINTS of fp32 (bench/nli_eval.py
+# --precision-check-only writes the check into calibration.json).
+REDUCED_PRECISION_RUNTIMES = ("torch-bf16", "onnx-int8")
+PRECISION_RULE_POINTS = 0.5
 
 
 def verifier_dir() -> Path:
@@ -38,21 +43,58 @@ def read_calibration(model_dir: Path, *, setting: str = SETTING) -> dict[str, An
     return {**data, "temperature": temperature, "threshold": threshold, "fitted": data.get("fitted", True)}
 
 
-def choose_runtime(model_dir: Path, calibration: dict[str, Any], runtime: str | None) -> str:
-    """``torch`` or ``onnx-int8``. ``auto`` (default): the runtime calibration.json names as default (int8 only when
-    its dev scores were within 0.5 points of fp32), provided its file and onnxruntime are present; else torch fp32,
-    the same model slower -- never a weaker check."""
+def native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively (AMX or AVX512-BF16). Elsewhere torch emulates bf16, slower than
+    fp32, so ``auto`` does not pick it there."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    cpu = getattr(torch, "cpu", None)
+    probes = ("_is_amx_tile_supported", "_is_avx512_bf16_supported")  # private in torch 2.x: absent means no
+    return any(bool(getattr(cpu, name, lambda: False)()) for name in probes)
+
+
+def precision_checks(calibration: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per reduced-precision runtime, its dev check under the fp32 calibration (older files: int8 only)."""
+    checks = dict(calibration.get("precision_checks") or {})
+    if "onnx-int8" not in checks and calibration.get("quantization_check"):
+        checks["onnx-int8"] = calibration["quantization_check"]
+    return checks
+
+
+def within_rule(check: dict[str, Any] | None) -> bool:
+    try:
+        return check is not None and abs(float(check["delta_points"])) <= PRECISION_RULE_POINTS
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def runtime_usable(runtime: str, model_dir: Path) -> bool:
     from controlplane.nli.onnx_backend import ONNX_INT8_FILE, onnxruntime_available
 
+    if runtime == "torch-bf16":
+        return native_bf16()
+    if runtime == "onnx-int8":
+        return (model_dir / ONNX_INT8_FILE).is_file() and onnxruntime_available()
+    return runtime == "torch"
+
+
+def choose_runtime(model_dir: Path, calibration: dict[str, Any], runtime: str | None) -> str:
+    """``torch`` (fp32), ``torch-bf16`` or ``onnx-int8``. ``auto`` (default): the fastest reduced-precision runtime
+    whose dev check is within the rule and that this machine serves (bf16 needs AMX or AVX512-BF16; int8 needs its
+    file and onnxruntime); else torch fp32, the same model slower -- never a weaker check. An explicit runtime is
+    used as asked."""
     runtime = (runtime or os.environ.get(ENV_RUNTIME) or "auto").strip().lower()
     if runtime not in RUNTIMES:
         raise ConfigurationError(f"{SETTING}: runtime {runtime!r} is not one of {', '.join(RUNTIMES)} "
                                  f"(set {ENV_RUNTIME} or pass runtime=)")
     if runtime != "auto":
         return runtime
-    wanted = calibration.get("default_runtime", "torch")
-    if wanted == "onnx-int8" and (model_dir / ONNX_INT8_FILE).is_file() and onnxruntime_available():
-        return "onnx-int8"
+    checks = precision_checks(calibration)
+    for candidate in REDUCED_PRECISION_RUNTIMES:
+        if within_rule(checks.get(candidate)) and runtime_usable(candidate, model_dir):
+            return candidate
     return "torch"
 
 
@@ -71,6 +113,8 @@ def load_shipped(**options: Any):
     options.setdefault("max_length", int(calibration.get("max_length", 256)))
     runtime = choose_runtime(model_dir, calibration, options.pop("runtime", None))
     backend_class = OnnxNliBackend if runtime == "onnx-int8" else TransformersNliBackend
+    if runtime == "torch-bf16":
+        options["precision"] = "bf16"
     return backend_class(model_dir, name="shipped", setting=SETTING,
                          extra_metadata={"threshold": gate_floor(calibration), "calibration": calibration}, **options)
 

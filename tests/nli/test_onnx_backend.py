@@ -1,5 +1,5 @@
-"""The int8 ONNX Runtime backend of the shipped verifier: same labels and chunking as torch, scores close to fp32,
-and the shipped loader picks the runtime calibration.json names (torch unless int8 passed the dev check)."""
+"""The int8 ONNX Runtime backend of the shipped verifier: same labels and chunking as torch, scores close to fp32.
+Which runtime the loader picks: tests/nli/test_runtimes.py."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ pytest.importorskip("transformers")
 
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli.onnx_backend import ONNX_INT8_FILE
-from controlplane.nli.shipped import VERIFIER_DIR, choose_runtime, load_shipped
+from controlplane.nli.shipped import VERIFIER_DIR, load_shipped
 
 pytestmark = pytest.mark.skipif(not (VERIFIER_DIR / ONNX_INT8_FILE).is_file(), reason="int8 ONNX file not shipped")
 
@@ -39,15 +39,6 @@ def test_int8_scores_follow_fp32():
         assert abs(x.entailment - y.entailment) < 0.2, (x, y)
     assert b[0].entailment > b[1].entailment  # entailed above contradicted
     assert int8.chunk_pairs(PAIRS)[1] == fp32.chunk_pairs(PAIRS)[1]  # same windows for the long premise
-
-
-def test_runtime_choice_follows_calibration_and_refuses_unknown_names(tmp_path):
-    assert choose_runtime(VERIFIER_DIR, {"default_runtime": "torch"}, None) == "torch"
-    assert choose_runtime(VERIFIER_DIR, {"default_runtime": "onnx-int8"}, None) == "onnx-int8"
-    assert choose_runtime(VERIFIER_DIR, {"default_runtime": "onnx-int8"}, "torch") == "torch"
-    assert choose_runtime(tmp_path, {"default_runtime": "onnx-int8"}, None) == "torch"  # no int8 file: fp32
-    with pytest.raises(ConfigurationError, match="runtime"):
-        choose_runtime(VERIFIER_DIR, {}, "fp8")
 
 
 def test_missing_onnx_file_is_a_configuration_error_naming_the_fix(tmp_path):
