@@ -7,11 +7,12 @@ Shared by the gates that must agree on where a claim sits, so two gates can neve
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controlplane.contracts import Claim
-from controlplane.contracts.text import meaning_stems, normalize_space, strip_markers
+from controlplane.contracts.text import Sentence, meaning_stems, normalize_space, strip_markers
 
 
 def locate(text: str, needle: str, taken: set[tuple[int, int]] | None = None) -> tuple[int, int] | None:
@@ -39,6 +40,33 @@ class Anchor:
     start: int
     end: int
     from_model: bool  # the model gave the span (True) or the server found it by text match (False)
+
+
+def spans_by_sentence(sentences: Sequence[tuple[int, Sentence]],
+                      spans: Sequence[tuple[int, int] | None]) -> dict[int, list[int]]:
+    """For each ``(index, sentence)``, the positions in ``spans`` of the spans that overlap it (``start <
+    sentence.end and sentence.start < end``), in span order; a None span overlaps nothing. Each span is placed by
+    binary search over the sentences when they are in text order and do not overlap (as the splitter cuts them), not
+    compared with every sentence; otherwise every pair is compared."""
+    out: dict[int, list[int]] = {index: [] for index, _ in sentences}
+    starts = [sentence.start for _, sentence in sentences]
+    ends = [sentence.end for _, sentence in sentences]
+    in_order = all(start <= end for start, end in zip(starts, ends, strict=True)) and all(
+        ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
+    for position, span in enumerate(spans):
+        if span is None:
+            continue
+        start, end = span
+        if not in_order:
+            for index, sentence in sentences:
+                if start < sentence.end and sentence.start < end:
+                    out[index].append(position)
+            continue
+        i = bisect_right(ends, start)  # the first sentence that ends after the span starts
+        while i < len(starts) and starts[i] < end:
+            out[sentences[i][0]].append(position)
+            i += 1
+    return out
 
 
 def anchor_claims(text: str, claims: Sequence[Claim]) -> tuple[dict[str, Anchor], dict[str, str]]:

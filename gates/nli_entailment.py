@@ -423,11 +423,11 @@ class NliEntailmentGate(BaseGate):
     def _sentences(self, view: AttemptView, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
         """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
         text = view.text
-        anchors = view.anchors
         by_key = {w.key: w for w in works}
         rows = []
+        by_sentence = view.anchors_by_sentence
         for index, sentence in view.content_sentences:
-            inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
+            inside = list(by_sentence[index])
             row: dict[str, Any] = {"index": index, "start": sentence.start, "end": sentence.end, "text": sentence.text,
                                    "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside,
                                    "unchecked": not strict and not inside}  # outside strict mode: passes unchecked
