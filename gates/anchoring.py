@@ -106,8 +106,10 @@ def beyond_claims(text: str, start: int, end: int, spans: Sequence[tuple[int, in
         low, high = max(span_start, start), min(span_end, end)
         if low < high:  # blank the span's part inside the sentence, one slice
             mask[low - start:high - start] = " " * (high - low)
-    rest = strip_markers("".join(mask))
+    rest = meaning_stems(strip_markers("".join(mask)))
+    if not rest:  # the claims say the whole sentence (the usual case): their own stems need not be read
+        return []
     claimed: set[str] = set()
     for span_start, span_end in spans:
         claimed.update(meaning_stems(text[span_start:span_end]))
-    return [s for s in dict.fromkeys(meaning_stems(rest)) if s not in claimed]
+    return [s for s in dict.fromkeys(rest) if s not in claimed]

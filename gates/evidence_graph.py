@@ -153,11 +153,15 @@ def as_graph(graph: EvidenceGraph | Any) -> EvidenceGraph:
 def claim_type(status: str, verdict: str, grounded: bool) -> str:
     """EBOM type: INFERENTIAL for a reasoning step, VERIFIED for a passing claim that rests on sources, else
     SPECULATIVE (labelled opinion, an honest UNKNOWN, or a claim that failed its checks)."""
-    if status == ClaimStatus.REASONING.value:
+    if status == _REASONING:
         return "INFERENTIAL"
-    if verdict == "PASS" and grounded and status not in (ClaimStatus.UNKNOWN.value, ClaimStatus.SUBJECTIVE.value):
+    if verdict == "PASS" and grounded and status not in _UNVERIFIABLE:
         return "VERIFIED"
     return "SPECULATIVE"
+
+
+_REASONING = ClaimStatus.REASONING.value  # read once: an enum's .value is a descriptor call, and this runs per claim
+_UNVERIFIABLE = (ClaimStatus.UNKNOWN.value, ClaimStatus.SUBJECTIVE.value)
 
 
 def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[GateResult]) -> EvidenceGraph:
