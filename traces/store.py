@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,13 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 
 def _json(value: Any) -> str:
     return _ENCODER.encode(value)
+
+
+def _json_strings(values: list[str]) -> str:
+    """``_json`` of a list of strings, without building an encoder for it (a gate row has two such lists)."""
+    if all(type(value) is str for value in values):
+        return f"[{', '.join(map(encode_basestring, values))}]" if values else "[]"
+    return _json(values)
 
 
 # Event payloads are stored in the integrity map's canonical form (sorted keys, no spaces): for a payload whose keys
@@ -586,7 +594,8 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     return {
         "trace_id": trace_id, "attempt": attempt, "position": position, "gate_id": result.gate_id,
         "gate_version": result.gate_version, "result": result.result.value,
-        "reason_codes": _json([c.value for c in result.reason_codes]), "evidence_refs": _json(result.evidence_refs),
+        "reason_codes": _json_strings([c.value for c in result.reason_codes]),
+        "evidence_refs": _json_strings(result.evidence_refs),
         "cost_class": result.cost_class.value, "latency_ms": result.measured.latency_ms,
         "tokens_in": result.measured.tokens_in, "tokens_out": result.measured.tokens_out,
         "details": _json(result.details), "stage": result.details.get("stage") if isinstance(result.details, dict) else None,

@@ -140,3 +140,11 @@ def test_the_integrity_map_matches_the_stored_trace_whatever_the_payload_keys(wr
     loaded = store.load_bundle(bundle.trace_id).model_dump(mode="json")
     assert integrity_problems(loaded) == []
     assert loaded["integrity"]["events"] == compute_integrity(loaded)["events"]
+
+
+@pytest.mark.parametrize("values", [[], ["E1"], ["claim_map:c1", 'a "quoted", \\ back', "é\u2028\x00\x1f"],
+                                    [TraceStatus.PASS, "x"]])  # a str subclass: the general encoder
+def test_a_gate_rows_string_lists_are_encoded_as_every_other_column(values):
+    from controlplane.traces.store import _json, _json_strings
+
+    assert _json_strings(values) == _json(values)
