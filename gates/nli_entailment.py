@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from controlplane.contracts import (
     ClaimStatus,
@@ -96,8 +96,7 @@ class ClaimWork:
         return bool(self.atoms) and self.decision is None
 
 
-@dataclass(frozen=True)
-class ItemFacts:
+class ItemFacts(NamedTuple):
     """What the gate reads of one cited item whatever the claim: derived once per evaluation, not once per claim
     that cites the item (its source identity, staleness, retrieval quality and the warnings it raises)."""
 
@@ -114,6 +113,17 @@ class ItemFactsCache(dict):
     def __init__(self, now, time_sensitive: bool, th, quality_mode: str):
         super().__init__()
         self.now, self.time_sensitive, self.th, self.quality_mode = now, time_sensitive, th, quality_mode
+        self._confidences: dict[tuple[str, float], float] = {}
+
+    def source_confidence(self, item: EvidenceItem, verification_status: float) -> float:
+        """EBOM source confidence of a supporting item (sufficiency.source_confidence), once per item and status."""
+        key = (item.id, verification_status)
+        value = self._confidences.get(key)
+        if value is None:
+            facts = self.of(item)
+            value = self._confidences[key] = source_confidence(item.credibility, facts.retrieval_quality,
+                                                               facts.staleness.freshness, verification_status)
+        return value
 
     def of(self, item: EvidenceItem) -> ItemFacts:
         facts = self.get(item.id)
@@ -360,7 +370,7 @@ class NliEntailmentGate(BaseGate):
                                  "scores": {i: {"entailment": round(rows[i].entailment, 4),
                                                 "contradiction": round(rows[i].contradiction, 4)} for i in rows}})
 
-        status = max((t.status for t in trees), key=lambda s: _RANK[s])
+        status = trees[0].status if len(trees) == 1 else max((t.status for t in trees), key=lambda s: _RANK[s])
         codes = [r.value for t in trees for r in t.reasons]
         entailment = min(t.max_entailment or 0.0 for t in trees)
         contradiction = max(t.max_contradiction or 0.0 for t in trees)
@@ -385,12 +395,7 @@ class NliEntailmentGate(BaseGate):
             codes.append(ReasonCode.LOW_CREDIBILITY.value)
             status = max(status, Sufficiency.LOW_CONFIDENCE, key=lambda s: _RANK[s])
         verification_status = 1.0 if sources >= 2 else 0.5
-        freshness = {s.evidence_id: s.freshness for s in stale}
-        source_confs = {
-            item.id: source_confidence(item.credibility, item_facts[item.id].retrieval_quality, freshness[item.id],
-                                       verification_status)
-            for item in supporting
-        }
+        source_confs = {item.id: facts.source_confidence(item, verification_status) for item in supporting}
         validity = INVALID_REASONING if veto_codes else 1.0
         sphere = sphere_factor(supporting)
         confidence = claim_confidence(list(source_confs.values()), validity, entailment, sphere)
