@@ -101,9 +101,9 @@ def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict],
     rewrite exemption applied (``coverage_exempt``: the text is the user's own)."""
     out = []
     sentences = _view_of(envelope, view).content_sentences
-    by_sentence = spans_by_sentence(sentences, [c.span or None for c in claims])
+    by_sentence = spans_by_sentence(sentences, [c.span or None for c in claims], claims)
     for index, sentence in sentences:
-        inside = [claims[position] for position in by_sentence[index]]
+        inside = by_sentence[index]
         codes = [code for c in inside for code in c.reason_codes]
         if not coverage_exempt and (not inside or (not any(c.evidence_ids for c in inside) and beyond_claims(
                 envelope.assistant_text, sentence.start, sentence.end, [c.span for c in inside if c.span]))):

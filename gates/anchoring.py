@@ -10,9 +10,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from controlplane.contracts import Claim
 from controlplane.contracts.text import Sentence, meaning_stems, normalize_space, strip_markers
+
+T = TypeVar("T")
 
 
 def locate(text: str, needle: str, taken: set[tuple[int, int]] | None = None) -> tuple[int, int] | None:
@@ -42,29 +45,37 @@ class Anchor:
     from_model: bool  # the model gave the span (True) or the server found it by text match (False)
 
 
-def spans_by_sentence(sentences: Sequence[tuple[int, Sentence]],
-                      spans: Sequence[tuple[int, int] | None]) -> dict[int, list[int]]:
-    """For each ``(index, sentence)``, the positions in ``spans`` of the spans that overlap it (``start <
-    sentence.end and sentence.start < end``), in span order; a None span overlaps nothing. Each span is placed by
-    binary search over the sentences when they are in text order and do not overlap (as the splitter cuts them), not
-    compared with every sentence; otherwise every pair is compared."""
-    out: dict[int, list[int]] = {index: [] for index, _ in sentences}
+def spans_by_sentence(sentences: Sequence[tuple[int, Sentence]], spans: Sequence[tuple[int, int] | None],
+                      values: Sequence[T] | None = None) -> dict[int, list[T]]:
+    """For each ``(index, sentence)``, the spans that overlap it (``start < sentence.end and sentence.start <
+    end``), in span order, as their positions in ``spans`` or, given ``values`` (one per span), as those values; a
+    None span overlaps nothing. Each span is placed by binary search over the sentences when they are in text order
+    and do not overlap (as the splitter cuts them), not compared with every sentence; otherwise every pair is
+    compared."""
+    out: dict[int, list] = {index: [] for index, _ in sentences}
     starts = [sentence.start for _, sentence in sentences]
     ends = [sentence.end for _, sentence in sentences]
-    in_order = all(start <= end for start, end in zip(starts, ends, strict=True)) and all(
-        ends[i] <= starts[i + 1] for i in range(len(starts) - 1))
+    in_order = True
+    previous_end = None
+    for start, end in zip(starts, ends, strict=True):
+        if end < start or (previous_end is not None and start < previous_end):
+            in_order = False
+            break
+        previous_end = end
+    count = len(starts)
     for position, span in enumerate(spans):
         if span is None:
             continue
         start, end = span
+        value = position if values is None else values[position]
         if not in_order:
             for index, sentence in sentences:
                 if start < sentence.end and sentence.start < end:
-                    out[index].append(position)
+                    out[index].append(value)
             continue
         i = bisect_right(ends, start)  # the first sentence that ends after the span starts
-        while i < len(starts) and starts[i] < end:
-            out[sentences[i][0]].append(position)
+        while i < count and starts[i] < end:
+            out[sentences[i][0]].append(value)
             i += 1
     return out
 

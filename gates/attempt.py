@@ -12,11 +12,9 @@ value, once derived, never changes. One view belongs to one attempt and is used 
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import pairwise
 from typing import Any
 
 from controlplane.contracts import OutputEnvelope
@@ -65,35 +63,15 @@ class AttemptView:
         return self._anchoring[1]
 
     @cached_property
-    def anchors_by_sentence(self) -> dict[int, tuple[Anchor, ...]]:
-        """Content sentence index -> the anchors that overlap that sentence, in anchor order."""
+    def anchors_by_sentence(self) -> dict[int, list[Anchor]]:
+        """Content sentence index -> the anchors that overlap that sentence, in anchor order (read-only: shared by
+        every reader)."""
         anchors = list(self.anchors.values())
-        found = spans_by_sentence(self.content_sentences, [(a.start, a.end) for a in anchors])
-        return {index: tuple(anchors[p] for p in positions) for index, positions in found.items()}
+        return spans_by_sentence(self.content_sentences, [(a.start, a.end) for a in anchors], anchors)
 
     @cached_property
     def markers(self) -> tuple[Marker, ...]:
         return tuple(inline_markers(self.text))
-
-    @cached_property
-    def _marker_starts(self) -> list[int] | None:
-        starts = [marker.start for marker in self.markers]
-        return starts if all(a <= b for a, b in pairwise(starts)) else None
-
-    def markers_within(self, start: int, end: int) -> list[Marker]:
-        """The inline markers that lie wholly inside ``[start, end)`` (``start <= m.start and m.end <= end``), in
-        text order: found by binary search over the markers' starts, not by testing every marker."""
-        starts = self._marker_starts
-        if starts is None:  # not in text order (inline_markers scans left to right): test every marker
-            return [m for m in self.markers if start <= m.start and m.end <= end]
-        markers = self.markers
-        inside = []
-        i = bisect_left(starts, start)
-        while i < len(starts) and starts[i] <= end:
-            if markers[i].end <= end:
-                inside.append(markers[i])
-            i += 1
-        return inside
 
     def atoms(self, text: str) -> tuple[AtomicClaim, ...]:
         """The atomic claims of a claim (or sentence) text, split once per attempt (gates/atomic_claims.py)."""

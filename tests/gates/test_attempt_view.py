@@ -190,24 +190,3 @@ def test_spans_by_sentence_finds_what_comparing_every_pair_finds():
         assert spans_by_sentence(sentences, spans) == expected
     assert searched > 1000
 
-
-def test_markers_within_finds_what_testing_every_marker_finds():
-    """AttemptView.markers_within (citation_integrity's markers inside a claim's anchor) against testing every
-    marker, on random answers with marker groups ([E1][E2], [E1, E2]) and random windows."""
-    import random
-
-    from controlplane.contracts import OutputEnvelope
-
-    rng = random.Random(3)
-    for _ in range(300):
-        parts = [rng.choice(["Fact one", "x", "", " ", "[E1]", "[E1][E2]", "[E1, E3]", "[sic]", ". "])
-                 for _ in range(rng.randint(1, 12))]
-        text = "".join(parts) or "x"
-        view = AttemptView(OutputEnvelope.model_validate({
-            "assistant_text": text, "meta": {"modeLabel": "System", "domainFlags": [], "claim_map": [],
-                                             "citations": [], "used_evidence_ids": []}}))
-        for _ in range(10):
-            start = rng.randint(0, len(text))
-            end = rng.randint(start, len(text) + 2)
-            expected = [m for m in view.markers if start <= m.start and m.end <= end]
-            assert view.markers_within(start, end) == expected
