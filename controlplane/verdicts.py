@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from controlplane.contracts import GateResult, OutputEnvelope, ReasonCode
-from controlplane.gates.anchoring import beyond_claims, spans_by_sentence
+from controlplane.gates.anchoring import beyond_claims
 from controlplane.gates.attempt import AttemptView
 
 
@@ -101,9 +101,8 @@ def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict],
     rewrite exemption applied (``coverage_exempt``: the text is the user's own)."""
     out = []
     sentences = _view_of(envelope, view).content_sentences
-    by_sentence = spans_by_sentence(sentences, [c.span or None for c in claims], claims)
-    for index, sentence in sentences:
-        inside = by_sentence[index]
+    for _, sentence in sentences:
+        inside = [c for c in claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
         codes = [code for c in inside for code in c.reason_codes]
         if not coverage_exempt and (not inside or (not any(c.evidence_ids for c in inside) and beyond_claims(
                 envelope.assistant_text, sentence.start, sentence.end, [c.span for c in inside if c.span]))):
