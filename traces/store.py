@@ -620,11 +620,13 @@ def _integrity_as_stored(bundle: TraceBundle, canonical_payloads: list[str], mes
                                            if bundle.retrieved_evidence_pack else None)
     # TraceEvent.model_dump(mode="json") as events() rebuilds it, in canonical form, around the payload texts: the
     # keys in sorted order (gate_id, metadata {attempt, seq}, payload, phase, seq, trace_id, ts), no spaces
-    encode = _CANONICAL.encode
+    # (the event's fields are validated strings and ints: their JSON is written directly, not by the encoder)
+    text = encode_basestring
     events = ",".join(
-        f'{{"gate_id":{encode(e.gate_id)},"metadata":{{"attempt":{encode(e.metadata.attempt)},"seq":{e.seq:d}}},'
-        f'"payload":{payload},"phase":{encode(e.phase.value)},"seq":{e.seq:d},"trace_id":{encode(e.trace_id)},'
-        f'"ts":{encode(e.ts)}}}'
+        f'{{"gate_id":{"null" if e.gate_id is None else text(e.gate_id)},"metadata":{{"attempt":'
+        f'{"null" if e.metadata.attempt is None else f"{e.metadata.attempt:d}"},"seq":{e.seq:d}}},'
+        f'"payload":{payload},"phase":{text(e.phase.value)},"seq":{e.seq:d},"trace_id":{text(e.trace_id)},'
+        f'"ts":{text(e.ts)}}}'
         for e, payload in zip(bundle.events, canonical_payloads, strict=True)
     )
     return compute_integrity(data, events_json=f"[{events}]")
