@@ -100,8 +100,7 @@ def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict],
     rigor, and so does one whose claims are all uncited and which says more than they do, unless the bundle's
     rewrite exemption applied (``coverage_exempt``: the text is the user's own)."""
     out = []
-    sentences = _view_of(envelope, view).content_sentences
-    for _, sentence in sentences:
+    for _, sentence in _view_of(envelope, view).content_sentences:
         inside = [c for c in claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
         codes = [code for c in inside for code in c.reason_codes]
         if not coverage_exempt and (not inside or (not any(c.evidence_ids for c in inside) and beyond_claims(
