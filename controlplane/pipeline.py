@@ -7,7 +7,6 @@ The caller's messages and evidence are never mutated.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import os
 import secrets
@@ -426,7 +425,8 @@ class Pipeline:
             {"modality": "text", "changed": normalized != user_message.strip(), "chars": len(user_message),
              "normalized_chars": len(normalized)},
         )
-        model_messages = copy.deepcopy(messages)
+        # validate_messages made them {"role": str, "content": str}: a copy of each dict is a deep copy
+        model_messages = [dict(message) for message in messages]
         model_messages[-1]["content"] = normalized
         decision = self.decide(normalized, recorder, pack)
         lattice = self.registry.plan(policy, decision, message=normalized)  # once per request; stages narrow it

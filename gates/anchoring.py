@@ -7,11 +7,15 @@ Shared by the gates that must agree on where a claim sits, so two gates can neve
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from controlplane.contracts import Claim
-from controlplane.contracts.text import meaning_stems, normalize_space, strip_markers
+from controlplane.contracts.text import Sentence, meaning_stems, normalize_space, strip_markers
+
+T = TypeVar("T")
 
 
 def locate(text: str, needle: str, taken: set[tuple[int, int]] | None = None) -> tuple[int, int] | None:
@@ -39,6 +43,41 @@ class Anchor:
     start: int
     end: int
     from_model: bool  # the model gave the span (True) or the server found it by text match (False)
+
+
+def spans_by_sentence(sentences: Sequence[tuple[int, Sentence]], spans: Sequence[tuple[int, int] | None],
+                      values: Sequence[T] | None = None) -> dict[int, list[T]]:
+    """For each ``(index, sentence)``, the spans that overlap it (``start < sentence.end and sentence.start <
+    end``), in span order, as their positions in ``spans`` or, given ``values`` (one per span), as those values; a
+    None span overlaps nothing. Each span is placed by binary search over the sentences when they are in text order
+    and do not overlap (as the splitter cuts them), not compared with every sentence; otherwise every pair is
+    compared."""
+    out: dict[int, list] = {index: [] for index, _ in sentences}
+    starts = [sentence.start for _, sentence in sentences]
+    ends = [sentence.end for _, sentence in sentences]
+    in_order = True
+    previous_end = None
+    for start, end in zip(starts, ends, strict=True):
+        if end < start or (previous_end is not None and start < previous_end):
+            in_order = False
+            break
+        previous_end = end
+    count = len(starts)
+    for position, span in enumerate(spans):
+        if span is None:
+            continue
+        start, end = span
+        value = position if values is None else values[position]
+        if not in_order:
+            for index, sentence in sentences:
+                if start < sentence.end and sentence.start < end:
+                    out[index].append(value)
+            continue
+        i = bisect_right(ends, start)  # the first sentence that ends after the span starts
+        while i < count and starts[i] < end:
+            out[sentences[i][0]].append(value)
+            i += 1
+    return out
 
 
 def anchor_claims(text: str, claims: Sequence[Claim]) -> tuple[dict[str, Anchor], dict[str, str]]:
@@ -78,8 +117,10 @@ def beyond_claims(text: str, start: int, end: int, spans: Sequence[tuple[int, in
         low, high = max(span_start, start), min(span_end, end)
         if low < high:  # blank the span's part inside the sentence, one slice
             mask[low - start:high - start] = " " * (high - low)
-    rest = strip_markers("".join(mask))
+    rest = meaning_stems(strip_markers("".join(mask)))
+    if not rest:  # the claims say the whole sentence (the usual case): their own stems need not be read
+        return []
     claimed: set[str] = set()
     for span_start, span_end in spans:
         claimed.update(meaning_stems(text[span_start:span_end]))
-    return [s for s in dict.fromkeys(meaning_stems(rest)) if s not in claimed]
+    return [s for s in dict.fromkeys(rest) if s not in claimed]

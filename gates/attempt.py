@@ -20,7 +20,7 @@ from typing import Any
 from controlplane.contracts import OutputEnvelope
 from controlplane.contracts.text import Marker, Sentence, inline_markers, split_sentences, strip_markers
 
-from .anchoring import Anchor, anchor_claims
+from .anchoring import Anchor, anchor_claims, spans_by_sentence
 from .atomic_claims import AtomicClaim, split_atomic
 
 
@@ -61,6 +61,13 @@ class AttemptView:
     def anchor_problems(self) -> dict[str, str]:
         """A problem code per claim that cannot be anchored (SPAN_OUT_OF_BOUNDS, SPAN_TEXT_MISMATCH, ...)."""
         return self._anchoring[1]
+
+    @cached_property
+    def anchors_by_sentence(self) -> dict[int, list[Anchor]]:
+        """Content sentence index -> the anchors that overlap that sentence, in anchor order (read-only: shared by
+        every reader)."""
+        anchors = list(self.anchors.values())
+        return spans_by_sentence(self.content_sentences, [(a.start, a.end) for a in anchors], anchors)
 
     @cached_property
     def markers(self) -> tuple[Marker, ...]:

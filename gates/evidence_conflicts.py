@@ -65,6 +65,20 @@ class AttemptScores:
 
 _ANALYSIS = re.compile(r"\b(conflict\w*|disagree\w*|differ\w*|contradict\w*|whereas|however|on the other hand|"
                        r"more recent|newer|older|outdated|higher[- ]credibility|while)\b", re.IGNORECASE)
+# A literal every match of _ANALYSIS holds, lowercased: an ASCII answer that holds none of them cannot match, and
+# the substring tests cost a fraction of the case-insensitive search over the whole answer.
+_ANALYSIS_LITERALS = ("conflict", "disagree", "differ", "contradict", "whereas", "however", "on the other hand",
+                      "more recent", "newer", "older", "outdated", "higher", "while")
+
+
+def analyses_a_difference(text: str) -> bool:
+    """Whether the answer uses a word that discusses a difference between sources (_ANALYSIS)."""
+    if text.isascii():  # non-ASCII letters may fold to ASCII ones under IGNORECASE: search those texts in full
+        lower = text.lower()
+        if not any(literal in lower for literal in _ANALYSIS_LITERALS):
+            return False
+    return _ANALYSIS.search(text) is not None
+
 
 
 class EvidenceConflictsGate(BaseGate):
@@ -90,7 +104,7 @@ class EvidenceConflictsGate(BaseGate):
         outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
         backend = inp.services.nli_backend
         cited_anywhere = {eid for claim in envelope.meta.claim_map for eid in claim.evidence_ids}
-        analysed = bool(_ANALYSIS.search(envelope.assistant_text))
+        analysed = analyses_a_difference(envelope.assistant_text)
 
         per_claim: dict[str, list[str]] = {}
         records: list[dict] = []

@@ -1,5 +1,5 @@
-"""evidence_graph: the per-request evidence graph (EBOM "Evidence Graph Structure", NetworkX as the seed chose), its
-constraints as a gate, and Smart Notes' graph metrics (§4.1.3).
+"""evidence_graph: the per-request evidence graph (EBOM "Evidence Graph Structure"), its constraints as a gate, and
+Smart Notes' graph metrics (§4.1.3).
 
 Nodes follow the seed's node schemas: a source node per evidence item of the pack (``source:E1``: content, sphere,
 provenance {type, url, timestamp, tool_used}, metadata {credibility, confidence, volatility, ...}) and a claim node
@@ -13,7 +13,11 @@ confidence, contradictions). Edges point from what is claimed to what it rests o
   contradiction edges are not part of the support structure (they never make a cycle).
 
 The graph is built from the envelope, the pack and the verdicts of the gates before this one (``prior_results``), so
-``controlplane.ebom`` rebuilds the same graph from a stored trace.
+``controlplane.ebom`` rebuilds the same graph from a stored trace. It is a plain adjacency map (:class:`EvidenceGraph`,
+node attributes and edge kinds in insertion order, as networkx keeps them): the seed chose NetworkX, but building a
+``DiGraph`` per request cost more than every check on it. networkx still runs the searches that need it (cycles,
+longest path, betweenness) when the support structure has chains, and the functions here accept a networkx
+``DiGraph`` too.
 
 Constraints (the gate), each with a reason code:
 
@@ -31,8 +35,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import networkx as nx
 
 from controlplane.contracts import (
     ClaimStatus,
@@ -63,19 +65,108 @@ def claim_node(claim_id: str) -> str:
     return f"claim:{claim_id}"
 
 
+class EvidenceGraph:
+    """A directed graph as two dicts: ``nodes`` (name -> attributes) and ``succ`` (name -> {target: edge kind}), both
+    in insertion order. Re-adding an edge replaces its kind in place, as ``networkx.DiGraph.add_edge`` does."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.succ: dict[str, dict[str, str]] = {}
+
+    def add_node(self, name: str, **attributes: Any) -> None:
+        self.nodes.setdefault(name, {}).update(attributes)
+        self.succ.setdefault(name, {})
+
+    def add_edge(self, source: str, target: str, kind: str) -> None:
+        for name in (source, target):
+            if name not in self.nodes:
+                self.add_node(name)
+        self.succ[source][target] = kind
+
+    def has_node(self, name: str) -> bool:
+        return name in self.nodes
+
+    def has_edge(self, source: str, target: str) -> bool:
+        return target in self.succ.get(source, ())
+
+    def edges(self) -> list[tuple[str, str, str]]:
+        """(source, target, kind) per edge, sources in node order (networkx's ``edges(data="kind")`` order)."""
+        return [(u, v, k) for u, targets in self.succ.items() for v, k in targets.items()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.nodes
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    @classmethod
+    def from_networkx(cls, graph: Any) -> EvidenceGraph:
+        """The same graph from a ``networkx.DiGraph`` whose edges carry ``kind`` (node attribute dicts are shared)."""
+        plain = cls()
+        plain.nodes = {name: graph.nodes[name] for name in graph}
+        plain.succ = {name: {target: data.get("kind") for target, data in graph.succ[name].items()} for name in graph}
+        return plain
+
+
+class Structure:
+    """The support structure: support and reasoning edges only, as successor and predecessor sets, its nodes in the
+    order networkx would have added them edge by edge. It is walked, never read: node data stays in the graph."""
+
+    def __init__(self, edges: list[tuple[str, str]]):
+        self.edge_list = edges
+        self.succ: dict[str, dict[str, None]] = {}
+        self.pred: dict[str, dict[str, None]] = {}
+        for u, v in edges:
+            for name in (u, v):
+                if name not in self.succ:
+                    self.succ[name] = {}
+                    self.pred[name] = {}
+            self.succ[u][v] = None
+            self.pred[v][u] = None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.succ
+
+    def __iter__(self):
+        return iter(self.succ)
+
+    def number_of_edges(self) -> int:
+        return len(self.edge_list)
+
+    def number_of_nodes(self) -> int:
+        return len(self.succ)
+
+    def as_networkx(self) -> Any:
+        """A networkx DiGraph of the same edges, added in the same order (for the searches over chains)."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_edges_from(self.edge_list)
+        return graph
+
+
+def as_graph(graph: EvidenceGraph | Any) -> EvidenceGraph:
+    """``graph`` as an EvidenceGraph (a networkx DiGraph is converted)."""
+    return graph if isinstance(graph, EvidenceGraph) else EvidenceGraph.from_networkx(graph)
+
+
 def claim_type(status: str, verdict: str, grounded: bool) -> str:
     """EBOM type: INFERENTIAL for a reasoning step, VERIFIED for a passing claim that rests on sources, else
     SPECULATIVE (labelled opinion, an honest UNKNOWN, or a claim that failed its checks)."""
-    if status == ClaimStatus.REASONING.value:
+    if status == _REASONING:
         return "INFERENTIAL"
-    if verdict == "PASS" and grounded and status not in (ClaimStatus.UNKNOWN.value, ClaimStatus.SUBJECTIVE.value):
+    if verdict == "PASS" and grounded and status not in _UNVERIFIABLE:
         return "VERIFIED"
     return "SPECULATIVE"
 
 
-def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[GateResult]) -> nx.DiGraph:
+_REASONING = ClaimStatus.REASONING.value  # read once: an enum's .value is a descriptor call, and this runs per claim
+_UNVERIFIABLE = (ClaimStatus.UNKNOWN.value, ClaimStatus.SUBJECTIVE.value)
+
+
+def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[GateResult]) -> EvidenceGraph:
     """The evidence graph of one attempt: its pack, its envelope and the verdicts of the gates in ``results``."""
-    graph = nx.DiGraph()
+    graph = EvidenceGraph()
     in_pack = pack.by_id()
     nli = prior_records(results, "nli_entailment", "claim_records") or {}
     steps = prior_records(results, "reasoning_chain", "steps") or {}
@@ -123,61 +214,60 @@ def build_graph(pack: EvidencePack, envelope: OutputEnvelope, results: Sequence[
         if claim.claim_id in steps:  # a step's own citations are the sources under its premises; keep them
             support_ids = [i for i in claim.evidence_ids if i in in_pack]
         for evidence_id in dict.fromkeys(support_ids):
-            graph.add_edge(node, source_node(evidence_id), kind=SUPPORT)
+            graph.add_edge(node, source_node(evidence_id), SUPPORT)
         for premise in (steps.get(claim.claim_id) or {}).get("premises", []):
             target = claim_node(premise) if graph.has_node(claim_node(premise)) else source_node(premise)
             if graph.has_node(target):
-                graph.add_edge(node, target, kind=REASONING)
+                graph.add_edge(node, target, REASONING)
         contradicting = {i for atom in record.get("atoms", []) for i in atom.get("contradicting_ids", [])}
         for evidence_id in sorted(contradicting):
             if evidence_id in in_pack and not graph.has_edge(node, source_node(evidence_id)):
-                graph.add_edge(node, source_node(evidence_id), kind=CONTRADICTION)
+                graph.add_edge(node, source_node(evidence_id), CONTRADICTION)
     for result in results:
         if result.gate_id != "evidence_conflicts":
             continue
         for conflict in result.details.get("conflicts", []):
             node, opposer = claim_node(str(conflict.get("claim_id"))), source_node(str(conflict.get("opposer")))
             if graph.has_node(node) and graph.has_node(opposer) and not graph.has_edge(node, opposer):
-                graph.add_edge(node, opposer, kind=CONTRADICTION)
+                graph.add_edge(node, opposer, CONTRADICTION)
     support_structure = structure(graph)
-    for node, data in graph.nodes(data=True):
+    nodes = graph.nodes
+    for node, data in nodes.items():
         if data["kind"] == "claim":
-            data["contradictions"] = sorted(graph.nodes[t]["id"] for _, t, k in graph.out_edges(node, data="kind")
-                                            if k == CONTRADICTION)
+            data["contradictions"] = sorted(nodes[t]["id"] for t, k in graph.succ[node].items() if k == CONTRADICTION)
             data["support"] = reachable_sources(graph, node, support_structure)
             data["type"] = claim_type(data["claim_category"], data["verdict"], bool(data["support"]))
     return graph
 
 
-def structure(graph: nx.DiGraph) -> nx.DiGraph:
-    """The support structure: support and reasoning edges only (their nodes, without attributes: it is walked, never
-    read; node data stays in ``graph``). Built edge by edge, not as a copied edge-subgraph view, which cost more
-    than the rest of the gate."""
-    sub = nx.DiGraph()
-    sub.add_edges_from((u, v) for u, v, k in graph.edges(data="kind") if k in STRUCTURE)
-    return sub
+def structure(graph: EvidenceGraph | Any) -> Structure:
+    """The support structure: support and reasoning edges only."""
+    graph = as_graph(graph)
+    return Structure([(u, v) for u, targets in graph.succ.items() for v, k in targets.items() if k in STRUCTURE])
 
 
-def has_chains(sub: nx.DiGraph) -> bool:
+def has_chains(sub: Structure) -> bool:
     """Whether some node of the support structure both rests on something and is rested on. Without one every path
     has one edge: no cycle, depth 1 and zero betweenness everywhere, so those need not be searched for."""
     return any(sub.pred[n] and sub.succ[n] for n in sub)
 
 
-def reachable_sources(graph: nx.DiGraph, node: str, sub: nx.DiGraph | None = None) -> list[str]:
+def reachable_sources(graph: EvidenceGraph | Any, node: str, sub: Structure | None = None) -> list[str]:
     """Ids of the sources a claim rests on, directly or through premises (``sub``: the support structure, when the
     caller has it already)."""
+    graph = as_graph(graph)
     sub = structure(graph) if sub is None else sub
     if node not in sub:
         return []
-    below, stack = {node}, [node]  # nx.descendants without its dispatch overhead (called per claim, twice)
+    below, stack = {node}, [node]
     while stack:
         for target in sub.succ[stack.pop()]:
             if target not in below:
                 below.add(target)
                 stack.append(target)
     below.discard(node)
-    return sorted(graph.nodes[n]["id"] for n in below if graph.nodes[n]["kind"] == "source")
+    nodes = graph.nodes
+    return sorted(nodes[n]["id"] for n in below if nodes[n]["kind"] == "source")
 
 
 @dataclass
@@ -192,25 +282,31 @@ class ConstraintReport:
             codes.append(code.value)
 
 
-def check_constraints(graph: nx.DiGraph, high_stakes: bool, exempt: Iterable[str],
-                      min_support: int = HIGH_STAKES_MIN_SUPPORT, sub: nx.DiGraph | None = None) -> ConstraintReport:
+def check_constraints(graph: EvidenceGraph | Any, high_stakes: bool, exempt: Iterable[str],
+                      min_support: int = HIGH_STAKES_MIN_SUPPORT, sub: Structure | None = None) -> ConstraintReport:
     """EBOM graph constraints on one graph; pure (the gate and the tests call it). ``sub``: the graph's support
     structure, when the caller has it already."""
+    graph = as_graph(graph)
     report = ConstraintReport()
     sub = structure(graph) if sub is None else sub
+    nodes = graph.nodes
     exempt_statuses = set(exempt)
-    for component in (nx.strongly_connected_components(sub) if has_chains(sub) else ()):
-        if len(component) > 1 or any(sub.has_edge(n, n) for n in component):
-            members = sorted(graph.nodes[n]["id"] for n in component if graph.nodes[n]["kind"] == "claim")
-            report.cycles.append(members)
-            for claim_id in members:
-                report.fail(claim_id, ReasonCode.CIRCULAR_REASONING)
-    for node, data in graph.nodes(data=True):
+    if has_chains(sub):
+        import networkx as nx
+
+        chained = sub.as_networkx()
+        for component in nx.strongly_connected_components(chained):
+            if len(component) > 1 or any(chained.has_edge(n, n) for n in component):
+                members = sorted(nodes[n]["id"] for n in component if nodes[n]["kind"] == "claim")
+                report.cycles.append(members)
+                for claim_id in members:
+                    report.fail(claim_id, ReasonCode.CIRCULAR_REASONING)
+    for node, data in nodes.items():
         if data["kind"] != "claim":
             continue
         claim_id, status = data["id"], data["claim_category"]
         sources = reachable_sources(graph, node, sub)
-        independent = sorted({graph.nodes[source_node(s)]["source_key"] for s in sources})
+        independent = sorted({nodes[source_node(s)]["source_key"] for s in sources})
         record: dict[str, Any] = {"sources": sources, "independent_sources": len(independent)}
         honest_unknown = status == ClaimStatus.UNKNOWN.value and states_absence(data["text"])
         labelled = (not high_stakes and status in exempt_statuses and status != ClaimStatus.REASONING.value)
@@ -231,13 +327,15 @@ def check_constraints(graph: nx.DiGraph, high_stakes: bool, exempt: Iterable[str
     return report
 
 
-def propagated_bound(graph: nx.DiGraph, node: str) -> float | None:
+def propagated_bound(graph: EvidenceGraph | Any, node: str) -> float | None:
     """EBOM: min(confidence of what the claim rests on) x reasoning validity x verification score, or None when
     the claim was not scored. A step rests on its premises: a premise claim counts with the confidence its own node
     has in this graph (a step may never be surer than the claims it reasons from); an evidence premise with the
     source confidence the step used. Any other claim rests on its supporting sources, with the source confidences
     its verifier computed for it."""
-    data = graph.nodes[node]
+    graph = as_graph(graph)
+    nodes = graph.nodes
+    data = nodes[node]
     factors = data.get("factors") or {}
     validity, verification = factors.get("reasoning_validity"), factors.get("verification_score")
     if validity is None or verification is None:
@@ -245,62 +343,71 @@ def propagated_bound(graph: nx.DiGraph, node: str) -> float | None:
     below: list[float] = []
     if "premise_confidences" in factors:
         used = factors.get("premise_confidences") or {}
-        for _, target, kind in graph.out_edges(node, data="kind"):
+        for target, kind in graph.succ[node].items():
             if kind != REASONING:
                 continue
-            target_data = graph.nodes[target]
+            target_data = nodes[target]
             value = target_data.get("confidence") if target_data["kind"] == "claim" else used.get(target_data["id"])
             below.append(float(value) if value is not None else 0.0)
     else:
         used = factors.get("source_confidences") or {}
-        below = [float(used[graph.nodes[t]["id"]]) for _, t, k in graph.out_edges(node, data="kind")
-                 if k == SUPPORT and graph.nodes[t]["id"] in used]
+        below = [float(used[nodes[t]["id"]]) for t, k in graph.succ[node].items()
+                 if k == SUPPORT and nodes[t]["id"] in used]
     if not below:
         return None
     return round(min(below) * float(validity) * float(verification), 4)
 
 
-def graph_metrics(graph: nx.DiGraph, sub: nx.DiGraph | None = None) -> dict[str, Any]:
+def graph_metrics(graph: EvidenceGraph | Any, sub: Structure | None = None) -> dict[str, Any]:
     """Smart Notes §4.1.3: redundancy, diversity, support depth; betweenness centrality per claim (its graph(c)).
     ``sub``: the graph's support structure, when the caller has it already."""
-    claims = [n for n, d in graph.nodes(data=True) if d["kind"] == "claim"]
-    supports = [(u, v) for u, v, k in graph.edges(data="kind") if k == SUPPORT]
-    cited = {v for _, v in supports} | {v for u, v, k in graph.edges(data="kind")
-                                         if k == REASONING and graph.nodes[v]["kind"] == "source"}
+    graph = as_graph(graph)
+    nodes = graph.nodes
+    edges = graph.edges()
+    claims = [n for n, d in nodes.items() if d["kind"] == "claim"]
+    supports = [(u, v) for u, v, k in edges if k == SUPPORT]
+    cited = {v for _, v in supports} | {v for u, v, k in edges if k == REASONING and nodes[v]["kind"] == "source"}
     sub = structure(graph) if sub is None else sub
     chains = has_chains(sub)
     depth = None
+    centrality: dict[str, float] = {}
     if not sub.number_of_edges():
         depth = 0
     elif not chains:  # every path is one edge
         depth = 1
-    elif nx.is_directed_acyclic_graph(sub):
-        depth = nx.dag_longest_path_length(sub)
-    centrality = nx.betweenness_centrality(sub) if sub.number_of_nodes() > 2 and chains else {}
-    per_claim = {graph.nodes[n]["id"]: round(centrality.get(n, 0.0), 4) for n in claims}
+    else:
+        import networkx as nx
+
+        chained = sub.as_networkx()
+        if nx.is_directed_acyclic_graph(chained):
+            depth = nx.dag_longest_path_length(chained)
+        if sub.number_of_nodes() > 2:
+            centrality = nx.betweenness_centrality(chained)
+    per_claim = {nodes[n]["id"]: round(centrality.get(n, 0.0), 4) for n in claims}
     return {
         "claims": len(claims),
-        "sources": sum(1 for _, d in graph.nodes(data=True) if d["kind"] == "source"),
+        "sources": sum(1 for d in nodes.values() if d["kind"] == "source"),
         "support_edges": len(supports),
-        "reasoning_edges": sum(1 for *_, k in graph.edges(data="kind") if k == REASONING),
-        "contradiction_edges": sum(1 for *_, k in graph.edges(data="kind") if k == CONTRADICTION),
+        "reasoning_edges": sum(1 for *_, k in edges if k == REASONING),
+        "contradiction_edges": sum(1 for *_, k in edges if k == CONTRADICTION),
         "redundancy": round(len(supports) / len(claims), 4) if claims else 0.0,
-        "diversity": round(len({graph.nodes[n]["source_type"] for n in cited}) / len(cited), 4) if cited else 0.0,
+        "diversity": round(len({nodes[n]["source_type"] for n in cited}) / len(cited), 4) if cited else 0.0,
         "support_depth": depth,
         "centrality": per_claim,
         "max_centrality": max(per_claim.values(), default=0.0),
     }
 
 
-def graph_as_json(graph: nx.DiGraph) -> dict[str, Any]:
+def graph_as_json(graph: EvidenceGraph | Any) -> dict[str, Any]:
     """Nodes and edges as plain JSON (for the trace), in a stable order."""
+    graph = as_graph(graph)
     nodes = []
     for name in sorted(graph.nodes):
         data = dict(graph.nodes[name])
         data.pop("content", None)  # the pack already holds the text; the trace keeps ids and metadata
         data.pop("factors", None)
         nodes.append({"node": name, **data})
-    edges = [{"from": u, "to": v, "kind": k} for u, v, k in sorted(graph.edges(data="kind"))]
+    edges = [{"from": u, "to": v, "kind": k} for u, v, k in sorted(graph.edges())]
     return {"nodes": nodes, "edges": edges}
 
 
@@ -358,5 +465,5 @@ def controlplane_gates():
     return [EvidenceGraphGate()]
 
 
-__all__ = ["EvidenceGraphGate", "build_graph", "check_constraints", "claim_type", "graph_metrics",
+__all__ = ["EvidenceGraph", "EvidenceGraphGate", "build_graph", "check_constraints", "claim_type", "graph_metrics",
            "propagated_bound", "reachable_sources"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from controlplane.contracts import (
     ClaimStatus,
@@ -44,7 +44,7 @@ from controlplane.contracts import (
     Volatility,
 )
 from controlplane.contracts.text import MEANING_WORDS, meaning_stems, strip_markers
-from controlplane.evidence_pack.staleness import is_time_sensitive, staleness
+from controlplane.evidence_pack.staleness import Staleness, is_time_sensitive, staleness
 
 from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim
@@ -94,6 +94,54 @@ class ClaimWork:
     @property
     def scored(self) -> bool:
         return bool(self.atoms) and self.decision is None
+
+
+class ItemFacts(NamedTuple):
+    """What the gate reads of one cited item whatever the claim: derived once per evaluation, not once per claim
+    that cites the item (its source identity, staleness, retrieval quality and the warnings it raises)."""
+
+    source: str
+    staleness: Staleness
+    retrieval_quality: float
+    liminal_warning: str | None
+    similarity_warning: str | None
+
+
+class ItemFactsCache(dict):
+    """Item id -> ItemFacts for one evaluation (the pack maps each id to one item)."""
+
+    def __init__(self, now, time_sensitive: bool, th, quality_mode: str):
+        super().__init__()
+        self.now, self.time_sensitive, self.th, self.quality_mode = now, time_sensitive, th, quality_mode
+        self._confidences: dict[tuple[str, float], float] = {}
+
+    def source_confidence(self, item: EvidenceItem, verification_status: float) -> float:
+        """EBOM source confidence of a supporting item (sufficiency.source_confidence), once per item and status."""
+        key = (item.id, verification_status)
+        value = self._confidences.get(key)
+        if value is None:
+            facts = self.of(item)
+            value = self._confidences[key] = source_confidence(item.credibility, facts.retrieval_quality,
+                                                               facts.staleness.freshness, verification_status)
+        return value
+
+    def of(self, item: EvidenceItem) -> ItemFacts:
+        facts = self.get(item.id)
+        if facts is None:
+            th = self.th
+            facts = self[item.id] = ItemFacts(
+                source=source_key(item),
+                staleness=staleness(item, self.now, time_sensitive=self.time_sensitive),
+                retrieval_quality=_retrieval_quality(item, th.min_similarity, self.quality_mode),
+                liminal_warning=(f"{item.id} is LIMINAL ({item.liminal_reason or 'no reason given'}): confidence "
+                                 "x0.8; verify its temporal or contextual qualifiers"
+                                 if item.sphere is Sphere.LIMINAL else None),
+                similarity_warning=(f"{item.id} was retrieved with similarity {item.retrieval_score:.2f}, below this "
+                                    f"domain's floor {th.min_similarity:.2f}"
+                                    if item.retrieval_score is not None and item.retrieval_score < th.min_similarity
+                                    else None),
+            )
+        return facts
 
 
 class NliEntailmentGate(BaseGate):
@@ -181,16 +229,18 @@ class NliEntailmentGate(BaseGate):
             "backend": getattr(backend, "name", None), "backend_threshold": calibrated, "checks": checks,
             "nli_required": high_stakes, "time_sensitive_question": time_sensitive,
         }
+        facts = ItemFactsCache(now, time_sensitive, th, params.get("retrieval_quality", "relative"))
         for work in to_score:
             if unavailable:
                 self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})
                 continue
-            self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params)
+            self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params, facts)
         for work in works:
             if work.verbatim_ids and work.scored:
                 quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
                 # the deterministic checks (numbers, negation, qualifiers...) hold trivially for a verbatim quote
-                self._decide(work, quote_scores, min_entailment, th, [], stale_fails, now, time_sensitive, params)
+                self._decide(work, quote_scores, min_entailment, th, [], stale_fails, now, time_sensitive, params,
+                             facts)
                 work.record["basis"] = ReasonCode.VERBATIM_QUOTE.value
                 work.record["quoted_ids"] = work.verbatim_ids
 
@@ -274,8 +324,12 @@ class NliEntailmentGate(BaseGate):
         return pairs
 
     def _decide(self, work: ClaimWork, scores: Sequence[NliScore], min_entailment: float, th, checks: list[str],
-                stale_fails: set[Volatility], now, time_sensitive: bool, params: dict[str, Any]) -> None:
+                stale_fails: set[Volatility], now, time_sensitive: bool, params: dict[str, Any],
+                facts: ItemFactsCache | None = None) -> None:
+        if facts is None:
+            facts = ItemFactsCache(now, time_sensitive, th, params.get("retrieval_quality", "relative"))
         items = {item.id: item for item in work.items}
+        item_facts = {item.id: facts.of(item) for item in work.items}
         combined_text = "\n".join(item.text for item in work.items)
         gap = float(params.get("credibility_gap", CREDIBILITY_GAP))
         outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
@@ -286,7 +340,7 @@ class NliEntailmentGate(BaseGate):
         overruled: list[dict] = []
         for atom in work.atoms:
             rows = {item_id: scores[row] for row, text, item_id in work.pair_index if text == atom.text}
-            per_item = [EvidenceScore(i, source_key(items[i]), rows[i].entailment, rows[i].contradiction)
+            per_item = [EvidenceScore(i, item_facts[i].source, rows[i].entailment, rows[i].contradiction)
                         for i in items]
             combined = rows.get("*")
             if combined is not None and combined.entailment >= min_entailment and \
@@ -316,7 +370,7 @@ class NliEntailmentGate(BaseGate):
                                  "scores": {i: {"entailment": round(rows[i].entailment, 4),
                                                 "contradiction": round(rows[i].contradiction, 4)} for i in rows}})
 
-        status = max((t.status for t in trees), key=lambda s: _RANK[s])
+        status = trees[0].status if len(trees) == 1 else max((t.status for t in trees), key=lambda s: _RANK[s])
         codes = [r.value for t in trees for r in t.reasons]
         entailment = min(t.max_entailment or 0.0 for t in trees)
         contradiction = max(t.max_contradiction or 0.0 for t in trees)
@@ -329,13 +383,11 @@ class NliEntailmentGate(BaseGate):
             codes.extend(veto_codes)
 
         # credibility, staleness, confidence
-        stale = [staleness(item, now, time_sensitive=time_sensitive) for item in supporting]
+        supporting_facts = [item_facts[item.id] for item in supporting]
+        stale = [f.staleness for f in supporting_facts]
         warnings = [s.warning for s in stale if s.warning]
-        warnings += [f"{item.id} is LIMINAL ({item.liminal_reason or 'no reason given'}): confidence x0.8; verify "
-                     "its temporal or contextual qualifiers" for item in supporting if item.sphere is Sphere.LIMINAL]
-        warnings += [f"{item.id} was retrieved with similarity {item.retrieval_score:.2f}, below this domain's floor "
-                     f"{th.min_similarity:.2f}" for item in supporting
-                     if item.retrieval_score is not None and item.retrieval_score < th.min_similarity]
+        warnings += [f.liminal_warning for f in supporting_facts if f.liminal_warning]
+        warnings += [f.similarity_warning for f in supporting_facts if f.similarity_warning]
         if any(s.stale and items[s.evidence_id].volatility in stale_fails for s in stale):
             codes.append(ReasonCode.STALE_EVIDENCE.value)
             status = max(status, Sufficiency.LOW_CONFIDENCE, key=lambda s: _RANK[s])
@@ -343,13 +395,7 @@ class NliEntailmentGate(BaseGate):
             codes.append(ReasonCode.LOW_CREDIBILITY.value)
             status = max(status, Sufficiency.LOW_CONFIDENCE, key=lambda s: _RANK[s])
         verification_status = 1.0 if sources >= 2 else 0.5
-        freshness = {s.evidence_id: s.freshness for s in stale}
-        source_confs = {
-            item.id: source_confidence(item.credibility, _retrieval_quality(item, th.min_similarity,
-                                                                            params.get("retrieval_quality", "relative")),
-                                       freshness[item.id], verification_status)
-            for item in supporting
-        }
+        source_confs = {item.id: facts.source_confidence(item, verification_status) for item in supporting}
         validity = INVALID_REASONING if veto_codes else 1.0
         sphere = sphere_factor(supporting)
         confidence = claim_confidence(list(source_confs.values()), validity, entailment, sphere)
@@ -382,11 +428,11 @@ class NliEntailmentGate(BaseGate):
     def _sentences(self, view: AttemptView, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
         """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
         text = view.text
-        anchors = view.anchors
         by_key = {w.key: w for w in works}
         rows = []
+        by_sentence = view.anchors_by_sentence
         for index, sentence in view.content_sentences:
-            inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
+            inside = list(by_sentence[index])
             row: dict[str, Any] = {"index": index, "start": sentence.start, "end": sentence.end, "text": sentence.text,
                                    "claim_ids": [a.claim_id for a in inside], "uncovered": strict and not inside,
                                    "unchecked": not strict and not inside}  # outside strict mode: passes unchecked

@@ -43,11 +43,38 @@ def any_phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{p})" for p in usable), re.IGNORECASE) if usable else None
 
 
+@functools.lru_cache(maxsize=256)
+def phrase_keys(phrases: tuple[str, ...]) -> tuple[str, ...] | None:
+    """For each phrase, its longest run between spaces and apostrophes, lowercased: any text the phrase matches
+    holds it. None when that cannot be relied on: a phrase that is not ASCII (case-insensitive matching folds some
+    non-ASCII letters to ASCII ones, which ``str.lower`` does not) or has no such run."""
+    keys = []
+    for phrase in phrases:
+        if not phrase.strip():
+            continue  # never matches (any_phrase_pattern leaves it out)
+        runs = "".join(" " if char in _APOSTROPHES else char for char in phrase.strip()).lower().split()
+        if not phrase.isascii() or not runs:
+            return None
+        keys.append(max(runs, key=len))
+    return tuple(keys)
+
+
+def may_hold_a_phrase(text: str, phrases: tuple[str, ...]) -> bool:
+    """False only when no phrase can match ``text``: an ASCII text that lacks every phrase's key. A substring test
+    over the lowercased text costs a fraction of the case-insensitive search it spares (the search, with a
+    lookbehind at every alternative, tries each position of every claim)."""
+    keys = phrase_keys(phrases)
+    if keys is None or not text.isascii():  # non-ASCII letters may fold to ASCII ones: search those texts in full
+        return True
+    lower = text.lower()
+    return any(key in lower for key in keys)
+
+
 def hallucination_phrases(text: str, phrases: tuple[str, ...] | list[str] = SEED_PHRASES) -> list[str]:
     """The indicator phrases found in ``text``, as listed (not as written)."""
     listed = tuple(dict.fromkeys(phrases))
     anywhere = any_phrase_pattern(listed)
-    if anywhere is None or not anywhere.search(text):
+    if anywhere is None or not may_hold_a_phrase(text, listed) or not anywhere.search(text):
         return []
     return [phrase for phrase in listed if phrase.strip() and phrase_pattern(phrase).search(text)]
 

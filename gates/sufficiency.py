@@ -82,28 +82,38 @@ def decide(scores: Sequence[EvidenceScore], min_entailment: float, max_contradic
     """The sufficiency tree. The first reason is the tree's; further applicable LOW_CONFIDENCE reasons follow."""
     if not scores:
         return TreeDecision(Sufficiency.REJECTED, (ReasonCode.NO_EVIDENCE,), None, None, 0)
-    top_ent = max(s.entailment for s in scores)
-    top_con = max(s.contradiction for s in scores)
-    supporting = [s for s in scores if s.entailment >= min_entailment]
-    contradicting = [s for s in scores if s.contradiction > max_contradiction]
+    # one pass (it runs per atomic claim): the maxima as max() finds them (a later score replaces the best only when
+    # greater), supporting and contradicting scores in order
+    top_ent, top_con = scores[0].entailment, scores[0].contradiction
+    supporting: list[EvidenceScore] = []
+    contradicting: list[EvidenceScore] = []
+    for s in scores:
+        if s.entailment > top_ent:  # noqa: PLR1730  a comparison, not a max() call per score
+            top_ent = s.entailment
+        if s.contradiction > top_con:  # noqa: PLR1730
+            top_con = s.contradiction
+        if s.entailment >= min_entailment:
+            supporting.append(s)
+        if s.contradiction > max_contradiction:
+            contradicting.append(s)
     sources = len({s.source for s in supporting})
-    common = {"max_entailment": round(top_ent, 4), "max_contradiction": round(top_con, 4), "independent_sources": sources,
-                  "supporting_ids": tuple(s.evidence_id for s in supporting),
-                  "contradicting_ids": tuple(s.evidence_id for s in contradicting)}
+    common = (round(top_ent, 4), round(top_con, 4), sources, tuple(s.evidence_id for s in supporting),
+              tuple(s.evidence_id for s in contradicting))
     if top_ent < min_entailment:
-        reasons = [ReasonCode.LOW_ENTAILMENT] + ([ReasonCode.HIGH_CONTRADICTION] if contradicting else [])
-        return TreeDecision(Sufficiency.REJECTED, tuple(reasons), **common)
-    reasons: list[ReasonCode] = []
+        reasons = (ReasonCode.LOW_ENTAILMENT, ReasonCode.HIGH_CONTRADICTION) if contradicting else \
+            (ReasonCode.LOW_ENTAILMENT,)
+        return TreeDecision(Sufficiency.REJECTED, reasons, *common)
+    reasons_found: list[ReasonCode] = []
     if sources < min_sources:
-        reasons.append(ReasonCode.INSUFFICIENT_SOURCES)
+        reasons_found.append(ReasonCode.INSUFFICIENT_SOURCES)
     if contradicting:
         if any(a.source != b.source for a in supporting for b in contradicting):
-            reasons.append(ReasonCode.CONFLICTING_VERDICTS)
+            reasons_found.append(ReasonCode.CONFLICTING_VERDICTS)
         else:
-            reasons.append(ReasonCode.HIGH_CONTRADICTION)
-    if reasons:
-        return TreeDecision(Sufficiency.LOW_CONFIDENCE, tuple(reasons), **common)
-    return TreeDecision(Sufficiency.VERIFIED, (), **common)
+            reasons_found.append(ReasonCode.HIGH_CONTRADICTION)
+    if reasons_found:
+        return TreeDecision(Sufficiency.LOW_CONFIDENCE, tuple(reasons_found), *common)
+    return TreeDecision(Sufficiency.VERIFIED, (), *common)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ def sha256_text(text: str) -> str:
 
 
 def _canonical_hash(value: Any) -> str:
-    return sha256_text(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    return sha256_text(canonical_json(value))
 
 
 def _evidence(data: dict[str, Any]):
@@ -39,12 +39,19 @@ def _evidence(data: dict[str, Any]):
             yield f"{key}.evidence[{index}]", item
 
 
-def compute_integrity(data: dict[str, Any]) -> dict[str, str]:
-    """The integrity map of a bundle dict (``TraceBundle.model_dump(mode="json")``) as it is now."""
+def canonical_json(value: Any) -> str:
+    """The text the map hashes for a JSON value: sorted keys, no spaces, non-ASCII as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def compute_integrity(data: dict[str, Any], events_json: str | None = None) -> dict[str, str]:
+    """The integrity map of a bundle dict (``TraceBundle.model_dump(mode="json")``) as it is now. ``events_json``:
+    the canonical JSON text of ``data["events"]`` (:func:`canonical_json`), when the caller has it already (the trace
+    store builds it from the texts it stores); ``data["events"]`` is not read then."""
     hashes = {
         "messages": _canonical_hash(data.get("messages") or []),
         "outcome": _canonical_hash(data.get("outcome")),
-        "events": _canonical_hash(data.get("events") or []),
+        "events": sha256_text(events_json) if events_json is not None else _canonical_hash(data.get("events") or []),
     }
     for index, attempt in enumerate(data.get("attempts") or []):
         hashes[f"attempts[{index}].raw_output"] = sha256_text(attempt.get("raw_output") or "")
@@ -85,4 +92,4 @@ def integrity_problems(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-__all__ = ["compute_integrity", "integrity_problems", "sha256_text"]
+__all__ = ["canonical_json", "compute_integrity", "integrity_problems", "sha256_text"]

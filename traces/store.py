@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,37 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 
 def _json(value: Any) -> str:
     return _ENCODER.encode(value)
+
+
+def _json_strings(values: list[str]) -> str:
+    """``_json`` of a list of strings, without building an encoder for it (a gate row has two such lists)."""
+    if all(type(value) is str for value in values):
+        return f"[{', '.join(map(encode_basestring, values))}]" if values else "[]"
+    return _json(values)
+
+
+# Event payloads are stored in the integrity map's canonical form (sorted keys, no spaces): for a payload whose keys
+# are all strings, the column text is then the very text the map hashes, so a save encodes each payload once instead
+# of encoding it, decoding it again and re-encoding that (traces/integrity.py).
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _canonical(value: Any) -> str:
+    return _CANONICAL.encode(value)
+
+
+# Where an object key that was not a string would show in canonical text: after "{" or "," (inside a string a quote is
+# always escaped), a number, true, false, null, NaN or Infinity in quotes. Arrays of such strings match too: then the
+# payload is merely decoded again, never hashed wrongly.
+_NON_STRING_KEY = re.compile(r'[{,]"(?:-?[0-9]|-?Infinity"|true"|false"|null"|NaN")')
+
+
+def _stored_payload(payload: dict[str, Any]) -> tuple[str, str]:
+    """The column text of an event payload and the canonical text of the payload ``load_bundle`` decodes from it."""
+    text = _canonical(payload)
+    # A key that was not a string (an int, say) is written as text, so the decoded object sorts its keys differently
+    # (10 before 9 as text): only then is the canonical text taken again from the decoded payload.
+    return text, (text if _NON_STRING_KEY.search(text) is None else _canonical(json.loads(text)))
 
 
 def _load(value: str | None) -> Any:
@@ -253,11 +286,13 @@ class TraceStore:
         last_gates = bundle.attempts[-1].gate_results if bundle.attempts else []
         failing = sorted({g.gate_id for g in last_gates if g.failed})
         policy_content = bundle.policy.content
-        # each payload is encoded once: the same text is stored and hashed into the integrity map
-        payloads = [_json(e.payload) for e in bundle.events]
+        # each payload is encoded once: the same text is stored and (keys permitting) hashed into the integrity map
+        stored_payloads = [_stored_payload(e.payload) for e in bundle.events]
+        payloads = [text for text, _ in stored_payloads]
         messages = _json(bundle.messages)
         outcome_json = outcome.model_dump_json() if outcome else None
-        integrity = _json(_integrity_as_stored(bundle, payloads, messages, outcome_json))
+        integrity = _json(_integrity_as_stored(bundle, [canonical for _, canonical in stored_payloads], messages,
+                                               outcome_json))
         with self.transaction() as db:
             if policy_content is not None:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
@@ -559,17 +594,19 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     return {
         "trace_id": trace_id, "attempt": attempt, "position": position, "gate_id": result.gate_id,
         "gate_version": result.gate_version, "result": result.result.value,
-        "reason_codes": _json([c.value for c in result.reason_codes]), "evidence_refs": _json(result.evidence_refs),
+        "reason_codes": _json_strings([c.value for c in result.reason_codes]),
+        "evidence_refs": _json_strings(result.evidence_refs),
         "cost_class": result.cost_class.value, "latency_ms": result.measured.latency_ms,
         "tokens_in": result.measured.tokens_in, "tokens_out": result.measured.tokens_out,
         "details": _json(result.details), "stage": result.details.get("stage") if isinstance(result.details, dict) else None,
     }
 
 
-def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str,
+def _integrity_as_stored(bundle: TraceBundle, canonical_payloads: list[str], messages: str,
                          outcome_json: str | None) -> dict[str, str]:
-    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts ``payloads``
-    (one per event), ``messages`` and ``outcome_json``, so a trace read back unchanged always matches."""
+    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts: each event
+    payload's canonical text (``canonical_payloads``, one per event), ``messages`` and ``outcome_json``, so a trace
+    read back unchanged always matches."""
     # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
     data: dict[str, Any] = {
         "messages": _load(messages) or [],
@@ -581,12 +618,18 @@ def _integrity_as_stored(bundle: TraceBundle, payloads: list[str], messages: str
         data["evidence_pack"] = bundle.evidence_pack.model_dump(mode="json") if bundle.evidence_pack else None
         data["retrieved_evidence_pack"] = (bundle.retrieved_evidence_pack.model_dump(mode="json")
                                            if bundle.retrieved_evidence_pack else None)
-    data["events"] = [  # TraceEvent.model_dump(mode="json") as events() rebuilds it, without building models
-        {"trace_id": e.trace_id, "seq": e.seq, "phase": e.phase.value, "gate_id": e.gate_id,
-         "payload": _load(payload) or {}, "ts": e.ts, "metadata": {"seq": e.seq, "attempt": e.metadata.attempt}}
-        for e, payload in zip(bundle.events, payloads, strict=True)
-    ]
-    return compute_integrity(data)
+    # TraceEvent.model_dump(mode="json") as events() rebuilds it, in canonical form, around the payload texts: the
+    # keys in sorted order (gate_id, metadata {attempt, seq}, payload, phase, seq, trace_id, ts), no spaces
+    # (the event's fields are validated strings and ints: their JSON is written directly, not by the encoder)
+    text = encode_basestring
+    events = ",".join(
+        f'{{"gate_id":{"null" if e.gate_id is None else text(e.gate_id)},"metadata":{{"attempt":'
+        f'{"null" if e.metadata.attempt is None else f"{e.metadata.attempt:d}"},"seq":{e.seq:d}}},'
+        f'"payload":{payload},"phase":{text(e.phase.value)},"seq":{e.seq:d},"trace_id":{text(e.trace_id)},'
+        f'"ts":{text(e.ts)}}}'
+        for e, payload in zip(bundle.events, canonical_payloads, strict=True)
+    )
+    return compute_integrity(data, events_json=f"[{events}]")
 
 
 def _check_seq(trace_id: str, events: list[TraceEvent]) -> None:

@@ -158,3 +158,35 @@ def test_degrade_records_where_the_kept_sentences_were_and_are(write_script, def
     for span, kept in zip(spans, result.degrade["kept_sentences"], strict=True):
         assert checked[span["start"]:span["end"]] == kept
         assert result.assistant_text[span["shown_start"]:span["shown_start"] + len(kept)] == kept
+
+
+def test_spans_by_sentence_finds_what_comparing_every_pair_finds():
+    """The binary search that places claim spans in sentences (verdicts, claim_anchors, nli_entailment) against the
+    plain comparison of every (sentence, span) pair: random texts, spans that straddle, touch, nest or are empty,
+    and sentences out of order or overlapping (which take the plain path)."""
+    import random
+    from itertools import pairwise
+
+    from controlplane.contracts.text import Sentence
+    from controlplane.gates.anchoring import spans_by_sentence
+
+    rng = random.Random(5)
+    searched = 0
+    for _ in range(2000):
+        cuts = sorted(rng.sample(range(120), rng.randint(2, 12)))
+        sentences = [(i, Sentence(a, b, "x" * (b - a))) for i, (a, b) in enumerate(pairwise(cuts))
+                     if rng.random() < 0.8]
+        if rng.random() < 0.2:  # out of order or overlapping: compared pair by pair
+            rng.shuffle(sentences)
+            sentences.append((99, Sentence(5, 60, "y" * 55)))
+        else:
+            searched += 1
+        spans = []
+        for _ in range(rng.randint(0, 10)):
+            a = rng.randint(0, 125)
+            spans.append(None if rng.random() < 0.1 else (a, a + rng.randint(0, 40)))
+        expected = {index: [p for p, span in enumerate(spans) if span and span[0] < s.end and s.start < span[1]]
+                    for index, s in sentences}
+        assert spans_by_sentence(sentences, spans) == expected
+    assert searched > 1000
+

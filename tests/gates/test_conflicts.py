@@ -185,3 +185,25 @@ def test_a_cached_backend_lets_evidence_conflicts_reuse_the_entailment_gate_scor
     run_conflicts(QUESTIONS["present_both"], env, backend=cached)
     # evidence_conflicts needs (E1, atom) again, which is served from the cache; only the candidate E2 is new
     assert counting.pairs_scored - scored_by_entailment == 1
+
+
+def test_the_analysis_prefilter_agrees_with_the_search():
+    """evidence_conflicts skips the case-insensitive _ANALYSIS search for an ASCII answer that holds none of its
+    literals; on random answers built from those words (and near misses, and letters that fold to ASCII) the
+    answer must be the search's."""
+    import random
+
+    from controlplane.gates.evidence_conflicts import _ANALYSIS, analyses_a_difference
+
+    words = ["Conflicting", "DISAGREES", "differ", "contradicts", "whereas", "However", "on the other hand",
+             "more recent", "newer", "older", "outdated", "higher-credibility", "higher credibility", "while",
+             "meanwhile", "indifferent", "holder", "Orion", "ships", "in", "March",
+             "whereaſ", "hıgher", "dİffer", "ſtill", "whıle"]  # letters that fold to ASCII ones under IGNORECASE
+    rng = random.Random(11)
+    seen = set()
+    for _ in range(3000):
+        text = "".join(rng.choice(words) + rng.choice([" ", "", ", ", "\n"]) for _ in range(rng.randint(1, 6)))
+        expected = _ANALYSIS.search(text) is not None
+        assert analyses_a_difference(text) == expected, text
+        seen.add(expected)
+    assert seen == {True, False}

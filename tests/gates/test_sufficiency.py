@@ -212,3 +212,45 @@ def test_sources_required_follow_the_question_strictness_follows_the_evidence_to
     legal = from_evidence.model_copy(update={"domainFlags": ["legal"], "evidenceDomainFlags": []})
     assert required_sources(legal, policy).reason == f"sources_from_question:legal:{th.min_sources + 1}"
     assert thresholds_for(legal, policy)[1].min_sources == policy.domains["legal"].thresholds.min_sources == 2
+
+
+def _reference_decide(scores, min_entailment, max_contradiction, min_sources):
+    """The sufficiency tree as first written (max() and comprehensions): decide()'s one pass must agree with it."""
+    from controlplane.contracts import ReasonCode
+    from controlplane.gates.sufficiency import Sufficiency, TreeDecision
+
+    if not scores:
+        return TreeDecision(Sufficiency.REJECTED, (ReasonCode.NO_EVIDENCE,), None, None, 0)
+    top_ent = max(s.entailment for s in scores)
+    top_con = max(s.contradiction for s in scores)
+    supporting = [s for s in scores if s.entailment >= min_entailment]
+    contradicting = [s for s in scores if s.contradiction > max_contradiction]
+    sources = len({s.source for s in supporting})
+    common = {"max_entailment": round(top_ent, 4), "max_contradiction": round(top_con, 4),
+              "independent_sources": sources, "supporting_ids": tuple(s.evidence_id for s in supporting),
+              "contradicting_ids": tuple(s.evidence_id for s in contradicting)}
+    if top_ent < min_entailment:
+        reasons = [ReasonCode.LOW_ENTAILMENT] + ([ReasonCode.HIGH_CONTRADICTION] if contradicting else [])
+        return TreeDecision(Sufficiency.REJECTED, tuple(reasons), **common)
+    reasons = []
+    if sources < min_sources:
+        reasons.append(ReasonCode.INSUFFICIENT_SOURCES)
+    if contradicting:
+        reasons.append(ReasonCode.CONFLICTING_VERDICTS if any(a.source != b.source for a in supporting
+                                                              for b in contradicting) else ReasonCode.HIGH_CONTRADICTION)
+    if reasons:
+        return TreeDecision(Sufficiency.LOW_CONFIDENCE, tuple(reasons), **common)
+    return TreeDecision(Sufficiency.VERIFIED, (), **common)
+
+
+def test_decide_agrees_with_the_reference_tree_on_random_scores():
+    import math
+    import random
+
+    rng = random.Random(13)
+    values = [0.0, 0.1, 0.12, 0.5, 0.6, 0.61, 0.9, math.nan]
+    for _ in range(5000):
+        scores = [EvidenceScore(f"E{i}", rng.choice("abc"), rng.choice(values), rng.choice(values))
+                  for i in range(rng.randint(0, 4))]
+        args = (rng.choice([0.12, 0.5, 0.6]), rng.choice([0.3, 0.6]), rng.choice([1, 2]))
+        assert repr(decide(scores, *args)) == repr(_reference_decide(scores, *args))

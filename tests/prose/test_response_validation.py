@@ -120,3 +120,32 @@ def test_a_phrase_the_cited_evidence_says_is_a_quote_not_a_memory(gate_harness):
     result = gate_harness.run(ResponseValidationGate(), added, evidence=evidence,
                               mode=_decision(gate_harness, RigorLevel.HIGH), params={"fail_at_rigor": "high"})
     assert result.outcome == "fail" and result.reason_codes == [ReasonCode.HALLUCINATION_PHRASE]
+
+
+def test_the_substring_prefilter_never_hides_a_phrase_the_search_would_find():
+    """hallucination_phrases skips the case-insensitive search for an ASCII text that lacks a literal run of every
+    phrase; on random texts built from the phrases' own words, cases and apostrophes, the answer must be the search's."""
+    import random
+
+    from controlplane.gates.response_validation import any_phrase_pattern
+
+    phrases = (*SEED_PHRASES, "per my training", "K-9 units")
+    words = ["I", "recall", "that", "From", "my", "knowledge", "Generally", "speaking", "It", "s", "commonly", "known",
+             "per", "training", "K-9", "units", "Orion", "ships", "RECALL", "thatched", "knowledgeable"]
+    joints = [" ", "  ", "\t", "'", "’", "`", "-", ", ", "\n", ""]
+    rng = random.Random(7)
+    pattern = any_phrase_pattern(phrases)
+    found = 0
+    for _ in range(3000):
+        parts = [rng.choice(words) if rng.random() < 0.8 else  # a whole phrase, its spaces and apostrophe varied
+                 rng.choice(phrases).replace(" ", rng.choice([" ", "  ", "\t", "\n"])).replace("'", rng.choice("'’`x"))
+                 for _ in range(rng.randint(1, 8))]
+        text = "".join(part + rng.choice(joints) for part in parts)
+        if rng.random() < 0.2:  # letters that fold to ASCII ones under IGNORECASE, inside the words
+            text = text.replace("s", "ſ").replace("k", "K").replace("i", rng.choice("ıİ"))
+        if rng.random() < 0.5:
+            text = text.lower() if rng.random() < 0.5 else text.upper()
+        expected = [p for p in phrases if pattern.search(text) and phrase_pattern(p).search(text)]
+        assert hallucination_phrases(text, phrases) == expected, text
+        found += bool(expected)
+    assert 300 < found < 2700  # both outcomes exercised

@@ -116,3 +116,35 @@ def test_caller_input_is_never_mutated(write_script, store, default_policy, make
 def test_integrity(store):
     assert store.integrity_check() == "ok"
     assert isinstance(store.db.conn, sqlite3.Connection)
+
+
+@pytest.mark.parametrize("payload", [
+    {"plain": {"b": [1, 2.5, None], "a": "x"}},  # string keys: the stored text is the text hashed
+    {"by_number": {2: "two", 10: "ten"}},  # int keys sort as numbers in memory, as text once decoded
+    {"flags": {True: "t", 2: "two"}, "nested": [{"k": {10.5: "x", 9.25: "y"}}]},
+    {"values": ["10", "2", "Infinity"], "when": __import__("datetime").date(2026, 11, 26), "pair": (1, "a")},
+], ids=["string-keys", "int-keys", "bool-and-float-keys", "digit-strings-and-non-json-values"])
+def test_the_integrity_map_matches_the_stored_trace_whatever_the_payload_keys(write_script, store, default_policy,
+                                                                             make_envelope, payload):
+    """save hashes each event payload in the form load_bundle decodes it to. A payload whose keys are all strings
+    is hashed from the text it stores; one with other keys (written as text, so sorted differently once decoded) is
+    hashed from the decoded form: the stored map must match the trace read back either way."""
+    from controlplane.traces.integrity import compute_integrity, integrity_problems
+
+    bundle = run_one(write_script, None, default_policy, make_envelope).trace_bundle
+    events = list(bundle.events)
+    events[-1] = events[-1].model_copy(update={"payload": {**events[-1].payload, **payload}})
+    bundle = bundle.model_copy(update={"events": events})
+    store.begin(bundle.trace_id, bundle.messages, created_at=bundle.created_at)
+    store.save(bundle)
+    loaded = store.load_bundle(bundle.trace_id).model_dump(mode="json")
+    assert integrity_problems(loaded) == []
+    assert loaded["integrity"]["events"] == compute_integrity(loaded)["events"]
+
+
+@pytest.mark.parametrize("values", [[], ["E1"], ["claim_map:c1", 'a "quoted", \\ back', "é\u2028\x00\x1f"],
+                                    [TraceStatus.PASS, "x"]])  # a str subclass: the general encoder
+def test_a_gate_rows_string_lists_are_encoded_as_every_other_column(values):
+    from controlplane.traces.store import _json, _json_strings
+
+    assert _json_strings(values) == _json(values)
