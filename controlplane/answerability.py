@@ -204,6 +204,12 @@ def lexical_features(question: str, sentences: Sequence[str], cosines: np.ndarra
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(LEXICAL_FEATURES))
 
 
+# Not lexical: the shipped NLI verifier's raw logits for (premise: the sentence, hypothesis: the question). The
+# cross-encoder reads the two together, so it sees what word overlap cannot (which entity the sentence is about, a
+# negation); columns after the lexical ones, computed only when the shipped sentence model uses them.
+VERIFIER_FEATURES = ("verifier_entailment", "verifier_neutral", "verifier_contradiction")
+SENTENCE_FEATURES = LEXICAL_FEATURES + VERIFIER_FEATURES
+
 QUESTION_FEATURES = ("best_logit", "second_logit", "best_second_gap", "log_total", "sentences") + tuple(
     f"best_{name}" for name in LEXICAL_FEATURES)
 
@@ -280,7 +286,7 @@ class AnswerabilityScorer:
     question_model: LinearModel | None = None
 
     def __post_init__(self) -> None:
-        _columns(LEXICAL_FEATURES, self.sentence_model.features)
+        _columns(SENTENCE_FEATURES, self.sentence_model.features)
         if self.question_model is not None:
             _columns(QUESTION_FEATURES, self.question_model.features)
 
@@ -295,8 +301,15 @@ class AnswerabilityScorer:
                 "question_model": None if self.question_model is None else self.question_model.as_dict(),
                 "threshold": round(self.threshold, 4), "info": self.info}
 
-    def sentence_probabilities(self, lexical: np.ndarray) -> np.ndarray:
-        return self.sentence_model.probabilities(lexical[:, _columns(LEXICAL_FEATURES, self.sentence_model.features)])
+    @property
+    def uses_verifier(self) -> bool:
+        return any(name in VERIFIER_FEATURES for name in self.sentence_model.features)
+
+    def sentence_probabilities(self, features: np.ndarray) -> np.ndarray:
+        """``features``: one row of SENTENCE_FEATURES per sentence (LEXICAL_FEATURES alone when the reader is not
+        used)."""
+        return self.sentence_model.probabilities(features[:, _columns(SENTENCE_FEATURES[: features.shape[1]],
+                                                                      self.sentence_model.features)])
 
     def answerable_probability(self, sentence_probabilities: np.ndarray, lexical: np.ndarray) -> float:
         if self.question_model is None:
@@ -314,7 +327,10 @@ class AnswerabilityScorer:
               evidence_text: str) -> np.ndarray:
         if not len(sentences):
             return np.zeros(0)
-        return self.score_features(lexical_features(question, sentences, s_vecs @ q_vec, evidence_text))
+        features = lexical_features(question, sentences, s_vecs @ q_vec, evidence_text)
+        if self.uses_verifier:
+            features = np.hstack([features, verifier_features(shipped_verifier(), question, sentences)])
+        return self.score_features(features)
 
 
 @lru_cache(maxsize=1)
@@ -330,6 +346,27 @@ def shipped_scorer() -> AnswerabilityScorer:
             f"the answerability scorer {WEIGHTS_FILE} is missing or unreadable ({exc}); reinstall controlplane, or "
             "set the bundle's quote.answerability to 'model'"
         ) from exc
+
+
+def verifier_features(verifier: Any, question: str, sentences: Sequence[str]) -> np.ndarray:
+    """One row of VERIFIER_FEATURES per sentence: the verifier's raw logits for (sentence, question)."""
+    labels = verifier.label_index
+    order = [labels.get(name.removeprefix("verifier_")) for name in VERIFIER_FEATURES]
+    if None in order:
+        from controlplane.contracts.errors import ConfigurationError
+
+        raise ConfigurationError(f"the answerability scorer needs an NLI verifier with entailment, neutral and "
+                                 f"contradiction labels; {getattr(verifier, 'name', 'this one')} has {sorted(labels)}")
+    logits = np.asarray(verifier.logits([(sentence, question) for sentence in sentences]), dtype=np.float64)
+    return logits.reshape(len(sentences), -1)[:, order]
+
+
+@lru_cache(maxsize=1)
+def shipped_verifier() -> Any:
+    """The shipped NLI verifier, whatever backend the gates use: the scorer's weights were fitted on its logits."""
+    from controlplane.nli.shipped import VERIFIER_DIR, load_shipped
+
+    return load_shipped(model_dir=str(VERIFIER_DIR))
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, float]:

@@ -12,12 +12,16 @@ import pytest
 
 from controlplane.answerability import (
     LEXICAL_FEATURES,
+    SENTENCE_FEATURES,
+    VERIFIER_FEATURES,
     AnswerabilityScorer,
     LinearModel,
     lexical_features,
     shipped_scorer,
+    verifier_features,
 )
 from controlplane.contracts import AnswerMode, TraceStatus
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import Pipeline
@@ -105,7 +109,9 @@ def test_a_scorer_file_naming_an_unknown_feature_is_refused():
 
 def test_the_shipped_scorer_reads_every_feature_and_round_trips():
     scorer = shipped_scorer()
-    assert set(scorer.sentence_model.features) == set(LEXICAL_FEATURES)
+    # the variant chosen out of fold: every lexical feature and the verifier's three logits
+    assert set(scorer.sentence_model.features) == set(LEXICAL_FEATURES) | set(VERIFIER_FEATURES)
+    assert scorer.uses_verifier
     assert scorer.info["shipped_variant"] in scorer.info["out_of_fold_by_variant"]
     assert AnswerabilityScorer.from_dict(json.loads(json.dumps(scorer.as_dict()))).as_dict() == scorer.as_dict()
 
@@ -176,3 +182,33 @@ def test_a_question_a_table_row_answers_ends_verified_and_cited(scripted_model):
     assert result.assistant_text == f"{HEADER}\n| database backups | 35 days | encrypted at rest | [E1]"
     [claim] = result.claims
     assert claim.verdict == "PASS" and claim.text == result.assistant_text  # one claim: the header line and the row
+
+
+# -- the verifier's logits as features --------------------------------------------------------------------------------
+
+class _FixedVerifier:
+    """Logits by sentence, in a label order other than the features' (contradiction, entailment, neutral)."""
+
+    name = "fixed"
+
+    def __init__(self, label_index: dict[str, int]) -> None:
+        self.label_index = label_index
+        self.seen: list[tuple[str, str]] = []
+
+    def logits(self, rows):
+        self.seen.extend(rows)
+        return [[-1.0, 2.0, 0.5] if "ships" in premise else [3.0, -2.0, 0.0] for premise, _ in rows]
+
+
+def test_verifier_features_read_the_logits_by_label_name_with_the_sentence_as_premise():
+    verifier = _FixedVerifier({"contradiction": 0, "entailment": 1, "neutral": 2})
+    rows = verifier_features(verifier, "When does Orion ship?", ["Orion ships in March.", "The team sits in Lyon."])
+    assert [f for f in SENTENCE_FEATURES if f in VERIFIER_FEATURES] == list(VERIFIER_FEATURES)
+    assert rows.tolist() == [[2.0, 0.5, -1.0], [-2.0, 0.0, 3.0]]  # entailment, neutral, contradiction
+    assert verifier.seen == [("Orion ships in March.", "When does Orion ship?"),
+                             ("The team sits in Lyon.", "When does Orion ship?")]
+
+
+def test_a_verifier_without_the_three_labels_is_a_configuration_error():
+    with pytest.raises(ConfigurationError, match="entailment, neutral and contradiction"):
+        verifier_features(_FixedVerifier({"supported": 0, "unsupported": 1}), "Who?", ["Someone."])
