@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import lru_cache
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
@@ -583,19 +584,26 @@ def _insert_many(db: sqlite_utils.Database, table: str, rows: Iterable[dict[str,
     rows = list(rows)
     if not rows:
         return
-    columns = list(rows[0])
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-    db.conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+    columns = tuple(rows[0])
+    db.conn.executemany(_insert_sql(table, columns), [[row[c] for c in columns] for row in rows])
 
 
 def _upsert_trace(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
-    columns = list(row)
+    columns = tuple(row)
+    db.conn.execute(_upsert_sql(columns), [row[c] for c in columns])
+
+
+# The statements' text, written once per table and column list rather than on every save (the trace row has 27
+# columns): the same text each time, so sqlite3's statement cache finds it too.
+@lru_cache(maxsize=64)
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+
+
+@lru_cache(maxsize=16)
+def _upsert_sql(columns: tuple[str, ...]) -> str:
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "trace_id")
-    db.conn.execute(
-        f"INSERT INTO traces ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
-        f"ON CONFLICT(trace_id) DO UPDATE SET {updates}",
-        [row[c] for c in columns],
-    )
+    return f"{_insert_sql('traces', columns)} ON CONFLICT(trace_id) DO UPDATE SET {updates}"
 
 
 def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) -> dict[str, Any]:
