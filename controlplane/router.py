@@ -240,9 +240,15 @@ class _LexiconIndex:
         if not self.prefixes:
             return []
         if len(ordered) * len(self.prefix_lengths) <= 4 * len(self.prefixes):  # a short text: slice its words
-            by_prefix = self.by_prefix
-            return list({word[:n]: None for word in ordered for n in self.prefix_lengths
-                         if n <= len(word) and word[:n] in by_prefix})
+            by_prefix, lengths, found = self.by_prefix, self.prefix_lengths, {}
+            for word in ordered:
+                size = len(word)
+                for n in lengths:  # ascending
+                    if n > size:
+                        break
+                    if (start := word[:n]) in by_prefix:
+                        found[start] = None
+            return list(found)
         hits = []
         for prefix in self.prefixes:  # a long one: look each prefix up among the sorted words
             at = bisect.bisect_left(ordered, prefix)
