@@ -43,14 +43,6 @@ def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-@lru_cache(maxsize=256)
-def _lexicon_regex(lexicon: tuple[str, ...]) -> re.Pattern[str] | None:
-    """All of a lexicon's terms in one pattern: matches iff some _term_regex(term) matches."""
-    if not lexicon:
-        return None
-    return re.compile("|".join(f"(?:{_term_regex(term).pattern})" for term in lexicon))
-
-
 @dataclass(frozen=True)
 class RouterSignals:
     explicit_mode: str | None
@@ -108,22 +100,73 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
             break
     hits: dict[str, tuple[str, ...]] = {}
     obfuscated = False
-    words = [_message_words(v) for v in variants]  # each reading's words once, for every domain's lexicon
-    for domain, domain_policy in policy.domains.items():
-        lexicon = _LexiconIndex.of(tuple(domain_policy.lexicon))
-        found = [lexicon.terms_in(v, w) for v, w in zip(variants, words, strict=True)]
-        if not any(found):
+    lexicons = _DomainLexicons.of(tuple((domain, tuple(p.lexicon)) for domain, p in policy.domains.items()))
+    # every domain's terms looked up at once in each reading; a domain is then only the terms of it that were found
+    found = [lexicons.index.terms_in(v, _message_words(v)) for v in variants]
+    touched = {domain for terms in found for term in terms for domain in lexicons.domains_of[term]}
+    for domain, lexicon in lexicons.lexicons:
+        if domain not in touched:
             continue
-        matched = tuple(term for term in lexicon.terms if term in found[0])
-        hidden = tuple(term for term in lexicon.terms if term not in matched and any(term in f for f in found[1:]))
+        matched = tuple(term for term in lexicon if term in found[0])
+        hidden = tuple(term for term in lexicon if term not in matched and any(term in f for f in found[1:]))
         obfuscated = obfuscated or bool(hidden)
         if matched or hidden:
             hits[domain] = matched + hidden
-    evasions = tuple(p for p in policy.router.evasion_patterns if any(_pattern(p).search(v) for v in variants))
+    evasions = _matching_patterns(policy.router.evasion_patterns, variants)
     if obfuscated:  # a trigger word written to dodge the lexicon is itself an evasion signal
         evasions += (OBFUSCATED_TRIGGER,)
-    retrieval = tuple(p for p in policy.router.retrieval_triggers if _pattern(p).search(text))
+    retrieval = _matching_patterns(policy.router.retrieval_triggers, (text,))
     return RouterSignals(explicit, hits, evasions, retrieval, realtime_keywords(text, policy))
+
+
+def _matching_patterns(patterns: Sequence[str], texts: Sequence[str]) -> tuple[str, ...]:
+    """The patterns (in their order) that match one of ``texts``. Most messages match none: one search of them all
+    says so, instead of one search per pattern."""
+    if not patterns:
+        return ()
+    joined = _joined_pattern(tuple(patterns))
+    if joined is not None and not any(joined.search(text) for text in texts):
+        return ()
+    return tuple(p for p in patterns if any(_pattern(p).search(text) for text in texts))
+
+
+# A backreference or a conditional counts groups, and the joined pattern numbers them differently: such a list is
+# searched pattern by pattern. (An escaped backslash before a digit also lands here: slower, never wrong.)
+_GROUP_NUMBERS = re.compile(r"\\[1-9]|\(\?\(")
+
+
+@lru_cache(maxsize=256)
+def _joined_pattern(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern that matches where any of ``patterns`` (as ``_pattern`` compiles them) matches, or None when they
+    cannot be joined (see _GROUP_NUMBERS; a global inline flag such as ``(?i)`` is refused inside the join)."""
+    if any(_GROUP_NUMBERS.search(p) for p in patterns):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    except re.error:
+        return None
+
+
+@dataclass(frozen=True)
+class _DomainLexicons:
+    """A policy's domain lexicons, with one index of all their terms (a term found is found for every domain that
+    lists it: whether a term occurs depends on the term and the text only)."""
+
+    lexicons: tuple[tuple[str, tuple[str, ...]], ...]  # (domain, its lexicon), in the policy's order
+    index: _LexiconIndex
+    domains_of: dict[str, tuple[str, ...]]  # term -> the domains that list it
+
+    @staticmethod
+    @lru_cache(maxsize=64)
+    def of(lexicons: tuple[tuple[str, tuple[str, ...]], ...]) -> _DomainLexicons:
+        domains_of: dict[str, list[str]] = {}
+        for domain, lexicon in lexicons:
+            for term in lexicon:
+                listed = domains_of.setdefault(term, [])
+                if domain not in listed:
+                    listed.append(domain)
+        return _DomainLexicons(lexicons, _LexiconIndex.of(tuple(domains_of)),
+                               {term: tuple(domains) for term, domains in domains_of.items()})
 
 
 @memo_by_text
@@ -135,55 +178,95 @@ def _message_words(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
 
 @dataclass(frozen=True)
 class _LexiconIndex:
-    """A lexicon split by how its terms are matched, with the same matches as ``_term_regex``: a plain word is a
-    whole word of the text, ``word*`` a word that starts with it (both looked up, not searched), and any other
-    term (spaces, ``?``, punctuation) is searched for, after one search of them all says some may occur."""
+    """A lexicon arranged so that a text's terms are looked up, not searched for, with the same matches as
+    ``_term_regex``: a plain word is a whole word of the text, ``word*`` a word that starts with it. Any other term
+    (spaces, ``?``, punctuation) is searched for, but only when the text holds the word it starts with: "sql
+    injection" needs the word "sql", "licen?e" a word that starts with "licen". Only a term that starts with no word
+    character is searched for in every text."""
 
     terms: tuple[str, ...]
-    words: frozenset[str]  # lower-cased plain-word terms
-    stems: tuple[str, ...]  # lower-cased ``word*`` stems
-    searched: tuple[str, ...]
-    any_searched: re.Pattern[str] | None
+    # whole word -> (the plain-word terms it is, the searched terms that start with it)
+    by_word: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    # word start -> (the ``word*`` terms of that stem, the searched terms that start with it then a wildcard)
+    by_prefix: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    words: frozenset[str]  # the keys of by_word
+    prefixes: tuple[str, ...]  # the keys of by_prefix, sorted
+    prefix_lengths: tuple[int, ...]  # their distinct lengths, ascending
+    searched_always: tuple[str, ...]
 
     @staticmethod
     @lru_cache(maxsize=256)
     def of(lexicon: tuple[str, ...]) -> _LexiconIndex:
-        words, stems, searched = set(), [], []
+        by_word: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
+        by_prefix: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
+        always: dict[str, None] = {}
         for term in lexicon:
             bare = term.lower()
             if bare.endswith("*") and _EVIDENCE_WORD.fullmatch(bare[:-1]):
-                stems.append(bare[:-1])
+                by_prefix.setdefault(bare[:-1], ({}, {}))[0][term] = None
             elif _EVIDENCE_WORD.fullmatch(bare):
-                words.add(bare)
-            else:
-                searched.append(term)
-        return _LexiconIndex(lexicon, frozenset(words), tuple(dict.fromkeys(stems)), tuple(searched),
-                             _lexicon_regex(tuple(searched)))
+                by_word.setdefault(bare, ({}, {}))[0][term] = None
+            elif (first := _EVIDENCE_WORD.match(bare)) is None:
+                always[term] = None
+            elif bare[first.end()] in "?*":  # the wildcard goes on with word characters: the word starts so
+                by_prefix.setdefault(first.group(), ({}, {}))[1][term] = None
+            else:  # a literal non-word character (or a space) follows: the text holds exactly this word
+                by_word.setdefault(first.group(), ({}, {}))[1][term] = None
+
+        def frozen(index: dict[str, tuple[dict[str, None], dict[str, None]]]):
+            return {key: (tuple(plain), tuple(searched)) for key, (plain, searched) in index.items()}
+
+        return _LexiconIndex(lexicon, frozen(by_word), frozen(by_prefix), frozenset(by_word), tuple(sorted(by_prefix)),
+                             tuple(sorted({len(prefix) for prefix in by_prefix})), tuple(always))
 
     def terms_in(self, text: str, words: tuple[frozenset[str], tuple[str, ...]]) -> frozenset[str]:
         """The terms of this lexicon that occur in ``text`` (lower case), given its words (``_message_words``)."""
         distinct, ordered = words
-        hit_words = self.words & distinct
-        hit_stems = set()
-        for stem in self.stems:
-            at = bisect.bisect_left(ordered, stem)
-            if at < len(ordered) and ordered[at].startswith(stem):
-                hit_stems.add(stem)
-        searched_hits = ()
-        if self.any_searched is not None and self.any_searched.search(text):
-            searched_hits = tuple(t for t in self.searched if _term_regex(t).search(text))
-        if not (hit_words or hit_stems or searched_hits):
-            return frozenset()
-        found = {t for t in self.terms if (bare := t.lower()) in hit_words
-                 or (bare.endswith("*") and bare[:-1] in hit_stems)}
-        found.update(searched_hits)
+        found: set[str] = set()
+        searched = list(self.searched_always)
+        for word in self.words & distinct:
+            plain, starting = self.by_word[word]
+            found.update(plain)
+            searched.extend(starting)
+        for prefix in self._prefixes_in(ordered):
+            plain, starting = self.by_prefix[prefix]
+            found.update(plain)
+            searched.extend(starting)
+        found.update(term for term in searched if _term_regex(term).search(text))
         return frozenset(found)
+
+    def _prefixes_in(self, ordered: tuple[str, ...]) -> list[str]:
+        """The keys of by_prefix that some word of the text starts with (``ordered``: its distinct words, sorted)."""
+        if not self.prefixes:
+            return []
+        if len(ordered) * len(self.prefix_lengths) <= 4 * len(self.prefixes):  # a short text: slice its words
+            by_prefix, lengths, found = self.by_prefix, self.prefix_lengths, {}
+            for word in ordered:
+                size = len(word)
+                for n in lengths:  # ascending
+                    if n > size:
+                        break
+                    if (start := word[:n]) in by_prefix:
+                        found[start] = None
+            return list(found)
+        hits = []
+        for prefix in self.prefixes:  # a long one: look each prefix up among the sorted words
+            at = bisect.bisect_left(ordered, prefix)
+            if at < len(ordered) and ordered[at].startswith(prefix):
+                hits.append(prefix)
+        return hits
 
 
 def realtime_keywords(text: str, policy: PolicyBundle) -> tuple[str, ...]:
     """EBOM real-time query handling: the detection keywords (router.realtime_keywords) found in the message, as
     written, lower-cased, in order of first appearance."""
-    found = [m.group(0).lower() for p in policy.router.realtime_keywords for m in _pattern(p).finditer(text)]
+    patterns = policy.router.realtime_keywords
+    if not patterns:
+        return ()
+    joined = _joined_pattern(tuple(patterns))
+    if joined is not None and joined.search(text) is None:
+        return ()
+    found = [m.group(0).lower() for p in patterns for m in _pattern(p).finditer(text)]
     return tuple(dict.fromkeys(found))
 
 
@@ -277,16 +360,22 @@ def _terms_in(lexicon: Sequence[str], words: Sequence[str], text: str) -> list[s
     """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``), in the lexicon's order.
     Evidence can be long (up to budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in
     its sorted word list ``words``; only terms with spaces or other wildcards are searched for."""
-    found = _LexiconIndex.of(tuple(lexicon)).terms_in(text, (frozenset(words), tuple(words)))
+    return _lexicon_terms_in(lexicon, (frozenset(words), tuple(words)), text)
+
+
+def _lexicon_terms_in(lexicon: Sequence[str], words: tuple[frozenset[str], tuple[str, ...]], text: str) -> list[str]:
+    """``_terms_in`` given the text's words as ``_LexiconIndex.terms_in`` takes them (a set and sorted)."""
+    found = _LexiconIndex.of(tuple(lexicon)).terms_in(text, words)
     return [term for term in lexicon if term in found]
 
 
 @memo_by_text
-def _evidence_words(text: str) -> tuple[str, tuple[str, ...]]:
-    """The evidence text as matched (normalised, lower case) and its sorted distinct words: the same evidence comes
-    with request after request, so it is read once."""
+def _evidence_words(text: str) -> tuple[str, tuple[frozenset[str], tuple[str, ...]]]:
+    """The evidence text as matched (normalised, lower case) and its distinct words, as a set and sorted: the same
+    evidence comes with request after request, so it is read once."""
     joined = normalize_text(text).lower()
-    return joined, tuple(sorted(set(_EVIDENCE_WORD.findall(joined))))
+    distinct = frozenset(_EVIDENCE_WORD.findall(joined))
+    return joined, (distinct, tuple(sorted(distinct)))
 
 
 def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:
@@ -317,7 +406,7 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         domain_policy = policy.domains.get(domain)
         if domain_policy is None or domain in domains or domain in from_evidence:
             continue
-        terms = _terms_in(domain_policy.lexicon, words, joined)
+        terms = _lexicon_terms_in(domain_policy.lexicon, words, joined)
         if len(terms) >= policy.router.evidence_min_terms:
             from_evidence.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)

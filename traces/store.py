@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import lru_cache
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,15 @@ def _canonical(value: Any) -> str:
 # Where an object key that was not a string would show in canonical text: after "{" or "," (inside a string a quote is
 # always escaped), a number, true, false, null, NaN or Infinity in quotes. Arrays of such strings match too: then the
 # payload is merely decoded again, never hashed wrongly.
-_NON_STRING_KEY = re.compile(r'[{,]"(?:-?[0-9]|-?Infinity"|true"|false"|null"|NaN")')
+# Two patterns with a literal start, not one that starts with [{,]: the regex engine scans for a literal prefix far
+# faster (a save's 13 payloads: 35 -> 17 us); either matching is exactly the one pattern matching.
+_NON_STRING_KEY_TAIL = r'(?:-?[0-9]|-?Infinity"|true"|false"|null"|NaN")'
+_NON_STRING_KEY_FIRST = re.compile(r'\{"' + _NON_STRING_KEY_TAIL)
+_NON_STRING_KEY_NEXT = re.compile(r',"' + _NON_STRING_KEY_TAIL)
+
+
+def _may_hold_non_string_key(text: str) -> bool:
+    return _NON_STRING_KEY_FIRST.search(text) is not None or _NON_STRING_KEY_NEXT.search(text) is not None
 
 
 def _stored_payload(payload: dict[str, Any]) -> tuple[str, str]:
@@ -86,7 +95,7 @@ def _stored_payload(payload: dict[str, Any]) -> tuple[str, str]:
     text = _canonical(payload)
     # A key that was not a string (an int, say) is written as text, so the decoded object sorts its keys differently
     # (10 before 9 as text): only then is the canonical text taken again from the decoded payload.
-    return text, (text if _NON_STRING_KEY.search(text) is None else _canonical(json.loads(text)))
+    return text, (_canonical(json.loads(text)) if _may_hold_non_string_key(text) else text)
 
 
 def _load(value: str | None) -> Any:
@@ -575,19 +584,26 @@ def _insert_many(db: sqlite_utils.Database, table: str, rows: Iterable[dict[str,
     rows = list(rows)
     if not rows:
         return
-    columns = list(rows[0])
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-    db.conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+    columns = tuple(rows[0])
+    db.conn.executemany(_insert_sql(table, columns), [[row[c] for c in columns] for row in rows])
 
 
 def _upsert_trace(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
-    columns = list(row)
+    columns = tuple(row)
+    db.conn.execute(_upsert_sql(columns), [row[c] for c in columns])
+
+
+# The statements' text, written once per table and column list rather than on every save (the trace row has 27
+# columns): the same text each time, so sqlite3's statement cache finds it too.
+@lru_cache(maxsize=64)
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+
+
+@lru_cache(maxsize=16)
+def _upsert_sql(columns: tuple[str, ...]) -> str:
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "trace_id")
-    db.conn.execute(
-        f"INSERT INTO traces ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
-        f"ON CONFLICT(trace_id) DO UPDATE SET {updates}",
-        [row[c] for c in columns],
-    )
+    return f"{_insert_sql('traces', columns)} ON CONFLICT(trace_id) DO UPDATE SET {updates}"
 
 
 def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) -> dict[str, Any]:

@@ -222,6 +222,7 @@ def test_evidence_term_lookup_matches_the_routers_term_regex(shipped_policy, tex
     "Landlords evicting a tenant's lease. Side effects of the drugs.", "", "ß ǅ ﬁ 123 dose* dos",
     "Which storage components does our service architecture use?", "big o notation, o(n log n), a proof by induction",
     "l-e-g-a-l adv1ce on my w1ll and my ta><es", "sql injection in the login form; a buffer overflow",
+    "the .net runtime on fly.io: firmware, malware, SQL  injection, side effects, proofs, a bigger o-ish dose",
 ])
 def test_message_term_lookup_matches_the_routers_term_regex(shipped_policy, text):
     """detect_signals looks a message's plain and ``word*`` terms up in its word set (one search only for the other
@@ -241,7 +242,27 @@ class _Lexicon:
 
 
 # terms the shipped lexicons lack: mixed case, a stem and its own word, a stem that is a prefix of another, doubles
-EXTRA_LEXICONS = [_Lexicon("Proof", "proof*", "pro*", "proof", "Big O", "c++", "dos?", "ta*es"), _Lexicon()]
+# and searched terms: one that starts with no word character (searched in every text), one whose first word is a term
+# of its own, a wildcard right after the first word
+EXTRA_LEXICONS = [_Lexicon("Proof", "proof*", "pro*", "proof", "Big O", "c++", "dos?", "ta*es"), _Lexicon(),
+                  _Lexicon(".net", "*ware", "-ish", "sql", "sql injection", "side effect*", "fly.io", "bigg?r o")]
+
+
+@pytest.mark.parametrize("patterns", [
+    ("asking for a friend", r"hypothetic\w+", "for a (novel|story)"),
+    ("for a (novel|story)", r"(\w+) \1 again"),  # a backreference: the patterns are searched one by one
+    ("(?i)now", r"\btoday\b"),  # a global flag cannot sit inside the joined pattern
+    (),
+])
+@pytest.mark.parametrize("text", ["just asking for a friend", "once once again", "hypothetically, today",
+                                  "for a story now", "nothing here", ""])
+def test_matching_patterns_finds_what_each_pattern_finds(patterns, text):
+    """The router tries all of a policy's patterns in one search first (most messages match none); the patterns it
+    reports must be exactly those that match on their own, in order, also when they cannot be joined."""
+    from controlplane.router import _matching_patterns, _pattern
+
+    expected = tuple(p for p in patterns if _pattern(p).search(text))
+    assert _matching_patterns(list(patterns), (text,)) == expected
 
 
 def test_engineering_prose_is_not_a_finance_document(shipped_policy):
