@@ -307,8 +307,8 @@ class AnswerabilityScorer:
         return any(name in VERIFIER_FEATURES for name in self.sentence_model.features)
 
     def sentence_probabilities(self, features: np.ndarray) -> np.ndarray:
-        """``features``: one row of SENTENCE_FEATURES per sentence (LEXICAL_FEATURES alone when the reader is not
-        used)."""
+        """``features``: one row of SENTENCE_FEATURES per sentence (LEXICAL_FEATURES alone when the sentence model
+        does not read the verifier)."""
         return self.sentence_model.probabilities(features[:, _columns(SENTENCE_FEATURES[: features.shape[1]],
                                                                       self.sentence_model.features)])
 

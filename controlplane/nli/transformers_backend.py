@@ -79,7 +79,7 @@ class TransformersNliBackend:
     def _load_runtime(self, path: Path, setting: str):
         """Load tokenizer and model (torch, fp32 or bf16 weights); return the model config. Overridden by the ONNX
         Runtime backend. bf16 runs the whole forward pass in bfloat16 (logits are read back as fp32): on a CPU with
-        AMX or AVX512-BF16 it is about 3x fp32 for the same decisions (see :func:`controlplane.nli.shipped.native_bf16`
+        AMX or AVX512-BF16 it is about 2.5x fp32 for the same decisions (see :func:`controlplane.nli.shipped.native_bf16`
         and the model card's precision check)."""
         try:
             import torch
