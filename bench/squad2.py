@@ -193,7 +193,8 @@ ALSO_MEASURED = (
     "0.559 / 0.565 (the lexical model fitted on the train articles: 0.578 / 0.575); beside the lexical features, "
     "fitted out of fold on the dev articles only (its logits on its own train articles are over-confident): "
     "0.569 / 0.573, against 0.542 / 0.540 for the lexical features and 0.566 / 0.561 for lexical + verifier logits "
-    "under that protocol. Not shipped: the verifier's logits give as much without 7 MB of weights or a training run.",
+    "under that protocol. Not shipped: the verifier's logits give as much without 7 MB of weights or a training run "
+    "(a one-off experiment: its training script is not kept).",
     "The verifier's logits for the sentence with the one before it (an antecedent for 'it', 'the city'), beside the "
     "shipped features: 0.663 / 0.662 out of fold against 0.660 / 0.659, for a second verifier pass per sentence; not "
     "shipped.",
