@@ -18,6 +18,9 @@ _ALIASES = {
     "supported": "entailment",
     "support": "entailment",
     "neutral": "neutral",
+    # a 2-way head's second output (controlplane nli train --head 2way): the not-entailed mass, read as neutral
+    "not_entailment": "neutral",
+    "not_entailed": "neutral",
     "not_enough_info": "neutral",
     "not enough info": "neutral",
     "nei": "neutral",

@@ -64,6 +64,11 @@ ID2LABEL = dict(enumerate(LABELS))
 # Rows that only say "not entailed" (FactCG) get this target: the loss is -log(1 - P(entailment)), which trains the
 # supported / unsupported decision without inventing a neutral-vs-contradiction label the data does not have.
 NOT_ENTAILED_ID = len(LABELS)
+# The output heads a run can train. "2way" is the supported / unsupported head of the strong document-level checkers
+# (MiniCheck, FactCG, HHEM): every row that is not entailment is one class. Its second output is named
+# "not_entailment", which controlplane.nli.labels reads as neutral: such a model gives no P(contradicted), so
+# evidence_conflicts has nothing to find with it.
+HEAD_LABELS = {"3way": LABELS, "2way": ("entailment", "not_entailment")}
 HOLDOUT_PERCENT = 2  # rows whose sha256(premise, hypothesis) % 100 < this are held out (in-domain dev)
 TITLED_SOURCES = ("vitaminc_real", "vitaminc_synthetic", "fever_adversarial", "fm2")
 
@@ -84,6 +89,7 @@ class TrainConfig:
     # Stop at a snapshot once this many seconds of training have passed (0 = no limit): a lent machine goes back after
     # a fixed time, and a run cut off without a snapshot would be lost. The steps seen are in train_summary.json.
     max_seconds: float = 0.0
+    head: str = "3way"  # see HEAD_LABELS
     sources: tuple[str, ...] = tuple(PERMISSIVE_SOURCES)
     synthetic_neutral: int = 6000
     doc_distractor: int = 0  # rows: gold premise among other rows' premises (controlplane.nli.doclevel)
@@ -233,6 +239,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
+    if cfg.head not in HEAD_LABELS:
+        raise ConfigurationError(f"--head {cfg.head!r}: choose one of {', '.join(HEAD_LABELS)}")
     device = resolve_device(cfg.device, torch)
     cfg.device = device
     if device == "cpu":
@@ -251,13 +259,16 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
 
     load_from = str(ckpt / "model") if resume and (ckpt / "state.pt").is_file() else base
     tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
+    head_labels = HEAD_LABELS[cfg.head]
     model = AutoModelForSequenceClassification.from_pretrained(
-        load_from, num_labels=3, id2label=ID2LABEL, label2id=LABEL2ID, local_files_only=True,
+        load_from, num_labels=len(head_labels), id2label=dict(enumerate(head_labels)),
+        label2id={name: i for i, name in enumerate(head_labels)}, local_files_only=True,
+        ignore_mismatched_sizes=len(head_labels) != 3,  # a 3-way base gets a new 2-way head
     ).float().to(device)  # the shipped verifier is stored in fp16; train in fp32 (bf16 autocast on cuda)
     model.config.problem_type = "single_label_classification"
 
     # Bucketing uses character lengths (no up-front tokenisation of the whole set); each batch is tokenised when used.
-    labels = [NOT_ENTAILED_ID if r["label"] == BINARY_NEGATIVE else LABEL2ID[r["label"]] for r in train_rows]
+    labels = [training_target(r["label"], cfg.head) for r in train_rows]
     lengths = [len(r["premise"]) + len(r["hypothesis"]) for r in train_rows]
 
     if cfg.freeze_embeddings:
@@ -302,7 +313,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
             y = torch.tensor([labels[i] for i in batch], device=device)
             with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
                 outputs = model(**enc)
-            loss = mixed_nli_loss(outputs.logits, y, torch)
+            loss = (mixed_nli_loss(outputs.logits, y, torch) if cfg.head == "3way"
+                    else torch.nn.functional.cross_entropy(outputs.logits.float(), y))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -335,7 +347,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     model.save_pretrained(final)
     tokenizer.save_pretrained(final)
     model.eval()
-    acc = holdout_accuracy(model, tokenizer, holdout, cfg.max_length, torch, device=device)
+    acc = holdout_accuracy(model, tokenizer, holdout, cfg.max_length, torch, device=device, head=cfg.head)
     summary = {"steps": step, "stopped_by_time": out_of_time, "train_seconds": round(time.time() - t_start, 1),
                "holdout": acc}
     (out / "train_summary.json").write_text(json.dumps(summary, indent=1))
@@ -352,6 +364,14 @@ def resolve_device(requested: str, torch) -> str:
     if requested == "cuda" and not torch.cuda.is_available():
         raise ConfigurationError("--device cuda: torch sees no CUDA device here; use --device cpu")
     return requested
+
+
+def training_target(label: str, head: str = "3way") -> int:
+    """The class index a row trains: its 3-way label (NOT_ENTAILED_ID for rows that only say "not entailed"), or,
+    for the 2-way head, 0 for entailment and 1 for everything else."""
+    if head == "2way":
+        return 0 if label == "entailment" else 1
+    return NOT_ENTAILED_ID if label == BINARY_NEGATIVE else LABEL2ID[label]
 
 
 def mixed_nli_loss(logits, targets, torch):
@@ -387,7 +407,10 @@ def _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt: Path, t
         tmp.rename(ckpt)
 
 
-def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int = 64, device: str = "cpu") -> dict[str, Any]:
+def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int = 64, device: str = "cpu",
+                     head: str = "3way") -> dict[str, Any]:
+    """Accuracy on the in-domain holdout: the 3-way label, or entailed vs not (rows that only say "not entailed",
+    and every row for the 2-way head)."""
     correct = 0
     per_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     with torch.inference_mode():
@@ -397,12 +420,14 @@ def holdout_accuracy(model, tokenizer, rows, max_length, torch, batch_size: int 
                             max_length=max_length, padding=True, return_tensors="pt").to(device)
             pred = model(**enc).logits.argmax(-1).tolist()
             for r, p in zip(chunk, pred):
-                if r["label"] == BINARY_NEGATIVE:
+                if head == "2way":
+                    ok = int((p == 0) == (r["label"] == "entailment"))
+                elif r["label"] == BINARY_NEGATIVE:
                     ok = int(ID2LABEL[p] != "entailment")
                 else:
                     ok = int(ID2LABEL[p] == r["label"])
                 correct += ok
                 per_source[r["source"]][0] += ok
                 per_source[r["source"]][1] += 1
-    return {"n": len(rows), "accuracy_3way": round(correct / max(1, len(rows)), 4),
+    return {"n": len(rows), f"accuracy_{head}": round(correct / max(1, len(rows)), 4),
             "by_source": {k: round(v[0] / v[1], 4) for k, v in sorted(per_source.items())}}

@@ -7,8 +7,10 @@ import json
 import pytest
 
 from controlplane.contracts.errors import ConfigurationError
+from controlplane.nli.doclevel import BINARY_NEGATIVE
 from controlplane.nli.shipped import verifier_dir
-from controlplane.nli.train import TrainConfig, resolve_device, train
+from controlplane.nli.train import NOT_ENTAILED_ID, TrainConfig, resolve_device, train, training_target
+from controlplane.nli.transformers_backend import TransformersNliBackend
 
 from .test_doclevel import write_data
 
@@ -39,3 +41,33 @@ def test_a_run_out_of_time_stops_at_a_snapshot_and_says_so(tmp_path):
     assert summary["steps"] == 1 and summary["stopped_by_time"] is True
     assert (out / "snapshots" / "step-1" / "config.json").is_file()
     assert json.loads((out / "train_config.json").read_text())["device"] == "cpu"
+
+
+def test_targets_of_the_two_heads():
+    assert [training_target(x) for x in ("entailment", "neutral", "contradiction")] == [0, 1, 2]
+    assert training_target(BINARY_NEGATIVE) == NOT_ENTAILED_ID
+    assert [training_target(x, "2way") for x in ("entailment", "neutral", "contradiction", BINARY_NEGATIVE)] == [0, 1, 1, 1]
+
+
+def test_an_unknown_head_is_a_configuration_error(tmp_path):
+    with pytest.raises(ConfigurationError, match="--head 'four'"):
+        train(TrainConfig(out=str(tmp_path / "run"), head="four"), log=lambda _msg: None)
+
+
+def test_a_two_way_run_gives_a_model_the_backend_reads_as_entailed_or_not(tmp_path):
+    if not (verifier_dir() / "model.safetensors").is_file():
+        pytest.skip("the shipped verifier's weights are not in this checkout")
+    write_data(tmp_path)
+    out = tmp_path / "run"
+    cfg = TrainConfig(out=str(out), sources=("fm2",), data_dir=str(tmp_path), synthetic_neutral=0, batch_size=4,
+                      max_length=32, max_steps=2, checkpoint_every=1000, base_model=str(verifier_dir()),
+                      log_every=1000, head="2way")
+    final = train(cfg, log=lambda _msg: None)
+    config = json.loads((final / "config.json").read_text())
+    assert config["id2label"] == {"0": "entailment", "1": "not_entailment"}
+    summary = json.loads((out / "train_summary.json").read_text())
+    assert "accuracy_2way" in summary["holdout"]
+    backend = TransformersNliBackend(final, max_length=32)
+    assert backend.label_index == {"entailment": 0, "neutral": 1}
+    score = backend.score([("The sky is blue.", "The sky is blue.")])[0]
+    assert score.contradiction == 0.0 and abs(score.entailment + score.neutral - 1.0) < 1e-6
