@@ -28,8 +28,14 @@ def verifier_dir() -> Path:
     return Path(env) if env else VERIFIER_DIR
 
 
+CALIBRATION_FILE = "calibration.json"
+
+
 def read_calibration(model_dir: Path, *, setting: str = SETTING) -> dict[str, Any]:
-    path = model_dir / "calibration.json"
+    return read_calibration_file(model_dir / CALIBRATION_FILE, setting=setting)
+
+
+def read_calibration_file(path: Path, *, setting: str = SETTING) -> dict[str, Any]:
     if not path.is_file():
         return {"temperature": 1.0, "threshold": 0.5, "fitted": False}
     try:
