@@ -364,7 +364,9 @@ def verifier_features(verifier: Any, question: str, sentences: Sequence[str]) ->
 
 @lru_cache(maxsize=1)
 def shipped_verifier() -> Any:
-    """The shipped NLI verifier, whatever backend the gates use: the scorer's weights were fitted on its logits."""
+    """The shipped NLI verifier, whatever backend the gates use: the scorer's weights were fitted on its logits. Where
+    the gates use the shipped verifier too (the default), this is their instance: load_shipped shares one per
+    resolved set of options."""
     from controlplane.nli.shipped import VERIFIER_DIR, load_shipped
 
     return load_shipped(model_dir=str(VERIFIER_DIR))
