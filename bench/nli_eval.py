@@ -3,7 +3,9 @@
     python bench/nli_eval.py [--backend shipped] [--fit] [--limit N]
 
 1. ``--fit``: score the dev splits (AttributionBench dev_sampled, WiCE dev), fit temperature / threshold / veto codes
-   and freeze them into the model directory's calibration.json. Without ``--fit`` the existing calibration is used.
+   and freeze them into the model directory's calibration.json (or ``--calibration-out FILE``). Without ``--fit`` the
+   existing calibration is used. ``--fit --limit N`` fits on part of dev: it must name a ``--calibration-out`` that no
+   backend reads, and is refused (exit 2) otherwise.
 2. Score the test sets with the frozen calibration: WiCE test, AttributionBench test_ood and test_id_sampled500,
    FaithBench, Factcheck-GPT; plain backend and backend + deterministic-check vetoes.
 3. Write bench/results/nli_eval.json and bench/results/nli_eval.md.
@@ -26,6 +28,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from controlplane.nli import evaluate as ev
 from controlplane.nli.registry import load_nli_backend
+from controlplane.nli.shipped import CALIBRATION_FILE
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -89,7 +92,14 @@ def main(argv=None) -> int:
     parser.add_argument("--precision-check-only", action="store_true",
                         help="keep the shipped calibration; only compare bf16 and int8 with fp32 on dev and set "
                              "default_runtime")
+    parser.add_argument("--calibration-out", type=Path, default=None, metavar="FILE",
+                        help="with --fit: write the fitted calibration here instead of the model directory's "
+                             "calibration.json (which the backend reads); required with --limit")
     args = parser.parse_args(argv)
+    if args.fit and args.limit is not None:
+        refusal = partial_fit_refusal(args.backend, args.calibration_out)
+        if refusal:
+            parser.error(refusal)  # exit 2, before any model is loaded
     options = {"max_length": args.max_length, "max_windows": args.max_windows}
     if args.threads:
         options["threads"] = args.threads
@@ -131,18 +141,19 @@ def main(argv=None) -> int:
         calibration["default_runtime"] = "torch"
         if args.check_precision and shipped:
             check_precision(args.backend, options, calibration, dev_metrics, args.limit)
-        (model_dir / "calibration.json").write_text(json.dumps(calibration, indent=1) + "\n")
+        calibration_file = args.calibration_out or model_dir / CALIBRATION_FILE
+        calibration_file.write_text(json.dumps(calibration, indent=1) + "\n")
         report["dev"] = {"calibration": calibration, "metrics_on_dev": dev_metrics}
         if shipped:  # the test sets are scored with the runtime the product now uses by default
             backend = load_nli_backend(args.backend, **{**options, "runtime": args.runtime or "auto"})
             report["runtime"] = getattr(backend, "runtime", None)
         print(json.dumps(calibration, indent=1), flush=True)
-    from controlplane.nli.shipped import read_calibration
+    from controlplane.nli.shipped import read_calibration_file
 
     if not args.fit and shipped and args.runtime:
         backend = load_nli_backend(args.backend, **{**options, "runtime": args.runtime})
     report["runtime"] = getattr(backend, "runtime", None)
-    calibration = read_calibration(model_dir)
+    calibration = read_calibration_file((args.fit and args.calibration_out) or model_dir / CALIBRATION_FILE)
     report["calibration"] = calibration
     only = set(args.only.split(",")) if args.only else None
     samples = {k: int(v) for k, v in (item.rsplit("=", 1) for item in args.sample)}
@@ -188,6 +199,24 @@ def main(argv=None) -> int:
     else:
         print(markdown(report))
     return 0
+
+
+def partial_fit_refusal(backend_name: str, calibration_out: Path | None) -> str | None:
+    """Why a fit on part of the dev sets (--limit) may not be written where it is, or None. A calibration fitted on a
+    partial dev set must never become the one a backend reads: the shipped verifier's, or the model directory's the
+    fit would otherwise overwrite."""
+    from controlplane.nli.shipped import VERIFIER_DIR, verifier_dir
+
+    kind, _, path = backend_name.partition(":")
+    model_dir = Path(path) if path else verifier_dir() if kind == "shipped" else None
+    read_by_backends = {d.resolve() / CALIBRATION_FILE for d in (VERIFIER_DIR, verifier_dir(), model_dir) if d}
+    if calibration_out is None:
+        return ("--fit with --limit fits on part of the dev sets: it will not overwrite the model's calibration.json; "
+                "name another file with --calibration-out FILE, or drop --limit")
+    if calibration_out.resolve() in read_by_backends:
+        return (f"--calibration-out {calibration_out} is a calibration a backend reads; a fit on part of the dev sets "
+                "(--limit) must be written elsewhere")
+    return None
 
 
 def check_precision(backend_name: str, options: dict, calibration: dict, dev_metrics: dict,

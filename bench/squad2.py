@@ -109,10 +109,18 @@ def _encode(texts: list[str]) -> np.ndarray:
                                show_progress_bar=False)
 
 
-def question_table(questions: Sequence[Question], verifier: Any | None = None) -> list[dict[str, Any]]:
+# Questions whose (sentence, question) rows go to the verifier in one logits call: it sorts the rows by length and
+# batches them, so a call over many questions pads less and runs fewer, fuller batches than one call per question.
+VERIFIER_QUESTIONS_PER_CALL = 64
+
+
+def question_table(questions: Sequence[Question], verifier: Any | None = None,
+                   questions_per_call: int = VERIFIER_QUESTIONS_PER_CALL) -> list[dict[str, Any]]:
     """Per question: its sentences' LEXICAL_FEATURES (then VERIFIER_FEATURES, when a verifier is given), and which
-    sentences hold a gold answer (by offset)."""
-    from controlplane.answerability import lexical_features, verifier_features
+    sentences hold a gold answer (by offset). The verifier scores ``questions_per_call`` questions' sentences at a
+    time (1: one call per question, as before; the values differ only by the verifier's batch noise, see
+    answerability.verifier_features_of_many)."""
+    from controlplane.answerability import lexical_features, verifier_features_of_many
 
     contexts = sorted({q.context for q in questions})
     sentences = {c: _sentences(c) for c in contexts}
@@ -129,12 +137,17 @@ def question_table(questions: Sequence[Question], verifier: Any | None = None) -
         if not sents:
             continue
         feats = lexical_features(q.question, [s for s, _, _ in sents], s_vecs[q.context] @ q_vec, q.context)
-        if verifier is not None:
-            feats = np.hstack([feats, verifier_features(verifier, q.question, [s for s, _, _ in sents])])
         holds = np.array([(not q.impossible) and any(start <= a < end for a in q.answer_starts)
                           for _, start, end in sents])
         contains = np.array([(not q.impossible) and any(ans in s for ans in q.answers) for s, _, _ in sents])
         table.append({"q": q, "x": feats, "y": holds.astype(float), "contains": contains})
+    if verifier is not None:
+        for start in range(0, len(table), max(1, questions_per_call)):
+            chunk = table[start: start + max(1, questions_per_call)]
+            logits = verifier_features_of_many(verifier, [(row["q"].question, [s for s, _, _ in sentences[row["q"].context]])
+                                                          for row in chunk])
+            for row, rows_logits in zip(chunk, logits):
+                row["x"] = np.hstack([row["x"], rows_logits])
     return table
 
 

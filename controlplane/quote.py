@@ -193,10 +193,12 @@ def _answerability_per_item(scorer: Any, question: str, sentences: Sequence[Cand
     groups: dict[str, list[int]] = {}
     for index, candidate in enumerate(sentences):
         groups.setdefault(candidate.evidence_id, []).append(index)
-    for evidence_id, indices in groups.items():
-        rows = np.asarray(indices)
-        scores[rows] = scorer.score(question, [read[i] for i in indices], q_vec, s_vecs[rows],
-                                    texts.get(evidence_id, ""))
+    indices = [np.asarray(rows) for rows in groups.values()]
+    # One verifier call for every item's sentences (not one per item); the features and scores stay per item.
+    per_item = scorer.score_groups(question, [([read[i] for i in rows], s_vecs[rows], texts.get(evidence_id, ""))
+                                              for evidence_id, rows in zip(groups, indices)], q_vec)
+    for rows, item_scores in zip(indices, per_item):
+        scores[rows] = item_scores
     return scores
 
 

@@ -122,12 +122,18 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
 def _matching_patterns(patterns: Sequence[str], texts: Sequence[str]) -> tuple[str, ...]:
     """The patterns (in their order) that match one of ``texts``. Most messages match none: one search of them all
     says so, instead of one search per pattern."""
-    if not patterns:
-        return ()
-    joined = _joined_pattern(tuple(patterns))
-    if joined is not None and not any(joined.search(text) for text in texts):
+    if _none_match(patterns, texts):
         return ()
     return tuple(p for p in patterns if any(_pattern(p).search(text) for text in texts))
+
+
+def _none_match(patterns: Sequence[str], texts: Sequence[str]) -> bool:
+    """True when there are no ``patterns``, or one search of them joined says that none matches any of ``texts``.
+    False means "may match": search them one by one (also when they cannot be joined, see _joined_pattern)."""
+    if not patterns:
+        return True
+    joined = _joined_pattern(tuple(patterns))
+    return joined is not None and not any(joined.search(text) for text in texts)
 
 
 # A backreference or a conditional counts groups, and the joined pattern numbers them differently: such a list is
@@ -261,10 +267,7 @@ def realtime_keywords(text: str, policy: PolicyBundle) -> tuple[str, ...]:
     """EBOM real-time query handling: the detection keywords (router.realtime_keywords) found in the message, as
     written, lower-cased, in order of first appearance."""
     patterns = policy.router.realtime_keywords
-    if not patterns:
-        return ()
-    joined = _joined_pattern(tuple(patterns))
-    if joined is not None and joined.search(text) is None:
+    if _none_match(patterns, (text,)):
         return ()
     found = [m.group(0).lower() for p in patterns for m in _pattern(p).finditer(text)]
     return tuple(dict.fromkeys(found))

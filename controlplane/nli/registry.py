@@ -1,5 +1,9 @@
 """NLI backends by name. Built-ins: ``shipped`` (the trained verifier), ``transformers:PATH`` (any local
 cross-encoder directory, torch fp32), ``onnx:PATH`` (the same directory's int8 ONNX file on ONNX Runtime). Plugins add more through the pluggy hook ``controlplane_nli_backends`` (entry-point group ``controlplane``).
+
+``shipped`` loads once per resolved set of options (:func:`controlplane.nli.shipped.load_shipped`): the gates and the
+answerability scorer share one instance. ``fresh=True`` asks the built-ins for an instance of one's own (for code
+that changes a backend's attributes); ``transformers:`` and ``onnx:`` always build a new one.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ def _make_transformers(path: str | None = None, **options: Any):
 
     if not path:
         raise ConfigurationError(f"{BACKEND_SETTING}: use transformers:PATH with PATH a local model directory")
+    options.pop("fresh", None)  # always a new instance
     return TransformersNliBackend(path, setting=f"{BACKEND_SETTING} transformers:{path}", **options)
 
 
@@ -29,6 +34,7 @@ def _make_onnx(path: str | None = None, **options: Any):
     if not path:
         raise ConfigurationError(f"{BACKEND_SETTING}: use onnx:PATH with PATH a model directory holding model.int8.onnx")
     options.pop("runtime", None)
+    options.pop("fresh", None)  # always a new instance
     return OnnxNliBackend(path, setting=f"{BACKEND_SETTING} onnx:{path}", **options)
 
 

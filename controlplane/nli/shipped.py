@@ -3,8 +3,11 @@ temperature and threshold fitted on dev splits (``calibration.json``)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +31,14 @@ def verifier_dir() -> Path:
     return Path(env) if env else VERIFIER_DIR
 
 
+CALIBRATION_FILE = "calibration.json"
+
+
 def read_calibration(model_dir: Path, *, setting: str = SETTING) -> dict[str, Any]:
-    path = model_dir / "calibration.json"
+    return read_calibration_file(model_dir / CALIBRATION_FILE, setting=setting)
+
+
+def read_calibration_file(path: Path, *, setting: str = SETTING) -> dict[str, Any]:
     if not path.is_file():
         return {"temperature": 1.0, "threshold": 0.5, "fitted": False}
     try:
@@ -98,7 +107,18 @@ def choose_runtime(model_dir: Path, calibration: dict[str, Any], runtime: str | 
     return "torch"
 
 
-def load_shipped(**options: Any):
+# One copy of each loaded verifier: the gates (through the registry) and the answerability scorer ask for the shipped
+# verifier separately, and two instances of the same weights would cost the memory and load time twice. Weak values: a
+# backend lives as long as someone holds it (a benchmark that walks through max_length values does not keep them all).
+_LOADED: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+_LOADING = threading.Lock()
+
+
+def load_shipped(*, fresh: bool = False, **options: Any):
+    """The shipped verifier with ``options`` (model_dir, runtime, threads, max_length, batch_size, max_windows, ...).
+    Loads that resolve to the same options -- defaults, the runtime ``auto`` picks and the calibration file's content
+    filled in -- return the same object while it is held anywhere. ``fresh=True`` builds an unshared instance: for
+    code that changes a backend's attributes, which would otherwise change them for every holder."""
     from controlplane.nli.onnx_backend import OnnxNliBackend
     from controlplane.nli.transformers_backend import TransformersNliBackend
 
@@ -115,8 +135,37 @@ def load_shipped(**options: Any):
     backend_class = OnnxNliBackend if runtime == "onnx-int8" else TransformersNliBackend
     if runtime == "torch-bf16":
         options["precision"] = "bf16"
-    return backend_class(model_dir, name="shipped", setting=SETTING,
-                         extra_metadata={"threshold": gate_floor(calibration), "calibration": calibration}, **options)
+
+    def build():
+        return backend_class(model_dir, name="shipped", setting=SETTING,
+                             extra_metadata={"threshold": gate_floor(calibration), "calibration": calibration}, **options)
+
+    if fresh:
+        return build()
+    key = _resolved_key(model_dir, calibration, runtime, options)
+    with _LOADING:  # two threads asking at once get one instance, not two
+        backend = _LOADED.get(key)
+        if backend is None:
+            backend = build()
+            _LOADED[key] = backend
+        return backend
+
+
+def _resolved_key(model_dir: Path, calibration: dict[str, Any], runtime: str, options: dict[str, Any]) -> str:
+    """What decides the loaded backend: the model directory, its calibration as read, the runtime, and every
+    constructor option with its default filled in (threads and the device as the environment resolves them), so
+    that an option left out and the same option given explicitly are the same load."""
+    from controlplane.nli.onnx_backend import ONNX_INT8_FILE
+    from controlplane.nli.transformers_backend import TransformersNliBackend, default_threads
+
+    parameters = inspect.signature(TransformersNliBackend.__init__).parameters
+    resolved = {name: p.default for name, p in parameters.items() if p.default is not inspect.Parameter.empty}
+    if runtime == "onnx-int8":
+        resolved["onnx_file"] = ONNX_INT8_FILE
+    resolved.update(options)
+    resolved["threads"] = resolved.get("threads") or default_threads()
+    resolved["device"] = os.environ.get("CONTROLPLANE_NLI_DEVICE", "cpu")
+    return json.dumps([str(model_dir.resolve()), calibration, runtime, resolved], sort_keys=True, default=repr)
 
 
 def gate_floor(calibration: dict[str, Any]) -> float:

@@ -265,6 +265,36 @@ def test_matching_patterns_finds_what_each_pattern_finds(patterns, text):
     assert _matching_patterns(list(patterns), (text,)) == expected
 
 
+@pytest.mark.parametrize("patterns", [
+    ("asking for a friend", r"hypothetic\w+", "for a (novel|story)"),
+    ("for a (novel|story)", r"(\w+) \1 again"),
+    ("(?i)now", r"\btoday\b"),
+    (),
+])
+@pytest.mark.parametrize("text", ["just asking for a friend", "once once again", "hypothetically, today",
+                                  "for a story now", "nothing here", ""])
+def test_the_joined_prefilter_says_none_match_only_when_none_does(patterns, text):
+    """The one prefilter both pattern searches share: "none match" must be true of every pattern alone; patterns that
+    cannot be joined are never ruled out by it (they are searched one by one); no patterns match nothing."""
+    from controlplane.router import _joined_pattern, _none_match, _pattern
+
+    some_match = any(_pattern(p).search(text) for p in patterns)
+    joinable = not patterns or _joined_pattern(tuple(patterns)) is not None
+    assert _none_match(list(patterns), (text,)) == (joinable and not some_match)
+
+
+@pytest.mark.parametrize("keywords", [("latest", r"\btoday\b", "right now"), (r"(\w+) \1", "now"), ()])
+@pytest.mark.parametrize("text", ["What is the latest price today?", "now now, Today and LATEST", "nothing here", ""])
+def test_realtime_keywords_finds_what_each_keyword_finds(keywords, text):
+    from types import SimpleNamespace
+
+    from controlplane.router import _pattern, realtime_keywords
+
+    policy = SimpleNamespace(router=SimpleNamespace(realtime_keywords=list(keywords)))
+    expected = tuple(dict.fromkeys(m.group(0).lower() for p in keywords for m in _pattern(p).finditer(text)))
+    assert realtime_keywords(text, policy) == expected
+
+
 def test_engineering_prose_is_not_a_finance_document(shipped_policy):
     """The quickstart's own evidence (ADR-011) mentions taxes among business rules and a latency budget. "Budget" is
     an engineering word as often as a money one (latency, error and token budgets), so it is not a finance term: with
