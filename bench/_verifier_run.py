@@ -29,6 +29,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli import evaluate as ev
 from controlplane.nli.export import export_fp16
 from controlplane.nli.train import TrainConfig, train
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=8, help="CPU threads for scoring when no accelerator is used")
     parser.add_argument("--dev-limit", type=int, default=None, help="at most N rows per dev file (smoke runs only)")
     parser.add_argument("--skip-train", action="store_true", help="only score the snapshots already in OUT")
+    parser.add_argument("--head", default="3way", choices=["3way", "2way"], help="the output head (nli train --head)")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                       synthetic_neutral=args.synthetic_neutral, doc_distractor=args.doc_distractor,
                       conjoined=args.conjoined, factcg_repeat=args.factcg_repeat, sentence_sample=0,
                       checkpoint_every=args.checkpoint_every, base_model=args.base_model, device=args.device,
-                      max_seconds=args.max_seconds, **({"data_dir": args.data_dir} if args.data_dir else {}))
+                      max_seconds=args.max_seconds, head=args.head, **({"data_dir": args.data_dir} if args.data_dir else {}))
     if not args.skip_train:
         train(cfg, log=lambda msg: print(msg, flush=True))
 
@@ -84,8 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     for rel, split in ev.DEV_SETS:
         rows += ev.load_rows(EVAL / rel, [split], args.dev_limit)
     report: dict = {"config": {k: v for k, v in vars(args).items()}, "dev_rows": len(rows), "candidates": {}}
-    report["candidates"]["base"] = dev_figures(Path(args.base_model), rows, args.threads)
-    print("base", json.dumps(report["candidates"]["base"]), flush=True)
+    try:
+        report["candidates"]["base"] = dev_figures(Path(args.base_model), rows, args.threads)
+        print("base", json.dumps(report["candidates"]["base"]), flush=True)
+    except ConfigurationError as exc:  # a plain encoder (no NLI head) as the starting point: nothing to score
+        report["base_not_scored"] = str(exc)
     snapshots = sorted((out / "snapshots").glob("step-*"), key=lambda p: int(p.name.split("-")[1]))
     exported = out / "exported"
     for snap in snapshots:
