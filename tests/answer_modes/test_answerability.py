@@ -27,6 +27,7 @@ from controlplane.gates.interfaces import GateServices
 from controlplane.pipeline import Pipeline
 from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.quote import evidence_sentences, rank_candidates, table_row_text
+from tests.standins import RowwiseVerifier
 
 ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. The team sits in Lyon."
 RETENTION = """# Data retention
@@ -223,25 +224,6 @@ OTHER_ITEMS = [
 ]
 
 
-class _RowwiseVerifier:
-    """Logits that are a function of each (premise, hypothesis) row alone, whatever else is in the call: what a
-    verifier free of batch noise would return. Counts its calls."""
-
-    name = "rowwise"
-
-    def __init__(self) -> None:
-        self.label_index = {"entailment": 0, "neutral": 1, "contradiction": 2}
-        self.calls = 0
-
-    def logits(self, rows):
-        self.calls += 1
-        out = []
-        for premise, hypothesis in rows:
-            shared = len(set(premise.lower().split()) & set(hypothesis.lower().split()))
-            out.append([shared - 1.5, 0.1 * len(premise.split()) - 1.0, 1.0 - 0.3 * shared])
-        return out
-
-
 def _groups(question: str, texts: list[str], rng: np.random.Generator):
     from controlplane.contracts.text import sentence_texts
 
@@ -261,10 +243,10 @@ def test_the_items_of_a_question_are_scored_with_one_verifier_call_and_the_same_
     scorer = shipped_scorer()
     question = "When does the Orion project ship?"
     q_vec, groups = _groups(question, [ORION, *OTHER_ITEMS, ""], np.random.default_rng(15))
-    per_item_verifier = _RowwiseVerifier()
+    per_item_verifier = RowwiseVerifier()
     per_item = [scorer.score(question, s, q_vec, v, text, verifier_features(per_item_verifier, question, s))
                 for s, v, text in groups]
-    batched_verifier = _RowwiseVerifier()
+    batched_verifier = RowwiseVerifier()
     batched = scorer.score_groups(question, groups, q_vec, verifier=batched_verifier)
     assert (per_item_verifier.calls, batched_verifier.calls) == (len(groups) - 1, 1)  # the empty item: no call
     assert [len(scores) for scores in batched] == [len(s) for s, _, _ in groups] and len(batched[-1]) == 0

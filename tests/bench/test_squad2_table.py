@@ -8,6 +8,7 @@ import hashlib
 import numpy as np
 
 from bench import squad2
+from tests.standins import RowwiseVerifier
 
 PARAGRAPHS = [
     "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. The team sits in Lyon.",
@@ -24,23 +25,11 @@ def _vector(text: str) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-class _RowwiseVerifier:
-    name = "rowwise"
-
-    def __init__(self) -> None:
-        self.label_index = {"entailment": 0, "neutral": 1, "contradiction": 2}
-        self.calls = 0
-
-    def logits(self, rows):
-        self.calls += 1
-        return [[len(set(p.split()) & set(h.split())) - 1.0, len(p) / 50, -len(h) / 40] for p, h in rows]
-
-
 def test_batching_the_verifier_over_questions_keeps_the_table(monkeypatch):
     monkeypatch.setattr(squad2, "_encode", lambda texts: np.stack([_vector(t) for t in texts]))
     questions = [squad2.Question(f"q{i}", "T", PARAGRAPHS[i % 3], question, ("2027",), (31,), i % 2 == 1)
                  for i, question in enumerate(QUESTIONS * 3)]
-    one_each, batched = _RowwiseVerifier(), _RowwiseVerifier()
+    one_each, batched = RowwiseVerifier(), RowwiseVerifier()
     before = squad2.question_table(questions, one_each, questions_per_call=1)
     after = squad2.question_table(questions, batched, questions_per_call=4)
     assert (one_each.calls, batched.calls) == (15, 4)

@@ -38,7 +38,7 @@ def test_threads_scoring_at_once_get_the_scores_one_thread_gets():
                 shift = (offset + round_) % len(PAIRS)
                 results.append(scores[len(PAIRS) - shift:] + scores[:len(PAIRS) - shift])
                 backend.logits([(p, h) for p, h in pairs[:2]])
-        except BaseException as exc:  # noqa: BLE001 - the test reports whatever a thread raised
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
