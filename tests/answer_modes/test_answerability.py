@@ -133,6 +133,7 @@ def test_a_swapped_entity_or_added_negation_lowers_answerability():
     assert best("When does the Apollo project ship?") < answerable - 0.2
 
 
+@pytest.mark.models  # MiniLM and the shipped verifier
 def test_each_evidence_item_is_scored_as_the_only_evidence():
     """The scorer was trained on one paragraph per question: another retrieved chunk that shares the question's words
     must not move the scores of this item's sentences (it did when the features read the whole pack)."""
