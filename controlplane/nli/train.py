@@ -263,7 +263,7 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     model = AutoModelForSequenceClassification.from_pretrained(
         load_from, num_labels=len(head_labels), id2label=dict(enumerate(head_labels)),
         label2id={name: i for i, name in enumerate(head_labels)}, local_files_only=True,
-        ignore_mismatched_sizes=len(head_labels) != 3,  # a 3-way base gets a new 2-way head
+        ignore_mismatched_sizes=True,  # a base with the other head (3-way vs 2-way) gets a new one of this run's size
     ).float().to(device)  # the shipped verifier is stored in fp16; train in fp32 (bf16 autocast on cuda)
     model.config.problem_type = "single_label_classification"
 
