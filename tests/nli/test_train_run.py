@@ -71,3 +71,10 @@ def test_a_two_way_run_gives_a_model_the_backend_reads_as_entailed_or_not(tmp_pa
     assert backend.label_index == {"entailment": 0, "neutral": 1}
     score = backend.score([("The sky is blue.", "The sky is blue.")])[0]
     assert score.contradiction == 0.0 and abs(score.entailment + score.neutral - 1.0) < 1e-6
+    # and back: a 3-way run from that 2-way model gets a new 3-way head (no size-mismatch error)
+    again = TrainConfig(out=str(tmp_path / "run3"), sources=("fm2",), data_dir=str(tmp_path), synthetic_neutral=0,
+                        batch_size=4, max_length=32, max_steps=1, checkpoint_every=1000, base_model=str(final),
+                        log_every=1000)
+    three = train(again, log=lambda _msg: None)
+    assert json.loads((three / "config.json").read_text())["id2label"] == {"0": "entailment", "1": "neutral",
+                                                                          "2": "contradiction"}
