@@ -123,9 +123,11 @@ class TransformersNliBackend:
         flat: list[tuple[str, str]] = []
         spans: list[ChunkedPair] = []
         tok = self.tokenizer
-        for premise, hypothesis in pairs:
-            premise = premise or ""
-            hyp_ids = tok(hypothesis, add_special_tokens=False)["input_ids"]
+        # Word-pieces of every hypothesis and premise in two tokenizer calls, not two per pair (the same ids).
+        texts = [(premise or "", hypothesis) for premise, hypothesis in pairs]
+        all_hyp_ids = tok([h for _, h in texts], add_special_tokens=False)["input_ids"] if texts else []
+        premise_lengths = [len(ids) for ids in tok([p for p, _ in texts], add_special_tokens=False)["input_ids"]] if texts else []
+        for (premise, hypothesis), hyp_ids, prem_len in zip(texts, all_hyp_ids, premise_lengths, strict=True):
             if len(hyp_ids) > self._hypothesis_budget():
                 hyp_ids = hyp_ids[: self._hypothesis_budget()]
                 hypothesis = tok.decode(hyp_ids)
@@ -137,7 +139,6 @@ class TransformersNliBackend:
             if not premise.strip():  # no evidence entails nothing: no window, scored as neutral 1.0
                 spans.append(ChunkedPair(start, start))
                 continue
-            prem_len = len(tok(premise, add_special_tokens=False)["input_ids"])
             if prem_len <= budget:
                 flat.append((premise, hypothesis))
             else:

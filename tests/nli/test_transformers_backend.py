@@ -158,3 +158,22 @@ def test_a_batch_holds_at_most_batch_tokens_padded_tokens(tiny_dir):
     assert wide.metadata()["batch_tokens"] == 256
     with pytest.raises(ConfigurationError, match="batch_tokens"):
         load_nli_backend(f"transformers:{tiny_dir}", batch_tokens=0)
+
+
+def test_chunking_many_pairs_at_once_gives_what_each_pair_gives_alone(tiny_dir):
+    """chunk_pairs tokenizes every premise and hypothesis in two calls: the windows and spans are those of the pairs
+    chunked one at a time (long premise, long hypothesis, empty and missing premise included)."""
+    backend = load_nli_backend(f"transformers:{tiny_dir}", max_length=24, max_windows=None)
+    long_premise = " ".join(["the cat sat on the mat .", "the dog ran in the park .", "the sky is blue ."] * 6)
+    pairs = [("the cat sat .", "the cat sat ."), (long_premise, "a dog ran ."), ("", "the sky is red ."),
+             (None, "one two ."), ("the sea is big .", " ".join(["the river is small ."] * 8)), ("   ", "a town .")]
+    flat, spans = backend.chunk_pairs(pairs)
+    alone_flat: list[tuple[str, str]] = []
+    alone_spans = []
+    for pair in pairs:
+        rows, (span,) = backend.chunk_pairs([pair])
+        alone_spans.append((len(alone_flat) + span.start, len(alone_flat) + span.stop))
+        alone_flat += rows
+    assert flat == alone_flat
+    assert [(s.start, s.stop) for s in spans] == alone_spans
+    assert spans[1].stop - spans[1].start > 1 and spans[2].start == spans[2].stop
