@@ -30,6 +30,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from controlplane.nli import evaluate as ev
 from controlplane.nli.registry import load_nli_backend
 from controlplane.nli.shipped import native_bf16
+from controlplane.nli.transformers_backend import DEFAULT_BATCH_TOKENS
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -75,6 +76,13 @@ def measure(backend, pairs) -> dict:
             "windows_per_s": round(len(flat) / dt, 1)}
 
 
+def loads_rows(results: list[dict]) -> str:
+    """How many rows each workload's batches held, e.g. "short pairs 32 to a batch, 512-token windows 16"."""
+    first = results[0] if results else {}
+    return (f"short pairs {first.get('short', {}).get('rows_per_batch')} to a batch, 512-token windows "
+            f"{first.get('long', {}).get('rows_per_batch')}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="shipped")
@@ -82,7 +90,9 @@ def main(argv=None) -> int:
     parser.add_argument("--pairs", type=int, default=512, help="short pairs")
     parser.add_argument("--long-pairs", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=32, help="rows per forward batch at most")
+    parser.add_argument("--batch-tokens", type=int, default=DEFAULT_BATCH_TOKENS,
+                        help="padded tokens per forward batch at most (16 windows of 512 at the default)")
     args = parser.parse_args(argv)
     results = []
     loads = None
@@ -90,11 +100,11 @@ def main(argv=None) -> int:
         row: dict = {"backend": args.backend, "runtime": runtime, "threads": args.threads}
         for workload, max_length in (("short", SHORT_TOKENS), ("long", LONG_TOKENS)):
             backend = load_nli_backend(args.backend, runtime=runtime, threads=args.threads, max_length=max_length,
-                                       batch_size=args.batch_size, max_windows=None)
+                                       batch_size=args.batch_size, batch_tokens=args.batch_tokens, max_windows=None)
             if loads is None:
                 loads = {"short": short_pairs(backend.tokenizer, args.pairs),
                          "long": long_pairs(backend.tokenizer, args.long_pairs)}
-            row[workload] = measure(backend, loads[workload])
+            row[workload] = {**measure(backend, loads[workload]), "rows_per_batch": backend.rows_per_batch}
         results.append(row)
     header = f"{'runtime':<12} {'short pairs/s (<=128 tok)':>26} {'512-token windows/s':>20}"
     lines = [header]
@@ -103,6 +113,7 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     load1, load5, _ = os.getloadavg()
     report = {
+        "batching": {"batch_size": args.batch_size, "batch_tokens": args.batch_tokens},
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "native_bf16": native_bf16(),
                     "loadavg_1m_at_end": round(load1, 2),
                     "loadavg_5m_at_end": round(load5, 2),
@@ -114,7 +125,8 @@ def main(argv=None) -> int:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "nli_throughput.json").write_text(json.dumps(report, indent=1) + "\n")
     md = ["# NLI verifier throughput (fp32 and bf16 torch, int8 ONNX Runtime, same run)", "",
-          f"{args.threads} threads, batch {args.batch_size}. Load average at the end: {load1:.2f} (1 min), "
+          f"{args.threads} threads, batches of at most {args.batch_size} rows and {args.batch_tokens} padded tokens "
+          f"({loads_rows(results)}). Load average at the end: {load1:.2f} (1 min), "
           f"{load5:.2f} (5 min) on {os.cpu_count()} cores shared with other jobs. Native bf16 (AMX or AVX512-BF16) "
           f"on this CPU: {'yes' if native_bf16() else 'no'}.", "",
           "| runtime | short pairs/s (<=128 tokens, n) | 512-token windows/s (n) |", "|---|---:|---:|"]
