@@ -18,6 +18,13 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.models
 
 
+def tiny_run(out, data_dir, **options) -> TrainConfig:
+    """A run of a few steps on write_data's rows, from the shipped verifier unless ``base_model`` says otherwise."""
+    return TrainConfig(**{"out": str(out), "sources": ("fm2",), "data_dir": str(data_dir), "synthetic_neutral": 0,
+                          "batch_size": 4, "max_length": 32, "checkpoint_every": 1000, "log_every": 1000,
+                          "base_model": str(verifier_dir()), **options})
+
+
 def test_asking_for_cuda_without_one_is_a_configuration_error():
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
@@ -33,10 +40,7 @@ def test_a_run_out_of_time_stops_at_a_snapshot_and_says_so(tmp_path):
         pytest.skip("the shipped verifier's weights are not in this checkout")
     write_data(tmp_path)
     out = tmp_path / "run"
-    cfg = TrainConfig(out=str(out), sources=("fm2",), data_dir=str(tmp_path), synthetic_neutral=0, batch_size=4,
-                      max_length=32, max_steps=50, checkpoint_every=1000, base_model=str(verifier_dir()),
-                      max_seconds=1e-9, log_every=1000)
-    train(cfg, log=lambda _msg: None)
+    train(tiny_run(out, tmp_path, max_steps=50, max_seconds=1e-9), log=lambda _msg: None)
     summary = json.loads((out / "train_summary.json").read_text())
     assert summary["steps"] == 1 and summary["stopped_by_time"] is True
     assert (out / "snapshots" / "step-1" / "config.json").is_file()
@@ -59,10 +63,7 @@ def test_a_two_way_run_gives_a_model_the_backend_reads_as_entailed_or_not(tmp_pa
         pytest.skip("the shipped verifier's weights are not in this checkout")
     write_data(tmp_path)
     out = tmp_path / "run"
-    cfg = TrainConfig(out=str(out), sources=("fm2",), data_dir=str(tmp_path), synthetic_neutral=0, batch_size=4,
-                      max_length=32, max_steps=2, checkpoint_every=1000, base_model=str(verifier_dir()),
-                      log_every=1000, head="2way")
-    final = train(cfg, log=lambda _msg: None)
+    final = train(tiny_run(out, tmp_path, max_steps=2, head="2way"), log=lambda _msg: None)
     config = json.loads((final / "config.json").read_text())
     assert config["id2label"] == {"0": "entailment", "1": "not_entailment"}
     summary = json.loads((out / "train_summary.json").read_text())
@@ -72,9 +73,6 @@ def test_a_two_way_run_gives_a_model_the_backend_reads_as_entailed_or_not(tmp_pa
     score = backend.score([("The sky is blue.", "The sky is blue.")])[0]
     assert score.contradiction == 0.0 and abs(score.entailment + score.neutral - 1.0) < 1e-6
     # and back: a 3-way run from that 2-way model gets a new 3-way head (no size-mismatch error)
-    again = TrainConfig(out=str(tmp_path / "run3"), sources=("fm2",), data_dir=str(tmp_path), synthetic_neutral=0,
-                        batch_size=4, max_length=32, max_steps=1, checkpoint_every=1000, base_model=str(final),
-                        log_every=1000)
-    three = train(again, log=lambda _msg: None)
+    three = train(tiny_run(tmp_path / "run3", tmp_path, max_steps=1, base_model=str(final)), log=lambda _msg: None)
     assert json.loads((three / "config.json").read_text())["id2label"] == {"0": "entailment", "1": "neutral",
                                                                           "2": "contradiction"}
