@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,11 @@ class TransformersNliBackend:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         self.threads = threads or default_threads()
+        # One loaded verifier serves every thread (the gates of concurrent requests, the answerability scorer). The
+        # fast tokenizer keeps its padding / truncation settings between calls, so one thread's "no padding" call
+        # could land inside another's padded batch: tokenizing and the forward pass run one thread at a time (on two
+        # cores a second forward pass at once gains nothing: each already uses both).
+        self._lock = threading.RLock()
         config = self._load_runtime(path, setting)
         self.label_index = label_index_map(config.id2label, setting=f"{setting} ({path})")
         if config.num_labels != len(config.id2label):
@@ -120,6 +126,10 @@ class TransformersNliBackend:
 
     def chunk_pairs(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[ChunkedPair]]:
         """Expand each pair into (window, claim) rows; return the rows and each pair's slice of them."""
+        with self._lock:
+            return self._chunk_pairs(pairs)
+
+    def _chunk_pairs(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[ChunkedPair]]:
         flat: list[tuple[str, str]] = []
         spans: list[ChunkedPair] = []
         tok = self.tokenizer
@@ -170,7 +180,7 @@ class TransformersNliBackend:
         order = sorted(range(len(rows)), key=lambda i: len(rows[i][0]) + len(rows[i][1]))
         out: list[list[float] | None] = [None] * len(rows)
         step = self.rows_per_batch
-        if rows:
+        with self._lock:
             for s in range(0, len(order), step):
                 idx = order[s:s + step]
                 values = self._forward([rows[i] for i in idx])
