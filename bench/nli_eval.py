@@ -28,7 +28,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from controlplane.nli import evaluate as ev
 from controlplane.nli.registry import load_nli_backend
-from controlplane.nli.shipped import CALIBRATION_FILE
+from controlplane.nli.shipped import CALIBRATION_FILE, RUNTIMES
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -84,8 +84,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default=None, help="comma-separated test names to run (default all)")
     parser.add_argument("--sample", action="append", default=[], metavar="NAME=N",
                         help="score a deterministic subsample of N rows of test NAME (smallest sha256(id))")
-    parser.add_argument("--runtime", default=None, choices=["auto", "torch", "torch-bf16", "onnx-int8"],
-                        help="shipped verifier runtime for the test sets (default: what calibration.json names)")
+    parser.add_argument("--runtime", default=None, choices=RUNTIMES,
+                        help="shipped verifier runtime for the test sets (default: auto, the loader's choice from "
+                             "calibration.json's precision checks and this CPU)")
     parser.add_argument("--check-precision", action="store_true",
                         help="with --fit: also score dev with the bf16 and int8 runtimes under the fp32 calibration; "
                              "one becomes the default when its dev balanced accuracy is within 0.5 points of fp32")
@@ -222,8 +223,9 @@ def partial_fit_refusal(backend_name: str, calibration_out: Path | None) -> str 
 def check_precision(backend_name: str, options: dict, calibration: dict, dev_metrics: dict,
                     limit: int | None) -> None:
     """Score dev with each reduced-precision runtime (bf16 torch, int8 ONNX Runtime) under the fp32 calibration and
-    record the difference in calibration["precision_checks"]. ``default_runtime`` names the first one within 0.5 dev
-    BAcc points of fp32; the loader uses it where the hardware serves it (controlplane.nli.shipped.choose_runtime)."""
+    record the difference in calibration["precision_checks"], which the loader reads
+    (controlplane.nli.shipped.choose_runtime: the first one within the rule that the machine serves).
+    ``default_runtime`` is only a record for the reader: the first one within the rule, hardware aside."""
     from controlplane.nli.shipped import PRECISION_RULE_POINTS, REDUCED_PRECISION_RUNTIMES, within_rule
 
     checks = {}
