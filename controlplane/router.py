@@ -175,11 +175,17 @@ class _DomainLexicons:
                                {term: tuple(domains) for term, domains in domains_of.items()})
 
 
-@memo_by_text
-def _message_words(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The distinct words of one reading of a message: as a set, and sorted (for ``word*`` prefixes)."""
+def _distinct_words(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The distinct words of ``text``: as a set, and sorted (for ``word*`` prefixes); what _LexiconIndex.terms_in
+    takes."""
     distinct = frozenset(_EVIDENCE_WORD.findall(text))
     return distinct, tuple(sorted(distinct))
+
+
+@memo_by_text
+def _message_words(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The distinct words of one reading of a message (see _distinct_words)."""
+    return _distinct_words(text)
 
 
 @dataclass(frozen=True)
@@ -359,15 +365,10 @@ def route(message: str, policy: PolicyBundle) -> ModeDecision:
 _EVIDENCE_WORD = re.compile(r"\w+")
 
 
-def _terms_in(lexicon: Sequence[str], words: Sequence[str], text: str) -> list[str]:
-    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``), in the lexicon's order.
-    Evidence can be long (up to budgets.max_evidence_chars), so plain words and ``word*`` prefixes are looked up in
-    its sorted word list ``words``; only terms with spaces or other wildcards are searched for."""
-    return _lexicon_terms_in(lexicon, (frozenset(words), tuple(words)), text)
-
-
 def _lexicon_terms_in(lexicon: Sequence[str], words: tuple[frozenset[str], tuple[str, ...]], text: str) -> list[str]:
-    """``_terms_in`` given the text's words as ``_LexiconIndex.terms_in`` takes them (a set and sorted)."""
+    """The lexicon terms that occur in ``text`` (the same matches as ``_term_regex``), in the lexicon's order, given
+    the text's words (_distinct_words). Evidence can be long (up to budgets.max_evidence_chars), so plain words and
+    ``word*`` prefixes are looked up in its words; only terms with spaces or other wildcards are searched for."""
     found = _LexiconIndex.of(tuple(lexicon)).terms_in(text, words)
     return [term for term in lexicon if term in found]
 
@@ -377,8 +378,7 @@ def _evidence_words(text: str) -> tuple[str, tuple[frozenset[str], tuple[str, ..
     """The evidence text as matched (normalised, lower case) and its distinct words, as a set and sorted: the same
     evidence comes with request after request, so it is read once."""
     joined = normalize_text(text).lower()
-    distinct = frozenset(_EVIDENCE_WORD.findall(joined))
-    return joined, (distinct, tuple(sorted(distinct)))
+    return joined, _distinct_words(joined)
 
 
 def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], policy: PolicyBundle) -> ModeDecision:

@@ -209,12 +209,13 @@ def test_following_the_evidence_never_lowers_rigor(shipped_policy):
 def test_evidence_term_lookup_matches_the_routers_term_regex(shipped_policy, text):
     """follow_evidence looks terms up in the evidence's word list (long evidence); it must find exactly what the
     router's per-term regex finds."""
-    from controlplane.router import _EVIDENCE_WORD, _term_regex, _terms_in
+    from controlplane.router import _evidence_words, _lexicon_terms_in, _term_regex
 
-    joined = normalize_text(text).lower()
-    words = sorted(set(_EVIDENCE_WORD.findall(joined)))
+    joined, words = _evidence_words(text)
+    assert joined == normalize_text(text).lower()
     for domain in shipped_policy.bundle.domains.values():
-        assert _terms_in(domain.lexicon, words, joined) == [t for t in domain.lexicon if _term_regex(t).search(joined)]
+        assert _lexicon_terms_in(domain.lexicon, words, joined) == [t for t in domain.lexicon
+                                                                    if _term_regex(t).search(joined)]
 
 
 @pytest.mark.parametrize("text", [
