@@ -32,7 +32,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli import evaluate as ev
 from controlplane.nli.export import export_fp16
-from controlplane.nli.train import TrainConfig, train
+from controlplane.nli.train import TrainConfig, parse_layers, train
 from controlplane.nli.transformers_backend import TransformersNliBackend
 
 EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dev-limit", type=int, default=None, help="at most N rows per dev file (smoke runs only)")
     parser.add_argument("--skip-train", action="store_true", help="only score the snapshots already in OUT")
     parser.add_argument("--head", default="3way", choices=["3way", "2way"], help="the output head (nli train --head)")
+    parser.add_argument("--keep-layers", default="", help="a shallower student: the base's layers to keep, e.g. 0,2,4,5")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -78,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                       synthetic_neutral=args.synthetic_neutral, doc_distractor=args.doc_distractor,
                       conjoined=args.conjoined, factcg_repeat=args.factcg_repeat, sentence_sample=0,
                       checkpoint_every=args.checkpoint_every, base_model=args.base_model, device=args.device,
-                      max_seconds=args.max_seconds, head=args.head, **({"data_dir": args.data_dir} if args.data_dir else {}))
+                      max_seconds=args.max_seconds, head=args.head, threads=args.threads,
+                      keep_layers=parse_layers(args.keep_layers),
+                      **({"data_dir": args.data_dir} if args.data_dir else {}))
     if not args.skip_train:
         train(cfg, log=lambda msg: print(msg, flush=True))
 

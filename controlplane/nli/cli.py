@@ -48,11 +48,13 @@ def nli_group() -> None:
               help="Where to train: cpu, or cuda (bf16 autocast) when an accelerator is at hand.")
 @click.option("--head", default="3way", show_default=True, type=click.Choice(["3way", "2way"]),
               help="3way: entailment / neutral / contradiction; 2way: entailment / not_entailment (no P(contradicted)).")
+@click.option("--keep-layers", default="", show_default=False,
+              help="Train a shallower student: keep only these layers of the base model, e.g. 0,2,4,5 (default: all).")
 @click.option("--resume", is_flag=True, help="Continue from OUT/checkpoint.")
 def train_command(out, seed, max_steps, max_length, batch_size, learning_rate, warmup_steps, sources,
-                  synthetic_neutral, doc_distractor, conjoined, factcg_repeat, sentence_sample, threads, checkpoint_every, data_dir, base_model, freeze_embeddings, freeze_layers, device, head, resume) -> None:
+                  synthetic_neutral, doc_distractor, conjoined, factcg_repeat, sentence_sample, threads, checkpoint_every, data_dir, base_model, freeze_embeddings, freeze_layers, device, head, keep_layers, resume) -> None:
     """Fine-tune all-MiniLM-L6-v2 as a 3-way NLI cross-encoder (fixed seed, deterministic data order)."""
-    from controlplane.nli.train import DEFAULT_DATA_DIR, TrainConfig, train
+    from controlplane.nli.train import DEFAULT_DATA_DIR, TrainConfig, parse_layers, train
 
     cfg = TrainConfig(out=out, seed=seed, max_steps=max_steps, max_length=max_length, batch_size=batch_size,
                       learning_rate=learning_rate, warmup_steps=warmup_steps,
@@ -60,7 +62,8 @@ def train_command(out, seed, max_steps, max_length, batch_size, learning_rate, w
                       synthetic_neutral=synthetic_neutral, doc_distractor=doc_distractor, conjoined=conjoined,
                       factcg_repeat=factcg_repeat, sentence_sample=sentence_sample, threads=threads, checkpoint_every=checkpoint_every,
                       data_dir=data_dir or str(DEFAULT_DATA_DIR), base_model=base_model,
-                      freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, device=device, head=head)
+                      freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, device=device, head=head,
+                      keep_layers=parse_layers(keep_layers))
     final = train(cfg, resume=resume, log=lambda msg: click.echo(msg, err=False) or sys.stdout.flush())
     click.echo(f"final model: {final}")
 

@@ -18,6 +18,7 @@ import os
 import random
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,9 @@ class TrainConfig:
     sentence_sample: int = 0  # keep only this many sentence-level rows as examples (0 = all); all still feed the documents
     freeze_embeddings: bool = True  # word-piece embeddings stay as pre-trained: ~half the parameters, less CPU per step
     freeze_layers: int = 0  # the lowest N transformer layers stay as loaded (no backward through them: faster on CPU)
+    # A shallower student of the base: only these transformer layers (indices into the base's, in order) are kept
+    # before training, e.g. (0, 2, 4, 5) makes a 4-layer model of a 6-layer verifier (empty = every layer).
+    keep_layers: tuple[int, ...] = ()
     keep_snapshots: bool = True  # a copy of the model at every checkpoint (OUT/snapshots/step-N), for choosing by dev score
     checkpoint_every: int = 100
     log_every: int = 20
@@ -266,6 +270,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
         ignore_mismatched_sizes=True,  # a base with the other head (3-way vs 2-way) gets a new one of this run's size
     ).float().to(device)  # the shipped verifier is stored in fp16; train in fp32 (bf16 autocast on cuda)
     model.config.problem_type = "single_label_classification"
+    if cfg.keep_layers and load_from == base:  # a resumed checkpoint is already the student
+        keep_only_layers(model, cfg.keep_layers)
 
     # Bucketing uses character lengths (no up-front tokenisation of the whole set); each batch is tokenised when used.
     labels = [training_target(r["label"], cfg.head) for r in train_rows]
@@ -353,6 +359,25 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     (out / "train_summary.json").write_text(json.dumps(summary, indent=1))
     log(json.dumps(summary))
     return final
+
+
+def parse_layers(text: str) -> tuple[int, ...]:
+    """"0,2,4,5" -> (0, 2, 4, 5); "" -> () (every layer)."""
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ConfigurationError(f"--keep-layers {text!r}: give comma-separated layer indices, e.g. 0,2,4,5") from None
+
+
+def keep_only_layers(model, keep: Sequence[int]) -> None:
+    """Cut a BERT-style model down to the transformer layers ``keep`` (in that order), in place: the start of a
+    shallower, faster student that then trains on the same data (issue 11: a smaller encoder for CPU throughput)."""
+    layers = model.base_model.encoder.layer
+    if not keep or len(set(keep)) != len(keep) or any(not 0 <= i < len(layers) for i in keep):
+        raise ConfigurationError(f"--keep-layers {','.join(map(str, keep))}: give distinct layer indices of the base "
+                                 f"model, 0 to {len(layers) - 1}")
+    model.base_model.encoder.layer = type(layers)([layers[i] for i in keep])
+    model.config.num_hidden_layers = len(keep)
 
 
 def resolve_device(requested: str, torch) -> str:

@@ -9,7 +9,15 @@ import pytest
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.nli.doclevel import BINARY_NEGATIVE
 from controlplane.nli.shipped import verifier_dir
-from controlplane.nli.train import NOT_ENTAILED_ID, TrainConfig, resolve_device, train, training_target
+from controlplane.nli.train import (
+    NOT_ENTAILED_ID,
+    TrainConfig,
+    keep_only_layers,
+    parse_layers,
+    resolve_device,
+    train,
+    training_target,
+)
 from controlplane.nli.transformers_backend import TransformersNliBackend
 
 from .test_doclevel import write_data
@@ -76,3 +84,44 @@ def test_a_two_way_run_gives_a_model_the_backend_reads_as_entailed_or_not(tmp_pa
     three = train(tiny_run(tmp_path / "run3", tmp_path, max_steps=1, base_model=str(final)), log=lambda _msg: None)
     assert json.loads((three / "config.json").read_text())["id2label"] == {"0": "entailment", "1": "neutral",
                                                                           "2": "contradiction"}
+
+
+def test_layer_lists_parse_and_bad_ones_are_configuration_errors():
+    assert parse_layers("0,2,4,5") == (0, 2, 4, 5)
+    assert parse_layers("") == () and parse_layers(" 1 , 3 ") == (1, 3)
+    with pytest.raises(ConfigurationError, match="--keep-layers 'two'"):
+        parse_layers("two")
+
+
+def test_a_student_keeps_exactly_the_chosen_layers_of_its_base(tmp_path):
+    """keep_only_layers cuts the base to those layers, in that order: each kept layer is the base's, weight for weight."""
+    from transformers import AutoModelForSequenceClassification
+
+    if not (verifier_dir() / "model.safetensors").is_file():
+        pytest.skip("the shipped verifier's weights are not in this checkout")
+    base = AutoModelForSequenceClassification.from_pretrained(verifier_dir())
+    student = AutoModelForSequenceClassification.from_pretrained(verifier_dir())
+    keep_only_layers(student, (0, 2, 5))
+    assert student.config.num_hidden_layers == 3 and len(student.base_model.encoder.layer) == 3
+    for mine, theirs in zip(student.base_model.encoder.layer, (0, 2, 5), strict=True):
+        assert torch.equal(mine.output.dense.weight, base.base_model.encoder.layer[theirs].output.dense.weight)
+    for bad in ((), (0, 0), (6,), (-1,)):
+        with pytest.raises(ConfigurationError, match="--keep-layers"):
+            keep_only_layers(AutoModelForSequenceClassification.from_pretrained(verifier_dir()), bad)
+
+
+def test_a_student_run_trains_saves_and_loads_with_fewer_layers(tmp_path):
+    if not (verifier_dir() / "model.safetensors").is_file():
+        pytest.skip("the shipped verifier's weights are not in this checkout")
+    write_data(tmp_path)
+    out = tmp_path / "run"
+    final = train(tiny_run(out, tmp_path, max_steps=2, keep_layers=(0, 2, 4, 5)), log=lambda _msg: None)
+    assert json.loads((final / "config.json").read_text())["num_hidden_layers"] == 4
+    assert json.loads((out / "train_config.json").read_text())["keep_layers"] == [0, 2, 4, 5]
+    backend = TransformersNliBackend(final, max_length=32)
+    assert len(backend.model.base_model.encoder.layer) == 4
+    score = backend.score([("The sky is blue.", "The sky is blue.")])[0]
+    assert abs(score.entailment + score.neutral + score.contradiction - 1.0) < 1e-6
+    # resuming continues the 4-layer student, it does not cut the checkpoint again
+    resumed = train(tiny_run(out, tmp_path, max_steps=3, keep_layers=(0, 2, 4, 5)), resume=True, log=lambda _msg: None)
+    assert json.loads((resumed / "config.json").read_text())["num_hidden_layers"] == 4
