@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-train", action="store_true", help="only score the snapshots already in OUT")
     parser.add_argument("--head", default="3way", choices=["3way", "2way"], help="the output head (nli train --head)")
     parser.add_argument("--keep-layers", default="", help="a shallower student: the base's layers to keep, e.g. 0,2,4,5")
+    parser.add_argument("--teacher", default="", help="distil from this trained verifier (nli train --teacher)")
+    parser.add_argument("--distill-weight", type=float, default=0.5)
+    parser.add_argument("--distill-temperature", type=float, default=2.0)
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -80,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                       conjoined=args.conjoined, factcg_repeat=args.factcg_repeat, sentence_sample=0,
                       checkpoint_every=args.checkpoint_every, base_model=args.base_model, device=args.device,
                       max_seconds=args.max_seconds, head=args.head, threads=args.threads,
-                      keep_layers=parse_layers(args.keep_layers),
+                      keep_layers=parse_layers(args.keep_layers), teacher_model=args.teacher,
+                      distill_weight=args.distill_weight, distill_temperature=args.distill_temperature,
                       **({"data_dir": args.data_dir} if args.data_dir else {}))
     if not args.skip_train:
         train(cfg, log=lambda msg: print(msg, flush=True))

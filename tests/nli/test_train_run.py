@@ -12,6 +12,7 @@ from controlplane.nli.shipped import verifier_dir
 from controlplane.nli.train import (
     NOT_ENTAILED_ID,
     TrainConfig,
+    distillation_loss,
     keep_only_layers,
     parse_layers,
     resolve_device,
@@ -125,3 +126,32 @@ def test_a_student_run_trains_saves_and_loads_with_fewer_layers(tmp_path):
     # resuming continues the 4-layer student, it does not cut the checkpoint again
     resumed = train(tiny_run(out, tmp_path, max_steps=3, keep_layers=(0, 2, 4, 5)), resume=True, log=lambda _msg: None)
     assert json.loads((resumed / "config.json").read_text())["num_hidden_layers"] == 4
+
+
+def test_the_distillation_loss_is_zero_only_when_the_student_matches_the_teacher():
+    teacher = torch.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 3.0]])
+    assert distillation_loss(teacher.clone(), teacher, 2.0, torch).item() == pytest.approx(0.0, abs=1e-6)
+    apart = distillation_loss(torch.zeros(2, 3), teacher, 2.0, torch).item()
+    assert apart > 0.05
+    closer = distillation_loss(teacher * 0.8, teacher, 2.0, torch).item()
+    assert 0 < closer < apart
+
+
+def test_a_distilled_student_trains_from_its_teacher_and_a_mismatched_teacher_is_refused(tmp_path):
+    if not (verifier_dir() / "model.safetensors").is_file():
+        pytest.skip("the shipped verifier's weights are not in this checkout")
+    write_data(tmp_path)
+    final = train(tiny_run(tmp_path / "run", tmp_path, max_steps=2, keep_layers=(0, 5),
+                           teacher_model=str(verifier_dir()), distill_weight=0.7), log=lambda _msg: None)
+    assert json.loads((final / "config.json").read_text())["num_hidden_layers"] == 2
+    saved = json.loads((tmp_path / "run" / "train_config.json").read_text())
+    assert saved["teacher_model"] == str(verifier_dir()) and saved["distill_weight"] == 0.7
+    with pytest.raises(ConfigurationError, match="--teacher .*not a model directory"):
+        train(tiny_run(tmp_path / "bad", tmp_path, max_steps=1, teacher_model=str(tmp_path)), log=lambda _msg: None)
+    with pytest.raises(ConfigurationError, match="--distill-weight"):
+        train(tiny_run(tmp_path / "bad2", tmp_path, max_steps=1, teacher_model=str(verifier_dir()), distill_weight=2.0),
+              log=lambda _msg: None)
+    # a 3-way teacher cannot teach a 2-way student: the labels differ
+    with pytest.raises(ConfigurationError, match="labels"):
+        train(tiny_run(tmp_path / "bad3", tmp_path, max_steps=1, head="2way", teacher_model=str(verifier_dir())),
+              log=lambda _msg: None)
