@@ -217,6 +217,9 @@ ALSO_MEASURED = (
     "feature alone separates answerable from unanswerable at AUROC 0.44-0.52; beside the train-article scorer's "
     "sentence logit, out of fold by dev article, 0.518 / 0.504 (all of them) or 0.530 / 0.533 (the mutual-"
     "information ones) against 0.542 / 0.547 without; about 1.2 s per question; not shipped.",
+    "A sentence that opens with a pronoun ('Its budget is 2.4 million euros.') read with the capitalised names of "
+    "the sentence before it (overlap, entities present): 0.660 / 0.657 out of fold against 0.660 / 0.659 the same "
+    "day, and 0.660 / 0.658 beside the date rule that ships; not shipped.",
 )
 FOLDS = 4  # the question model's out-of-fold sentence scores
 CV_FOLDS = 5  # choosing the variant and the threshold
