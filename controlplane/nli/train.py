@@ -446,8 +446,12 @@ def _load_teacher(cfg: TrainConfig, head_labels: Sequence[str], vocab_size: int,
     if labels != [label.lower() for label in head_labels]:
         raise ConfigurationError(f"--teacher {cfg.teacher_model}: its labels {labels} are not this run's "
                                  f"{list(head_labels)} (--head {cfg.head})")
-    # bf16 on the CPU: the teacher only supplies targets, and its bf16 scores are within 0.3 dev points of fp32
-    return teacher.to(torch.bfloat16 if device == "cpu" else torch.float32).eval().to(device).requires_grad_(False)
+    # bf16 on a CPU that computes it natively: the teacher only supplies targets, and its bf16 scores are within 0.3
+    # dev points of fp32 (elsewhere torch emulates bf16, slower than fp32)
+    from controlplane.nli.shipped import native_bf16
+
+    dtype = torch.bfloat16 if device == "cpu" and native_bf16() else torch.float32
+    return teacher.to(dtype).eval().to(device).requires_grad_(False)
 
 
 def _save_checkpoint(model, tokenizer, optimizer, scheduler, step, ckpt: Path, torch) -> None:
