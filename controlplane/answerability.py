@@ -49,7 +49,8 @@ WEIGHTS_FILE = "answerability.json"
 QUESTION_WORDS = ("what", "who", "when", "where", "which", "why", "how many", "how much", "how")
 _NEGATION = re.compile(r"\b(not|never|no|n't|none|neither|nor|without)\b|n't\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b")
-_MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
+_MONTH_NAMES = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTH = re.compile(rf"\b({_MONTH_NAMES.lower()}|"
                     r"century|centuries|decade|year|years|day|days)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundred|thousand|million|"
                      r"billion|dozen|half|twice|several)\b", re.IGNORECASE)
@@ -106,19 +107,23 @@ ANTONYMS = (("first", "last"), ("earliest", "latest"), ("before", "after"), ("mo
             ("start", "end"), ("inside", "outside"), ("above", "below"), ("major", "minor"), ("best", "worst"),
             ("strong", "weak"), ("rich", "poor"), ("high", "low"), ("early", "late"), ("positive", "negative"))
 # Capitalised, but not a name: "Who founded it?" is not answered by "It ships on 14 March 2027."
-_CALENDAR = re.compile(r"(January|February|March|April|May|June|July|August|September|October|November|December|"
+_CALENDAR = re.compile(rf"({_MONTH_NAMES}|"
                        r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)")
 _ANTONYM_OF = {a: b for pair in ANTONYMS for a, b in (pair, pair[::-1])}
 
 
 # A calendar date ("14 March 2027", "March 14", "in 1998"): a number inside one is a date, not an amount.
-_DATE = re.compile(r"\b(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October|"
-                   r"November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?\b|\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
+_DATE = re.compile(rf"\b(?:\d{{1,2}}\s+)?(?:{_MONTH_NAMES})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?\b|"
+                   + _YEAR.pattern)
+
+
+def _numbers(text: str) -> list[str]:
+    return [m.group().lower() for m in _NUMBER.finditer(text)]
 
 
 def _amounts(sentence: str) -> list[str]:
     """The numbers of a sentence that are not part of a date: what answers "how many" or "how much"."""
-    return [m.group().lower() for m in _NUMBER.finditer(_DATE.sub(" ", sentence))]
+    return _numbers(_DATE.sub(" ", sentence))
 
 
 def _type_candidate(qword: str | None, question: str, sentence: str) -> float:
@@ -128,8 +133,8 @@ def _type_candidate(qword: str | None, question: str, sentence: str) -> float:
         found = [m.group() for m in _YEAR.finditer(sentence)] + [m.group().lower() for m in _MONTH.finditer(sentence)]
         return 1.0 if any(f.lower() not in q_lower for f in found) else 0.0
     if qword in ("how many", "how much") or _HOW_MEASURE.search(question):
-        found = _amounts(sentence) if qword in ("how many", "how much") else [
-            m.group().lower() for m in _NUMBER.finditer(sentence)]  # "how long" / "how old" may be answered by a date
+        # "how long" / "how old" may be answered by a date, so there its numbers count
+        found = _amounts(sentence) if qword in ("how many", "how much") else _numbers(sentence)
         return 1.0 if any(f not in q_lower for f in found) else 0.0
     if qword in ("who", "where"):
         asked = {w.lower() for w in _CAPITALISED.findall(question)}
