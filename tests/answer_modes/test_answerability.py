@@ -168,7 +168,9 @@ def test_each_evidence_item_is_scored_as_the_only_evidence():
     scores = {c.text: c.answerability for c in rank_candidates(question, alone, scorer).all_sentences}
     beside = {c.text: c.answerability for c in rank_candidates(question, crowded, scorer).all_sentences
               if c.evidence_id == "E1"}
-    assert beside == pytest.approx(scores)
+    # The verifier scores every sentence of the pack in one bf16 batch, and a longer batch pads differently: that moves
+    # a score by a few 1e-4 (seen: 6e-4). The test guards against features read from the other item, not that rounding.
+    assert beside == pytest.approx(scores, abs=2e-3)
     assert max(scores.values()) >= scorer.threshold
 
 

@@ -11,6 +11,7 @@ import pytest
 from controlplane.api import ControlPlane
 from controlplane.contracts.schemas import validate_instance
 from controlplane.ebom import ebom_document
+from controlplane.policy_bundles.loader import load_bundle
 from controlplane.traces.bundles import export_bundles, import_bundles
 from controlplane.traces.store import TraceStore
 from tests.gates.nli_backends import OverlapNliBackend
@@ -73,10 +74,14 @@ def test_as_ebom_has_the_seed_fields_and_validates(plane):
     assert [(s["source_id"], s["origin"]) for s in audit["sources_retrieved"]] == [("E1", "caller"), ("E2", "caller")]
     results = {r["claim_id"]: r for r in audit["verification_results"]}
     assert results["c1"]["method"] == "nli" and results["c1"]["result"] == "PASS"
-    assert results["c1"]["score"] >= results["c1"]["threshold"] == 0.12
+    # the architecture domain's thresholds in the shipped bundle (calibrated operating points: they move when the
+    # verifier is retrained, so they are read, not copied)
+    architecture = load_bundle().bundle.domains["architecture"].thresholds
+    assert results["c1"]["score"] >= results["c1"]["threshold"] == architecture.min_entailment
     assert results["c3"]["method"] == "reasoning_chain"
     policy = audit["policy_applied"]
-    assert (policy["min_sources"], policy["min_confidence"], policy["verification_tier"]) == (1, 0.11, 2)
+    assert (policy["min_sources"], policy["min_confidence"], policy["verification_tier"]) == (
+        1, architecture.min_confidence, 2)
     assert policy["speculation_allowed"] is True  # medium exempts SUBJECTIVE: labelled speculation may stand
     assert {"reasoning_chain", "evidence_graph", "nli_entailment"} <= {g["gate_id"] for g in policy["gates"]}
 
