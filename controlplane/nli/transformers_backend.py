@@ -11,6 +11,7 @@ import math
 import os
 import threading
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,21 @@ class ChunkedPair:
 
     start: int
     stop: int
+
+
+@contextmanager
+def _no_progress_bars():
+    """transformers draws a "Loading weights" bar on stderr for every model it loads, terminal or not: in the reply
+    of `controlplane ask` (and a server's log) that is noise, so loading the verifier turns it off for the while."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 class TransformersNliBackend:
@@ -103,8 +119,9 @@ class TransformersNliBackend:
         self._torch = torch
         torch.set_num_threads(self.threads)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
+            with _no_progress_bars():
+                self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+                model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
         except Exception as exc:  # corrupt weights, missing tokenizer, unknown architecture
             raise ConfigurationError(f"{setting}: cannot load the NLI model from {str(path)!r}: {exc}") from exc
         # Evaluating many checkpoints is where an accelerator helps; the product itself scores on the CPU.

@@ -65,6 +65,23 @@ def test_loads_and_scores_a_batch(tiny_dir):
     assert meta["threads"] >= 1 and meta["max_length"] == 64
 
 
+def test_loading_draws_no_progress_bar_and_leaves_the_setting_as_it_was(tiny_dir, capfd):
+    """Seen in `./run ask`: transformers' "Loading weights: 100%|####|" bar printed between the progress lines and the
+    answer. Loading the verifier turns it off for the while, and gives the caller's setting back."""
+    from transformers.utils import logging as hf_logging
+
+    assert hf_logging.is_progress_bar_enabled()
+    load_nli_backend(f"transformers:{tiny_dir}", max_length=64)
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:  # a caller that had turned the bars off keeps them off
+        load_nli_backend(f"transformers:{tiny_dir}", max_length=64)
+        assert not hf_logging.is_progress_bar_enabled()
+    finally:
+        hf_logging.enable_progress_bar()
+
+
 def test_label_order_is_read_from_config(tmp_path):
     # Permuted, upper-case labels; the head always outputs index 1 -> must read as ENTAILMENT, not neutral.
     path = build_tiny_model(tmp_path / "perm", {0: "CONTRADICTION", 1: "Entailment", 2: "NEUTRAL"}, bias=[0.0, 6.0, 0.0])
