@@ -21,8 +21,9 @@ Weights, feature standardisation and the decision threshold are one small JSON f
 Measured by cross-validation over the 17 train and dev articles (bench/results/squad2.md has the ablation):
 0.656 answered-and-correct / 0.659 abstained with the (4-layer) verifier's logits, against 0.631 / 0.632 for the
 lexical features alone and 0.614 / 0.620 for the first lexical model. On the 200 test questions: 61% / 68% (61% / 72%
-with the 6-layer verifier; lexical alone: 61% / 67%). What caps it: the best-scored sentence holds the gold answer for 85% of the answerable questions, and a
-19M-parameter NLI model is no reader: it does not always tell a swapped entity that the passage also mentions.
+with the 6-layer verifier; lexical alone: 61% / 67%). What caps it: the best-scored sentence holds the gold answer
+for 85% of the answerable questions, and a 19M-parameter NLI model is no reader: it does not always tell a swapped
+entity that the passage also mentions.
 
 Training is reproducible (fixed seed, fixed article split): ``./run bench squad2 --train-scorer`` on the SQuAD 2.0
 file of the shared eval folder, articles split into train / dev / test; the threshold and the variant are chosen on

@@ -70,7 +70,7 @@ def test_loading_draws_no_progress_bar_and_leaves_the_setting_as_it_was(tiny_dir
     answer. Loading the verifier turns it off for the while, and gives the caller's setting back."""
     from transformers.utils import logging as hf_logging
 
-    assert hf_logging.is_progress_bar_enabled()
+    hf_logging.enable_progress_bar()  # transformers' default; whatever an earlier test left
     load_nli_backend(f"transformers:{tiny_dir}", max_length=64)
     assert "Loading weights" not in capfd.readouterr().err
     assert hf_logging.is_progress_bar_enabled()
