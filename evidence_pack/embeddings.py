@@ -114,7 +114,7 @@ def load_model(path: Path | None = None) -> Any:
                 "sentence-transformers is not installed; install controlplane[models] (or run `./run setup`)"
             ) from exc
         try:
-            with _no_progress_bars():
+            with quiet_model_loading():
                 model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         except Exception as exc:
             raise ConfigurationError(
@@ -127,8 +127,10 @@ def load_model(path: Path | None = None) -> Any:
 
 
 @contextmanager
-def _no_progress_bars() -> Iterator[None]:
-    """transformers draws a 'Loading weights' bar on stderr; keep the CLI's stderr for our own progress lines."""
+def quiet_model_loading() -> Iterator[None]:
+    """transformers draws a 'Loading weights' bar on stderr for every model it loads, terminal or not; keep the CLI's
+    stderr (and a server's log) for our own lines. The bar is off only for the while; the caller's setting comes back.
+    Used for the embedding model here and the NLI verifier (controlplane/nli/transformers_backend.py)."""
     try:
         from transformers.utils import logging as hf_logging
     except ImportError:  # pragma: no cover

@@ -11,13 +11,13 @@ import math
 import os
 import threading
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.contracts.text import sentence_texts
+from controlplane.evidence_pack.embeddings import quiet_model_loading
 from controlplane.gates.interfaces import NliScore
 from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, top_windows_by_overlap
 from controlplane.nli.labels import label_index_map
@@ -46,21 +46,6 @@ class ChunkedPair:
 
     start: int
     stop: int
-
-
-@contextmanager
-def _no_progress_bars():
-    """transformers draws a "Loading weights" bar on stderr for every model it loads, terminal or not: in the reply
-    of `controlplane ask` (and a server's log) that is noise, so loading the verifier turns it off for the while."""
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
 
 
 class TransformersNliBackend:
@@ -119,7 +104,7 @@ class TransformersNliBackend:
         self._torch = torch
         torch.set_num_threads(self.threads)
         try:
-            with _no_progress_bars():
+            with quiet_model_loading():
                 self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
                 model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True)
         except Exception as exc:  # corrupt weights, missing tokenizer, unknown architecture
