@@ -548,9 +548,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", "## Reading the numbers", "",
               "- A request is more than its gates: routing, pack hashing, prompt and per-request schema building, "
               "13 numbered trace events and the claim verdicts. The gates alone are the replay row.",
-              "- With the trace written at durability full every request pays two fsync'd commits (`begin`, then "
-              "`save`): wall time is the disk's, CPU time is what the serialisation costs. durability normal (WAL, "
-              "synchronous=NORMAL) survives a killed process but not a power cut.",
+              "- With the trace written at durability full every request pays one fsync'd commit, `save`'s (the "
+              "`begin` row is committed as at normal; the synced commit after it makes it durable too): wall time "
+              "is the disk's, CPU time is what the serialisation costs. durability normal (WAL, synchronous=NORMAL) "
+              "survives a killed process but not a power cut.",
               "- The store rows write real TraceBundles of a 20-claim request (13 events each) with `begin` + "
               "`save`, 8 writers at once; lost/dup events is expected minus stored (0 = none lost, none doubled).",
               "- Guardrails AI runs the same two checks (its pydantic schema from our OutputEnvelope, plus a custom "

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from controlplane.contracts import GateResult, OutputEnvelope, ReasonCode
-from controlplane.gates.anchoring import beyond_claims
+from controlplane.gates.anchoring import beyond_claims, spans_by_sentence
 from controlplane.gates.attempt import AttemptView
 
 
@@ -100,8 +100,11 @@ def sentence_verdicts(envelope: OutputEnvelope, claims: Sequence[ClaimVerdict],
     rigor, and so does one whose claims are all uncited and which says more than they do, unless the bundle's
     rewrite exemption applied (``coverage_exempt``: the text is the user's own)."""
     out = []
-    for _, sentence in _view_of(envelope, view).content_sentences:
-        inside = [c for c in claims if c.span and c.span[0] < sentence.end and sentence.start < c.span[1]]
+    sentences = _view_of(envelope, view).content_sentences
+    # each claim placed by binary search over the sentences, not compared with every one (a long answer's cost)
+    by_sentence = spans_by_sentence(sentences, [c.span or None for c in claims], claims)
+    for index, sentence in sentences:
+        inside = by_sentence[index]
         codes = [code for c in inside for code in c.reason_codes]
         if not coverage_exempt and (not inside or (not any(c.evidence_ids for c in inside) and beyond_claims(
                 envelope.assistant_text, sentence.start, sentence.end, [c.span for c in inside if c.span]))):

@@ -12,6 +12,7 @@ value, once derived, never changes. One view belongs to one attempt and is used 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -72,6 +73,19 @@ class AttemptView:
     @cached_property
     def markers(self) -> tuple[Marker, ...]:
         return tuple(inline_markers(self.text))
+
+    @cached_property
+    def _marker_starts(self) -> list[int]:
+        return [marker.start for marker in self.markers]
+
+    def markers_within(self, start: int, end: int) -> tuple[Marker, ...]:
+        """The markers that lie wholly inside ``[start, end)``, found by binary search: markers come in text order
+        and do not overlap (the ids of one group share its offsets), so their ends are in order too."""
+        first = bisect_left(self._marker_starts, start)
+        last = first
+        while last < len(self.markers) and self.markers[last].end <= end:
+            last += 1
+        return self.markers[first:last]
 
     def atoms(self, text: str) -> tuple[AtomicClaim, ...]:
         """The atomic claims of a claim (or sentence) text, split once per attempt (gates/atomic_claims.py)."""

@@ -74,7 +74,7 @@ class CitationIntegrityGate(BaseGate):
         markers_required = inp.policy.citations.inline_markers_required.get(level, False)
         for claim_id, anchor in anchors.items():
             claim = claims[claim_id]
-            inside = {m.token for m in markers if anchor.start <= m.start and m.end <= anchor.end}
+            inside = {m.token for m in inp.view.markers_within(anchor.start, anchor.end)}
             if inside - set(claim.evidence_ids) - set(unresolved):
                 blame(claim_id, ReasonCode.INLINE_MARKER_MISMATCH)
             if markers_required and claim.evidence_ids and claim.status is not ClaimStatus.UNKNOWN and not inside:

@@ -70,8 +70,9 @@ class ClaimAnchorsGate(BaseGate):
             refused_exemption = f"the rewrite adds {', '.join(added[:5])}, which the user's text does not hold"
         if exemption is None:
             cited = {claim.claim_id: bool(claim.evidence_ids) for claim in claims}
-            for _, sentence in inp.view.content_sentences:
-                inside = [a for a in anchors.values() if a.start < sentence.end and sentence.start < a.end]
+            by_sentence = inp.view.anchors_by_sentence
+            for index, sentence in inp.view.content_sentences:
+                inside = by_sentence[index]
                 if not inside:
                     uncovered.append(sentence.text)
                 elif not any(cited.get(a.claim_id) for a in inside) and beyond_claims(

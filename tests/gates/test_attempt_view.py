@@ -190,3 +190,27 @@ def test_spans_by_sentence_finds_what_comparing_every_pair_finds():
         assert spans_by_sentence(sentences, spans) == expected
     assert searched > 1000
 
+
+
+def test_markers_within_finds_what_comparing_every_marker_finds():
+    """The binary search that citation_integrity uses to find the markers inside a claim's anchor, against checking
+    every marker: random texts with single and grouped markers ([E1, E2]), anchors that start or end inside a
+    group, hold none, or cover the whole text."""
+    import random
+
+    rng = random.Random(11)
+    for _ in range(500):
+        parts = []
+        for _ in range(rng.randint(0, 8)):
+            parts.append("word " * rng.randint(0, 3))
+            ids = [f"E{rng.randint(1, 9)}" for _ in range(rng.randint(1, 3))]
+            parts.append(f"[{', '.join(ids)}]" if rng.random() < 0.5 else "".join(f"[{i}]" for i in ids))
+        text = "".join(parts) + "end."
+        view = AttemptView(OutputEnvelope.model_validate(
+            {"assistant_text": text, "meta": {"modeLabel": "Ida", "domainFlags": [], "claim_map": [],
+                                              "citations": [], "used_evidence_ids": []}}))
+        for _ in range(10):
+            start = rng.randint(0, len(text))
+            end = rng.randint(start, len(text))
+            expected = [m for m in view.markers if start <= m.start and m.end <= end]
+            assert list(view.markers_within(start, end)) == expected

@@ -24,6 +24,39 @@ def test_tables_wal_and_durability(tmp_path):
         TraceStore(tmp_path / "x.db", durability="off")
 
 
+@pytest.mark.parametrize("durability", ["full", "extra", "normal"])
+def test_only_the_finished_run_is_synced(tmp_path, write_script, default_policy, make_envelope, durability):
+    """At durability full a request pays one fsync, not two: the in_progress row is committed as at normal (it
+    survives a killed process, which is what it is for) and the finished run's commit is synced, which makes the
+    earlier WAL frames durable with it. The connection is left at the store's setting."""
+    store = TraceStore(tmp_path / "t.db", durability=durability)
+    level = store.db.execute("PRAGMA synchronous").fetchone()[0]
+    assert level == {"normal": 1, "full": 2, "extra": 3}[durability]
+    commits: list[int] = []
+    conn = store.db.conn
+
+    def on_statement(sql: str) -> None:
+        if sql.strip().upper() == "COMMIT":  # the level in force for this commit
+            commits.append(conn.execute("PRAGMA synchronous").fetchone()[0])
+
+    conn.set_trace_callback(on_statement)
+    try:
+        result = run_one(write_script, store, default_policy, make_envelope)
+    finally:
+        conn.set_trace_callback(None)
+    assert commits == [1, level]  # begin (in_progress), then save (the whole run)
+    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == level
+    assert store.load_bundle(result.trace_id).outcome.status is TraceStatus.REGEN_PASS
+
+
+def test_a_failed_relaxed_transaction_restores_the_durability(tmp_path):
+    store = TraceStore(tmp_path / "t.db", durability="full")
+    with pytest.raises(RuntimeError), store.transaction(synced=False):
+        raise RuntimeError("boom")
+    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    assert not store.db.conn.in_transaction
+
+
 def run_one(write_script, store, default_policy, make_envelope, outputs=None):
     outputs = outputs or ["prose", make_envelope([("We host on Fly.io [E1].", ["E1"])])]
     plane = Pipeline(model=write_script(outputs), policy=default_policy, store=store)
