@@ -44,14 +44,19 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def compute_integrity(data: dict[str, Any], events_json: str | None = None) -> dict[str, str]:
-    """The integrity map of a bundle dict (``TraceBundle.model_dump(mode="json")``) as it is now. ``events_json``:
-    the canonical JSON text of ``data["events"]`` (:func:`canonical_json`), when the caller has it already (the trace
-    store builds it from the texts it stores); ``data["events"]`` is not read then."""
+def compute_integrity(data: dict[str, Any], events_json: str | None = None, messages_json: str | None = None,
+                      outcome_json: str | None = None) -> dict[str, str]:
+    """The integrity map of a bundle dict (``TraceBundle.model_dump(mode="json")``) as it is now. ``events_json``,
+    ``messages_json``, ``outcome_json``: the canonical JSON text (:func:`canonical_json`) of ``data["events"]``,
+    ``data["messages"]`` and ``data["outcome"]``, when the caller has it already (the trace store writes those texts
+    and hashes them as written); that part of ``data`` is not read then."""
+    def hashed(text: str | None, key: str, empty: Any) -> str:
+        return sha256_text(text) if text is not None else _canonical_hash(data.get(key) or empty)
+
     hashes = {
-        "messages": _canonical_hash(data.get("messages") or []),
-        "outcome": _canonical_hash(data.get("outcome")),
-        "events": sha256_text(events_json) if events_json is not None else _canonical_hash(data.get("events") or []),
+        "messages": hashed(messages_json, "messages", []),
+        "outcome": hashed(outcome_json, "outcome", None),
+        "events": hashed(events_json, "events", []),
     }
     for index, attempt in enumerate(data.get("attempts") or []):
         hashes[f"attempts[{index}].raw_output"] = sha256_text(attempt.get("raw_output") or "")

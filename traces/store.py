@@ -39,6 +39,7 @@ from controlplane.contracts import (
 )
 from controlplane.contracts.clock import utc_now
 
+from . import column_json
 from .integrity import compute_integrity
 
 SCHEMA_VERSION = 1
@@ -51,29 +52,16 @@ class TraceStoreError(ValueError):
     """The trace database cannot be opened or written, or a trace is missing. The message says what to do."""
 
 
-# One encoder for every column (json.dumps with options builds a new one per call, and a save encodes 40 values)
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
-
-
 def _json(value: Any) -> str:
-    return _ENCODER.encode(value)
+    """A JSON column's text: the canonical form (traces/column_json.py), the one the integrity map hashes."""
+    return column_json.dumps(value)
 
 
 def _json_strings(values: list[str]) -> str:
-    """``_json`` of a list of strings, without building an encoder for it (a gate row has two such lists)."""
+    """``_json`` of a list of strings, without an encoder call (a gate row has two such lists)."""
     if all(type(value) is str for value in values):
-        return f"[{', '.join(map(encode_basestring, values))}]" if values else "[]"
+        return f"[{','.join(map(encode_basestring, values))}]" if values else "[]"
     return _json(values)
-
-
-# Event payloads are stored in the integrity map's canonical form (sorted keys, no spaces): for a payload whose keys
-# are all strings, the column text is then the very text the map hashes, so a save encodes each payload once instead
-# of encoding it, decoding it again and re-encoding that (traces/integrity.py).
-_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def _canonical(value: Any) -> str:
-    return _CANONICAL.encode(value)
 
 
 # Where an object key that was not a string would show in canonical text: after "{" or "," (inside a string a quote is
@@ -90,12 +78,14 @@ def _may_hold_non_string_key(text: str) -> bool:
     return _NON_STRING_KEY_FIRST.search(text) is not None or _NON_STRING_KEY_NEXT.search(text) is not None
 
 
-def _stored_payload(payload: dict[str, Any]) -> tuple[str, str]:
-    """The column text of an event payload and the canonical text of the payload ``load_bundle`` decodes from it."""
-    text = _canonical(payload)
+def _stored_payload(payload: Any) -> tuple[str, str]:
+    """The column text of a value and the canonical text of the value ``load_bundle`` decodes from it. Columns are
+    written in the integrity map's canonical form: for a value whose keys are all strings, the column text is the
+    very text the map hashes, so a save encodes it once instead of encoding, decoding and re-encoding it."""
+    text = _json(payload)
     # A key that was not a string (an int, say) is written as text, so the decoded object sorts its keys differently
     # (10 before 9 as text): only then is the canonical text taken again from the decoded payload.
-    return text, (_canonical(json.loads(text)) if _may_hold_non_string_key(text) else text)
+    return text, (_json(json.loads(text)) if _may_hold_non_string_key(text) else text)
 
 
 def _load(value: str | None) -> Any:
@@ -311,10 +301,11 @@ class TraceStore:
         # each payload is encoded once: the same text is stored and (keys permitting) hashed into the integrity map
         stored_payloads = [_stored_payload(e.payload) for e in bundle.events]
         payloads = [text for text, _ in stored_payloads]
-        messages = _json(bundle.messages)
-        outcome_json = outcome.model_dump_json() if outcome else None
-        integrity = _json(_integrity_as_stored(bundle, [canonical for _, canonical in stored_payloads], messages,
-                                               outcome_json))
+        messages, messages_canonical = _stored_payload(bundle.messages)
+        outcome_json, outcome_canonical = (_stored_payload(outcome.model_dump(mode="json")) if outcome
+                                           else (None, "null"))
+        integrity = _json(_integrity_as_stored(bundle, [canonical for _, canonical in stored_payloads],
+                                               messages_canonical, outcome_canonical))
         with self.transaction() as db:
             if policy_content is not None:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
@@ -631,15 +622,13 @@ def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) ->
     }
 
 
-def _integrity_as_stored(bundle: TraceBundle, canonical_payloads: list[str], messages: str,
-                         outcome_json: str | None) -> dict[str, str]:
-    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts: each event
-    payload's canonical text (``canonical_payloads``, one per event), ``messages`` and ``outcome_json``, so a trace
-    read back unchanged always matches."""
+def _integrity_as_stored(bundle: TraceBundle, canonical_payloads: list[str], messages_canonical: str,
+                         outcome_canonical: str) -> dict[str, str]:
+    """The integrity map of ``bundle`` exactly as ``load_bundle`` will rebuild it from the column texts: the canonical
+    text of each event payload (``canonical_payloads``, one per event), of the messages and of the outcome as
+    stored, so a trace read back unchanged always matches."""
     # Only what the map covers, each encoded the way its column is (gate details may hold values JSON cannot).
     data: dict[str, Any] = {
-        "messages": _load(messages) or [],
-        "outcome": _load(outcome_json),
         "attempts": [{"raw_output": record.raw_output} for record in bundle.attempts],
         "redaction": bundle.redaction,
     }
@@ -658,7 +647,8 @@ def _integrity_as_stored(bundle: TraceBundle, canonical_payloads: list[str], mes
         f'"ts":{text(e.ts)}}}'
         for e, payload in zip(bundle.events, canonical_payloads, strict=True)
     )
-    return compute_integrity(data, events_json=f"[{events}]")
+    return compute_integrity(data, events_json=f"[{events}]", messages_json=messages_canonical,
+                             outcome_json=outcome_canonical)
 
 
 def _check_seq(trace_id: str, events: list[TraceEvent]) -> None:

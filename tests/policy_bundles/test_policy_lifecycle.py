@@ -229,7 +229,7 @@ def test_a_candidate_naming_an_uninstalled_gate_cannot_be_reviewed_or_promoted(f
 def test_a_review_that_could_not_replay_every_trace_does_not_allow_promotion(flows, tmp_path: Path, tight_file: Path):
     store, _ = flows
     with store.transaction() as db:  # someone edited a stored policy snapshot: its content no longer matches its hash
-        db.execute("UPDATE policy_snapshots SET content = replace(content, ?, ?)", ['"max_claims": 64', '"max_claims": 65'])
+        db.execute("UPDATE policy_snapshots SET content = json_set(content, '$.budgets.max_claims', 65)")
     review = cli("policy", "review", str(tight_file), "--db", str(store.path), "-o", str(tmp_path / "r"), "--json")
     assert review.exit_code == 0
     error = json.loads((tmp_path / "r.json").read_text())["errors"][0]["error"]
