@@ -181,3 +181,16 @@ def test_a_gate_rows_string_lists_are_encoded_as_every_other_column(values):
     from controlplane.traces.store import _json, _json_strings
 
     assert _json_strings(values) == _json(values)
+
+
+def test_the_unused_gate_index_is_gone_and_the_read_paths_are_indexed(tmp_path):
+    """No query reads gate_results by (gate_id, result); the index cost every save. A store written by an older
+    version loses it when it is opened; the indexes the reads use stay."""
+    path = tmp_path / "t.db"
+    TraceStore(path).close()
+    with sqlite3.connect(path) as conn:  # as an older version left it
+        conn.execute("CREATE INDEX gate_results_gate ON gate_results(gate_id, result)")
+    store = TraceStore(path)
+    indexes = {row[0] for row in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "gate_results_gate" not in indexes
+    assert {"gate_results_trace", "trace_events_seq", "regen_attempts_n", "traces_created", "traces_status"} <= indexes
