@@ -60,6 +60,31 @@ def test_type_candidate_wants_an_answer_the_question_does_not_already_say():
                    "type_candidate") == [0.0, 1.0]
 
 
+def test_who_is_answered_by_a_role_as_well_as_a_name():
+    """Runbooks and ADRs name roles, not people: "Who must approve ...?" is answered by "the platform team" (the
+    example corpus's question ended UNKNOWN, 0.25 against the threshold 0.38). A role the question already names
+    answers nothing, and neither does a month."""
+    question = "Who must approve rate limit increases?"
+    sentences = ["Increases need approval from the platform team.", "Increases are rare."]
+    assert feature(question, sentences, "type_candidate") == [1.0, 0.0]
+    assert feature(question, sentences, "answer_type_match") == [1.0, 0.0]
+    assert feature("Which engineer leads the platform team?", ["The platform team meets weekly."],
+                   "type_candidate") == [0.5]  # "which": no expectation
+    assert feature("Who leads the platform team?", ["The platform team meets weekly."], "type_candidate") == [0.0]
+    assert feature("Who founded it?", ["It was founded in March."], "answer_type_match") == [0.0]
+
+
+@pytest.mark.models
+def test_a_question_a_role_answers_ends_verified():
+    """End to end on the example corpus's case, with the shipped scorer and verifier."""
+    scorer = shipped_scorer()
+    pack = build_pack([{"id": "E1", "text": "Enterprise keys get 3,000 requests per minute. Increases above 10,000 "
+                                            "requests per minute need approval from the platform team."}])
+    ranking = rank_candidates("Who must approve rate limit increases above 10,000 requests per minute?", pack, scorer)
+    best = max(ranking.all_sentences, key=lambda c: c.answerability)
+    assert "platform team" in best.text and best.answerability >= scorer.threshold
+
+
 def test_a_date_is_not_an_amount():
     """"How much does the Orion project cost?" is not answered by the day it ships (the shipped scorer showed that
     sentence as the answer, because any number counted as an amount)."""
