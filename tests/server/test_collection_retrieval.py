@@ -1,4 +1,4 @@
-"""Evidence retrieved from a named chroma collection (``serve --index-db DIR``; request field
+"""Evidence retrieved from a named chroma collection (``serve --index DIR``; request field
 ``controlplane.collection``): real MiniLM embeddings and chromadb on disk, the example corpus, the openai client."""
 
 from __future__ import annotations
