@@ -90,11 +90,17 @@ _ROLE = re.compile(r"\b(team|teams|owner|owners|engineer|engineers|primary|secon
                    r"maintainer|maintainers|reviewer|reviewers|approver|on-call)\b", re.IGNORECASE)
 
 
-def _who_candidates(question: str, sentence: str) -> bool:
-    """A name, or a role word, in the sentence that the question does not already hold."""
+def _new_name(question: str, sentence: str) -> bool:
+    """A capitalised name in the sentence (not its first word, not a month or a weekday) that the question does not
+    already hold: what answers "who" and "where"."""
     asked = {w.lower() for w in _CAPITALISED.findall(question)}
     names = [w for w in _CAPITALISED.findall(sentence)[1:] if not _CALENDAR.fullmatch(w)]
-    if any(w.lower() not in asked for w in names):
+    return any(w.lower() not in asked for w in names)
+
+
+def _who_candidates(question: str, sentence: str) -> bool:
+    """A name, or a role word, in the sentence that the question does not already hold."""
+    if _new_name(question, sentence):
         return True
     q_lower = question.lower()
     return any(m.group().lower() not in q_lower for m in _ROLE.finditer(sentence))
@@ -157,9 +163,7 @@ def _type_candidate(qword: str | None, question: str, sentence: str) -> float:
     if qword == "who":
         return 1.0 if _who_candidates(question, sentence) else 0.0
     if qword == "where":
-        asked = {w.lower() for w in _CAPITALISED.findall(question)}
-        names = [w for w in _CAPITALISED.findall(sentence)[1:] if not _CALENDAR.fullmatch(w)]
-        return 1.0 if any(w.lower() not in asked for w in names) else 0.0
+        return 1.0 if _new_name(question, sentence) else 0.0
     return 0.5  # no expectation for this kind of question
 
 
