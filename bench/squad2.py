@@ -232,6 +232,11 @@ ALSO_MEASURED = (
     "March 2027. Its budget is 2.4 million euros.'; the ranker and the lexical features read the sentence alone; no "
     "extra verifier pass): 0.657 / 0.661 out of fold against 0.656 / 0.659, a tie; 'What is the Orion budget?', "
     "the case it was for, still ends UNKNOWN (0.26 against the 0.38 threshold), so not shipped.",
+    "The sentence model as gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier: 200 rounds, "
+    "learning rate 0.05, 15 leaves, 40 samples a leaf, L2 1.0, set before the run and not tuned) on the same features: "
+    "0.662 / 0.660 out of fold against 0.655 / 0.659 for the logistic regression in the same run; the rule set "
+    "before the run asked for +0.01 on the worse of the two to ship a new model format, so not shipped. The features, "
+    "not the linear model, are what caps it.",
 )
 FOLDS = 4  # the question model's out-of-fold sentence scores
 CV_FOLDS = 5  # choosing the variant and the threshold
