@@ -33,7 +33,7 @@ import numpy as np
 
 from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
 from controlplane.contracts.clock import utc_now
-from controlplane.contracts.text import strip_markers
+from controlplane.contracts.text import content_stem_set, strip_markers
 from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
 from controlplane.gates.verbatim import is_table_separator, table_quotes
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
@@ -115,11 +115,16 @@ MIN_WORDS = 4
 _LABEL_LINE = re.compile(r"^[-*+]?\s*[A-Z][\w /-]{0,30}:\s")  # "- Status: Accepted", "Supersedes: ADR-004 ..."
 
 
-def quotable(sentence: str) -> bool:
-    """A sentence that can answer: not a markdown heading, not a label line ("- Status: Accepted"). Measured on the
-    quickstart question: the ADR's title line was the most similar "sentence" and answered nothing."""
-    return (not sentence.startswith("#") and not _LABEL_LINE.match(sentence)
-            and len(sentence.split()) >= MIN_WORDS)
+def quotable(sentence: str, question_stems: frozenset[str] = frozenset()) -> bool:
+    """A sentence that can answer: not a markdown heading, and not a label line ("- Status: Accepted") unless the
+    question names its label ("Which earlier decision did ADR-011 supersede?" and "- Supersedes: ADR-004 ..."). Measured
+    on the quickstart question: the ADR's title line was the most similar "sentence" and answered nothing, and with
+    every label line offered its "- Supersedes: ..." line led the answer to "What does ADR-011 say about the
+    client/server boundary?" (bench/results/ask.md)."""
+    if sentence.startswith("#") or len(sentence.split()) < MIN_WORDS:
+        return False
+    label = _LABEL_LINE.match(sentence)
+    return label is None or not content_stem_set(label.group()).isdisjoint(question_stems)
 
 
 def _cells(row: str) -> list[str]:
@@ -136,7 +141,9 @@ def table_row_text(header: Sequence[str], row: str) -> str:
     return "; ".join(f"{name}: {cell}" for name, cell in zip(header, cells) if cell) + "."
 
 
-def evidence_sentences(pack: EvidencePack) -> list[Candidate]:
+def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate]:
+    """The quote candidates of every evidence item (label lines only where ``question`` names their label)."""
+    question_stems = content_stem_set(question)
     out = []
     for item in pack.evidence:
         if item.redacted:
@@ -154,7 +161,7 @@ def evidence_sentences(pack: EvidencePack) -> list[Candidate]:
                 if sentence.start in rows:
                     quoted = rows[sentence.start]
                     scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
-            if quotable(plain):
+            if quotable(plain, question_stems):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
     return out
 
@@ -163,7 +170,7 @@ def rank_candidates(question: str, pack: EvidencePack, scorer: Any | None = None
     """Score every evidence sentence against the question (MiniLM; plus the answerability scorer if given)."""
     from controlplane.evidence_pack.embeddings import load_model
 
-    sentences = evidence_sentences(pack)
+    sentences = evidence_sentences(pack, question)
     if not sentences:
         return Ranking(question, (), getattr(scorer, "threshold", None))
     read = [c.scored_text or c.text for c in sentences]

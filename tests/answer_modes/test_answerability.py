@@ -235,6 +235,59 @@ def test_a_question_a_table_row_answers_ends_verified_and_cited(scripted_model):
     assert claim.verdict == "PASS" and claim.text == result.assistant_text  # one claim: the header line and the row
 
 
+# -- label lines ("- Supersedes: ADR-004 ...") ---------------------------------------------------------------------
+
+ADR = """# ADR-011: Client/server responsibility boundary
+
+- Status: Accepted
+- Deciders: Priya Natarajan (CTO) and Ilse de Wit (backend lead)
+- Supersedes: ADR-004 "Thick mobile client" (2023-05)
+
+## Decision
+
+All client/server communication goes through the versioned JSON API. The server is the single source of truth for
+business rules, and clients never compute prices or totals.
+"""
+SUPERSEDES = '- Supersedes: ADR-004 "Thick mobile client" (2023-05)'
+
+
+def test_a_label_line_is_offered_only_to_a_question_that_names_its_label():
+    pack = build_pack([{"id": "E1", "title": "ADR-011", "text": ADR}])
+
+    def offered(question: str) -> list[str]:
+        return [c.text for c in evidence_sentences(pack, question)]
+
+    prose = ["All client/server communication goes through the versioned JSON API.",
+             "The server is the single source of truth for business rules, and clients never compute prices or totals."]
+    # A label says nothing about the question unless the question asks about that label: with every label line
+    # offered, "- Supersedes: ..." led the answer to the README's own question (bench/results/ask.md).
+    assert offered("What does ADR-011 say about the client/server boundary?") == prose
+    assert offered("Which earlier decision did ADR-011 supersede?") == [SUPERSEDES, *prose]
+    assert offered("Who were the deciders of ADR-011?") == [
+        "- Deciders: Priya Natarajan (CTO) and Ilse de Wit (backend lead)", *prose]
+    # headings never, and a label line too short to answer anything ("- Status: Accepted") not even when named
+    assert offered("What is the status of ADR-011?") == prose
+    assert offered("") == prose  # no question (prose attribution): no label line
+
+
+@pytest.mark.models
+def test_a_question_a_label_line_answers_ends_verified_and_cited(scripted_model):
+    base = load_bundle()
+    bundle = base.bundle.model_copy(update={"answer_mode": AnswerMode.QUOTE, "quote": base.bundle.quote.model_copy(
+        update={"answerability": "scorer"})})
+    policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
+    plane = Pipeline(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
+                     services=GateServices())
+    # the ADR's header section, the chunk the example corpus's index retrieves for this question
+    header = ADR[:ADR.index("## Decision")]
+    evidence = [{"id": "E1", "title": "ADR-011", "text": header, "trust_tier": "authoritative"}]
+    result = plane.run([{"role": "user", "content": "Which earlier decision did ADR-011 supersede?"}], evidence=evidence)
+    assert result.status is TraceStatus.PASS and result.verified
+    assert result.assistant_text == f"{SUPERSEDES} [E1]"
+    [claim] = result.claims
+    assert claim.verdict == "PASS" and claim.evidence_ids == ["E1"]
+
+
 # -- the verifier's logits as features --------------------------------------------------------------------------------
 
 class _FixedVerifier:
