@@ -92,7 +92,7 @@ class QuoteAnswering:
         started = time.perf_counter()
         self.ranking: Ranking = rank_candidates(question, pack, scorer if self.uses_scorer else None)
         self.ranking_ms = (time.perf_counter() - started) * 1000
-        self.failed: set[tuple[str, int]] = set()
+        self.failed: set[tuple[str, int, int]] = set()
         self.statement_question = any(re.search(p, question, re.IGNORECASE) for p in self.settings.statement_questions)
 
     # -- one attempt -------------------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ class QuoteAnswering:
         record: dict[str, Any] = {"answerability": settings.answerability, "ranking_ms": round(self.ranking_ms, 1),
                                   "offered": [c.as_dict() for c in candidates],
                                   "scorer_threshold": self.ranking.scorer_threshold,
-                                  "excluded_after_failure": sorted(f"{e}@{s}" for e, s in exclude)}
+                                  "excluded_after_failure": sorted(f"{e}@{s}-{end}" for e, s, end in exclude)}
         if self.statement_question:
             # "What does X say about Y?": the on-topic sentences are the answer (see QuotePolicy.statement_questions)
             offered = self.ranking.candidates(settings, exclude, by_relevance=True)
@@ -150,8 +150,7 @@ class QuoteAnswering:
         return json.dumps(self.unknown_envelope(), ensure_ascii=False)
 
     def unknown_envelope(self, lead: str | None = None) -> dict[str, Any]:
-        closest = [c for c in self.ranking.closest(self.settings.closest_passages + len(self.failed))
-                   if (c.evidence_id, c.start_char) not in self.failed][: self.settings.closest_passages]
+        closest = self.ranking.closest(self.settings.closest_passages, exclude=frozenset(self.failed))
         self.notice = unknown_notice(self.question, with_passages=bool(closest))
         return compose_unknown(self.question, closest, self.decision, self.pack, lead=lead)
 
@@ -166,7 +165,7 @@ class QuoteAnswering:
                 quoted = strip_markers(claim.text)
                 for candidate in self.ranking.all_sentences:
                     if candidate.evidence_id == claim.evidence_ids[0] and strip_markers(candidate.text) == quoted:
-                        self.failed.add((candidate.evidence_id, candidate.start_char))
+                        self.failed.add(candidate.key)
 
     @staticmethod
     def _decided(text: str) -> IntelligenceResponse:

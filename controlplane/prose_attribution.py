@@ -159,7 +159,9 @@ class SentenceEmbedder:
     def __init__(self, pack: EvidencePack):
         from controlplane.quote import evidence_sentences
 
-        self.sentences = evidence_sentences(pack)
+        # single sentences: a prose sentence is attributed to the evidence sentence it restates (quote mode's pronoun
+        # pairs are answers, not units of attribution)
+        self.sentences = [c for c in evidence_sentences(pack) if c.sentences == 1]
         self._vectors = None
 
     def best(self, sentence: str) -> tuple[str, str, float] | None:

@@ -8,7 +8,9 @@ A model this small cannot write verified prose (bench/results/ask.md: 0 of 6), b
    ``max_candidates`` overall, are the candidates, numbered 1..n.
    A markdown table row is ranked and scored as read under its header (``table_row_text``) and quoted as the
    table's header line followed by that row (gates/verbatim.table_quotes: a row alone has no column names);
-   header and separator rows are never offered on their own.
+   header and separator rows are never offered on their own. A label line ("- Supersedes: ADR-004 ...") is offered
+   only to a question that names its label. A sentence that opens with a pronoun is offered alone and also with the
+   sentence before it (``pronoun_pairs``), as one quote; the candidates never overlap one another.
 2. ``choice_schema`` + ``quote_context``: the grammar lets the model emit only ``{"answer": <one of the candidate
    numbers (or the sentences verbatim), or "UNKNOWN">}``; the prompt lists the numbered sentences with their ids.
 3. ``compose_answer`` / ``compose_unknown``: the server builds the OutputEnvelope: assistant_text with inline [E#]
@@ -22,7 +24,9 @@ Every gate then runs on the composed envelope as on any other; the NLI gate reco
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -35,7 +39,7 @@ from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
 from controlplane.contracts.clock import utc_now
 from controlplane.contracts.text import content_stem_set, strip_markers
 from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
-from controlplane.gates.verbatim import is_table_separator, table_quotes
+from controlplane.gates.verbatim import is_table_separator, table_quotes, unwrap_lines
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
 UNKNOWN_CHOICE = "UNKNOWN"
@@ -56,11 +60,23 @@ class Candidate:
     # What the ranker and the scorer read when it differs from the quoted text: a table row under its header
     # ("retention: 30 days" for "| application logs | 30 days |"); the quote itself stays verbatim.
     scored_text: str = ""
+    # 2 for a pronoun-led sentence quoted with the sentence before it (see pronoun_pairs), else 1
+    sentences: int = 1
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """The candidate's identity within a request: its item and span (a pair starts where its first sentence does)."""
+        return (self.evidence_id, self.start_char, self.end_char)
+
+    def overlaps(self, other: Candidate) -> bool:
+        return (self.evidence_id == other.evidence_id and self.start_char < other.end_char
+                and other.start_char < self.end_char)
 
     def as_dict(self) -> dict[str, Any]:
         return {"number": self.number, "evidence_id": self.evidence_id, "text": self.text,
                 "start_char": self.start_char, "end_char": self.end_char, "relevance": round(self.relevance, 4),
-                "answerability": None if self.answerability is None else round(self.answerability, 4)}
+                "answerability": None if self.answerability is None else round(self.answerability, 4),
+                **({"sentences": self.sentences} if self.sentences > 1 else {})}
 
 
 @dataclass(frozen=True)
@@ -71,16 +87,21 @@ class Ranking:
     all_sentences: tuple[Candidate, ...]  # numbered 0: not yet offered
     scorer_threshold: float | None
 
-    def candidates(self, policy: QuotePolicy, exclude: frozenset[tuple[str, int]] = frozenset(),
+    def candidates(self, policy: QuotePolicy, exclude: frozenset[tuple[str, int, int]] = frozenset(),
                    answerable_only: bool = False, by_relevance: bool = False) -> list[Candidate]:
-        """The offered sentences, best first, numbered 1..n. ``answerable_only``: only those the scorer passes."""
-        pool = [c for c in self.all_sentences if (c.evidence_id, c.start_char) not in exclude]
+        """The offered sentences, best first, numbered 1..n, none overlapping a better one (a pronoun pair and its
+        own sentences are never offered together). ``answerable_only``: only those the scorer passes.
+        ``by_relevance`` (a statement question's on-topic sentences): single sentences only, since a pair is there to
+        give a factoid answer its referent, and ranked by similarity it would crowd out the sentences beside it."""
+        pool = [c for c in self.all_sentences if c.key not in exclude and not (by_relevance and c.sentences > 1)]
         if answerable_only:
             pool = [c for c in pool if self.passes(c, policy)]
         per_item: dict[str, int] = {}
-        chosen = []
+        chosen: list[Candidate] = []
         for candidate in sorted(pool, key=_by_relevance if by_relevance else _order):
             if per_item.get(candidate.evidence_id, 0) >= policy.sentences_per_item:
+                continue
+            if any(candidate.overlaps(taken) for taken in chosen):
                 continue
             per_item[candidate.evidence_id] = per_item.get(candidate.evidence_id, 0) + 1
             chosen.append(candidate)
@@ -92,8 +113,15 @@ class Ranking:
         threshold = policy.min_answerability if policy.min_answerability is not None else self.scorer_threshold
         return candidate.answerability is not None and threshold is not None and candidate.answerability >= threshold
 
-    def closest(self, n: int) -> list[Candidate]:
-        return [_renumber(c, i) for i, c in enumerate(sorted(self.all_sentences, key=_order)[:n], start=1)]
+    def closest(self, n: int, exclude: frozenset[tuple[str, int, int]] = frozenset()) -> list[Candidate]:
+        """The n best-scored passages, none overlapping a better one."""
+        chosen: list[Candidate] = []
+        for candidate in sorted(self.all_sentences, key=_order):
+            if len(chosen) >= n:
+                break
+            if candidate.key not in exclude and not any(candidate.overlaps(taken) for taken in chosen):
+                chosen.append(candidate)
+        return [_renumber(c, i) for i, c in enumerate(chosen, start=1)]
 
 
 def _order(candidate: Candidate) -> tuple[float, float]:
@@ -107,8 +135,7 @@ def _by_relevance(candidate: Candidate) -> float:
 
 
 def _renumber(candidate: Candidate, number: int) -> Candidate:
-    return Candidate(number, candidate.evidence_id, candidate.text, candidate.start_char, candidate.end_char,
-                     candidate.relevance, candidate.answerability, candidate.scored_text)
+    return dataclasses.replace(candidate, number=number)
 
 
 MIN_WORDS = 4
@@ -141,6 +168,24 @@ def table_row_text(header: Sequence[str], row: str) -> str:
     return "; ".join(f"{name}: {cell}" for name, cell in zip(header, cells) if cell) + "."
 
 
+_PRONOUN_LED = re.compile(r"(It|Its|He|His|She|Her|They|Their|This|These|Those)\b")
+
+
+def pronoun_pairs(text: str, units: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """For each unit (plain text, start, end) that opens with a pronoun ("Its budget is 2.4 million euros."), the run of
+    it and the unit just before it in the same paragraph, read and quoted as one ("The Orion project ships on 14 March
+    2027. Its budget is 2.4 million euros."): whole consecutive sentences of the evidence, so still verbatim. Alone,
+    "Its budget ..." names nothing the question asks about, and the scorer left "What is the Orion budget?" UNKNOWN.
+    Measured out of fold on SQuAD's train and dev articles: 0.662 / 0.665 against 0.656 / 0.659 (bench/squad2.py)."""
+    unwrapped = unwrap_lines(text)  # a hard line wrap inside a paragraph is not a break; a blank line or list item is
+    pairs = []
+    for (before, start, before_end), (plain, unit_start, end) in itertools.pairwise(units):
+        gap = unwrapped[before_end:unit_start]
+        if _PRONOUN_LED.match(plain) and not gap.strip() and "\n" not in gap and not before.startswith(("|", "#")):
+            pairs.append((f"{before} {plain}", start, end))
+    return pairs
+
+
 def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate]:
     """The quote candidates of every evidence item (label lines only where ``question`` names their label)."""
     question_stems = content_stem_set(question)
@@ -163,6 +208,9 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                     scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
             if quotable(plain, question_stems):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
+        singles = [(c.text, c.start_char, c.end_char) for c in out if c.evidence_id == item.id and not c.scored_text]
+        out.extend(Candidate(0, item.id, joined, start, end, 0.0, None, "", 2)
+                   for joined, start, end in pronoun_pairs(item.text, singles))
     return out
 
 
@@ -182,8 +230,8 @@ def rank_candidates(question: str, pack: EvidencePack, scorer: Any | None = None
     if scorer is not None:
         answerability = _answerability_per_item(scorer, question, sentences, read, q_vec, s_vecs, pack)
     scored = tuple(
-        Candidate(0, c.evidence_id, c.text, c.start_char, c.end_char, float(relevance[i]),
-                  None if answerability is None else float(answerability[i]), c.scored_text)
+        dataclasses.replace(c, relevance=float(relevance[i]),
+                            answerability=None if answerability is None else float(answerability[i]))
         for i, c in enumerate(sentences)
     )
     return Ranking(question, scored, getattr(scorer, "threshold", None))

@@ -35,7 +35,7 @@ def test_a_failed_quote_is_not_offered_again():
     envelope = OutputEnvelope.model_validate(compose_answer([best], decision, _pack()))
     assert envelope.meta.claim_map[0].text == f"{FIRST} [E1]"  # the claim carries its marker; the sentence does not
     quoting.after_failure(QuoteTurn([best]), envelope, ["c1"])
-    assert quoting.failed == {("E1", 0)}
+    assert quoting.failed == {("E1", 0, len(FIRST))}
     offered = quoting.ranking.candidates(quoting.settings, frozenset(quoting.failed))
     assert [c.text for c in offered] == [SECOND]
 
@@ -55,7 +55,7 @@ def test_a_failed_table_quote_is_not_offered_again():
     pack = _pack_with("E2", "| data | retention |\n| --- | --- |\n| database backups | 35 days |\n")
     envelope = OutputEnvelope.model_validate(compose_answer(quoting.ranking.candidates(quoting.settings), decision, pack))
     quoting.after_failure(QuoteTurn([]), envelope, ["c1"])
-    assert quoting.failed == {("E2", 40)}
+    assert quoting.failed == {("E2", 40, 70)}
 
 
 def _pack_with(evidence_id, text):
