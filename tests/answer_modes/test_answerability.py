@@ -20,12 +20,9 @@ from controlplane.answerability import (
     shipped_scorer,
     verifier_features,
 )
-from controlplane.contracts import AnswerMode, TraceStatus
+from controlplane.contracts import TraceStatus
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
-from controlplane.gates.interfaces import GateServices
-from controlplane.pipeline import Pipeline
-from controlplane.policy_bundles.loader import load_bundle, parse_bundle
 from controlplane.quote import evidence_sentences, rank_candidates, table_row_text
 from tests.standins import RowwiseVerifier
 
@@ -219,14 +216,8 @@ def test_a_table_row_is_quoted_under_its_header_line_and_read_under_its_header()
 
 
 @pytest.mark.models
-def test_a_question_a_table_row_answers_ends_verified_and_cited(scripted_model):
-    base = load_bundle()
-    bundle = base.bundle.model_copy(update={"answer_mode": AnswerMode.QUOTE, "quote": base.bundle.quote.model_copy(
-        update={"answerability": "scorer"})})
-    policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
-    # The scorer decides; the script has no main output, so any call of the model would be an error attempt.
-    plane = Pipeline(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
-                         services=GateServices())
+def test_a_question_a_table_row_answers_ends_verified_and_cited(scorer_decides):
+    plane = scorer_decides
     evidence = [{"id": "E1", "title": "Retention", "text": RETENTION, "trust_tier": "authoritative"}]
     result = plane.run([{"role": "user", "content": "How long are database backups kept?"}], evidence=evidence)
     assert result.status is TraceStatus.PASS and result.verified
@@ -271,13 +262,8 @@ def test_a_label_line_is_offered_only_to_a_question_that_names_its_label():
 
 
 @pytest.mark.models
-def test_a_question_a_label_line_answers_ends_verified_and_cited(scripted_model):
-    base = load_bundle()
-    bundle = base.bundle.model_copy(update={"answer_mode": AnswerMode.QUOTE, "quote": base.bundle.quote.model_copy(
-        update={"answerability": "scorer"})})
-    policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
-    plane = Pipeline(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
-                     services=GateServices())
+def test_a_question_a_label_line_answers_ends_verified_and_cited(scorer_decides):
+    plane = scorer_decides
     # the ADR's header section, the chunk the example corpus's index retrieves for this question
     header = ADR[:ADR.index("## Decision")]
     evidence = [{"id": "E1", "title": "ADR-011", "text": header, "trust_tier": "authoritative"}]

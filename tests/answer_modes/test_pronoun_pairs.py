@@ -9,12 +9,10 @@ import json
 
 import pytest
 
-from controlplane.contracts import AnswerMode, TraceStatus
+from controlplane.contracts import TraceStatus
 from controlplane.evidence_pack import build_pack
-from controlplane.gates.interfaces import GateServices
 from controlplane.gates.verbatim import is_whole_sentences
-from controlplane.pipeline import Pipeline
-from controlplane.policy_bundles.loader import load_bundle, parse_bundle
+from controlplane.policy_bundles.loader import load_bundle
 from controlplane.quote import Candidate, Ranking, evidence_sentences, pronoun_pairs
 
 SHIP = "The Orion project ships on 14 March 2027."
@@ -76,13 +74,8 @@ def test_a_statement_question_quotes_single_sentences_only():
 
 
 @pytest.mark.models
-def test_the_issue_budget_question_ends_verified_with_the_pair(scripted_model):
-    base = load_bundle()
-    bundle = base.bundle.model_copy(update={"answer_mode": AnswerMode.QUOTE, "quote": base.bundle.quote.model_copy(
-        update={"answerability": "scorer"})})
-    policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
-    plane = Pipeline(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
-                     services=GateServices())
+def test_the_issue_budget_question_ends_verified_with_the_pair(scorer_decides):
+    plane = scorer_decides
     evidence = [{"id": "E1", "title": "Orion", "text": ORION, "trust_tier": "authoritative"}]
     result = plane.run([{"role": "user", "content": "What is the Orion budget?"}], evidence=evidence)
     assert result.status is TraceStatus.PASS and result.verified
