@@ -20,3 +20,4 @@ def scorer_decides(scripted_model) -> Pipeline:
     policy = parse_bundle(bundle.model_dump(mode="json"), "test bundle")
     return Pipeline(model=scripted_model([{"output": "{}", "purpose": "critic"}]), policy=policy,
                     services=GateServices())
+

@@ -20,10 +20,10 @@ from controlplane.answerability import (
     shipped_scorer,
     verifier_features,
 )
-from controlplane.contracts import TraceStatus
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.quote import evidence_sentences, rank_candidates, table_row_text
+from tests.answer_modes.asking import verified_single_claim
 from tests.standins import RowwiseVerifier
 
 ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. The team sits in Lyon."
@@ -217,13 +217,10 @@ def test_a_table_row_is_quoted_under_its_header_line_and_read_under_its_header()
 
 @pytest.mark.models
 def test_a_question_a_table_row_answers_ends_verified_and_cited(scorer_decides):
-    plane = scorer_decides
-    evidence = [{"id": "E1", "title": "Retention", "text": RETENTION, "trust_tier": "authoritative"}]
-    result = plane.run([{"role": "user", "content": "How long are database backups kept?"}], evidence=evidence)
-    assert result.status is TraceStatus.PASS and result.verified
+    result, claim = verified_single_claim(scorer_decides, "How long are database backups kept?", RETENTION,
+                                          "Retention")
     assert result.assistant_text == f"{HEADER}\n| database backups | 35 days | encrypted at rest | [E1]"
-    [claim] = result.claims
-    assert claim.verdict == "PASS" and claim.text == result.assistant_text  # one claim: the header line and the row
+    assert claim.text == result.assistant_text  # one claim: the header line and the row
 
 
 # -- label lines ("- Supersedes: ADR-004 ...") ---------------------------------------------------------------------
@@ -263,15 +260,11 @@ def test_a_label_line_is_offered_only_to_a_question_that_names_its_label():
 
 @pytest.mark.models
 def test_a_question_a_label_line_answers_ends_verified_and_cited(scorer_decides):
-    plane = scorer_decides
     # the ADR's header section, the chunk the example corpus's index retrieves for this question
     header = ADR[:ADR.index("## Decision")]
-    evidence = [{"id": "E1", "title": "ADR-011", "text": header, "trust_tier": "authoritative"}]
-    result = plane.run([{"role": "user", "content": "Which earlier decision did ADR-011 supersede?"}], evidence=evidence)
-    assert result.status is TraceStatus.PASS and result.verified
+    result, _ = verified_single_claim(scorer_decides, "Which earlier decision did ADR-011 supersede?", header,
+                                      "ADR-011")
     assert result.assistant_text == f"{SUPERSEDES} [E1]"
-    [claim] = result.claims
-    assert claim.verdict == "PASS" and claim.evidence_ids == ["E1"]
 
 
 # -- the verifier's logits as features --------------------------------------------------------------------------------

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from controlplane.contracts import TraceStatus
 from controlplane.evidence_pack import build_pack
 from controlplane.gates.verbatim import is_whole_sentences
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.quote import Candidate, Ranking, evidence_sentences, pronoun_pairs
+from tests.answer_modes.asking import verified_single_claim
 
 SHIP = "The Orion project ships on 14 March 2027."
 BUDGET = "Its budget is 2.4 million euros."
@@ -75,15 +75,11 @@ def test_a_statement_question_quotes_single_sentences_only():
 
 @pytest.mark.models
 def test_the_issue_budget_question_ends_verified_with_the_pair(scorer_decides):
-    plane = scorer_decides
-    evidence = [{"id": "E1", "title": "Orion", "text": ORION, "trust_tier": "authoritative"}]
-    result = plane.run([{"role": "user", "content": "What is the Orion budget?"}], evidence=evidence)
-    assert result.status is TraceStatus.PASS and result.verified
+    result, _ = verified_single_claim(scorer_decides, "What is the Orion budget?", ORION, "Orion")
     assert result.assistant_text == f"{ORION} [E1]"
-    [claim] = result.claims
-    assert claim.verdict == "PASS"
     nli = next(g for g in result.attempts[-1].gate_results if g.gate_id == "nli_entailment")
     assert "VERBATIM_QUOTE" in json.dumps(nli.details)  # whole sentences: entailed by construction, no model call
     # and a question the two sentences do not answer still ends UNKNOWN
-    unknown = plane.run([{"role": "user", "content": "Who founded the Orion project?"}], evidence=evidence)
+    unknown = scorer_decides.run([{"role": "user", "content": "Who founded the Orion project?"}],
+                                 evidence=[{"id": "E1", "title": "Orion", "text": ORION, "trust_tier": "authoritative"}])
     assert not unknown.verified and unknown.assistant_text.startswith("The evidence does not answer this question.")
