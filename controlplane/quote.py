@@ -147,7 +147,7 @@ def quotable(sentence: str, question_stems: frozenset[str] = frozenset()) -> boo
     question names its label ("Which earlier decision did ADR-011 supersede?" and "- Supersedes: ADR-004 ..."). Measured
     on the quickstart question: the ADR's title line was the most similar "sentence" and answered nothing, and with
     every label line offered its "- Supersedes: ..." line led the answer to "What does ADR-011 say about the
-    client/server boundary?" (bench/results/ask.md)."""
+    client/server boundary?" (the README's example-corpus history)."""
     if sentence.startswith("#") or len(sentence.split()) < MIN_WORDS:
         return False
     label = _LABEL_LINE.match(sentence)
