@@ -195,6 +195,7 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
             continue  # a redacted text cannot be quoted (or checked)
         units = evidence_sentences_of(item.text)  # hard line wraps joined, as the NLI gate does
         rows = table_quotes(item.text)  # a data row's quote: its header line and the row
+        first = len(out)  # this item's candidates are out[first:]
         for index, sentence in enumerate(units):
             plain = strip_markers(sentence.text)
             scored = ""
@@ -208,7 +209,7 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                     scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
             if quotable(plain, question_stems):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
-        singles = [(c.text, c.start_char, c.end_char) for c in out if c.evidence_id == item.id and not c.scored_text]
+        singles = [(c.text, c.start_char, c.end_char) for c in out[first:] if not c.scored_text]
         out.extend(Candidate(0, item.id, joined, start, end, 0.0, None, "", 2)
                    for joined, start, end in pronoun_pairs(item.text, singles))
     return out
