@@ -838,7 +838,7 @@ class ControlPlane:
         from controlplane.evidence_pack import EvidenceError, build_pack
 
         try:
-            return build_pack(caller_items=list(evidence or []), facts=list(facts or []), retrieved=items,
+            return build_pack(caller_items=evidence, facts=facts, retrieved=items,
                               budget=pipeline.policy.bundle.budgets, rules=rules)
         except EvidenceError as exc:
             raise InputError(str(exc)) from None

@@ -251,7 +251,7 @@ class Pipeline:
             return evidence
         try:
             return build_pack(
-                caller_items=list(evidence or []), facts=list(facts or []), budget=self.policy.bundle.budgets, rules=rules
+                caller_items=evidence, facts=facts, budget=self.policy.bundle.budgets, rules=rules
             )
         except EvidenceError as exc:
             raise InputError(str(exc)) from None

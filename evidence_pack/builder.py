@@ -39,8 +39,30 @@ _ITEM_KEYS = {
 }
 
 
+_FIELD_EXAMPLES = {"provenance": '{"source": "docs/stack.md"}', "qualifiers": '{"population": "adults over 65"}'}
+
+
 class EvidenceError(ValueError):
     """Caller evidence is malformed. The message names the item and field and says how to fix it."""
+
+
+def _as_list(value: Any, name: str, example: str) -> list[Any]:
+    """A caller's list of items. A single object, a string or a number is an error naming the field: iterating it
+    would read its keys or characters as items and blame the wrong thing."""
+    if value is None:
+        return []
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise EvidenceError(f"'{name}' must be a list of {example}, not {type(value).__name__}")
+    return list(value)
+
+
+def _rules_mapping(rules: Any) -> dict[str, Any]:
+    if rules is None:
+        return {}
+    if not isinstance(rules, Mapping):
+        raise EvidenceError(f"'rules' must be an object like {{\"unknown_label_required\": true}}, "
+                            f"not {type(rules).__name__}")
+    return dict(rules)
 
 
 def content_hash(text: str) -> str:
@@ -72,6 +94,10 @@ def _item_from_mapping(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     except UnicodeEncodeError:
         raise EvidenceError(f"{where}: 'text' is not valid Unicode (it holds an unpaired surrogate)") from None
     item: dict[str, Any] = {k: v for k, v in raw.items() if k not in ("source", "hash")}
+    for field in ("provenance", "qualifiers"):  # objects: copying or reading them as anything else would crash
+        if raw.get(field) is not None and not isinstance(raw[field], Mapping):
+            raise EvidenceError(f"{where}.{field}: must be an object like {_FIELD_EXAMPLES[field]}, "
+                                f"not {type(raw[field]).__name__}")
     provenance = dict(raw.get("provenance") or {})
     if raw.get("source") is not None:
         provenance.setdefault("source", raw["source"])
@@ -124,6 +150,9 @@ def build_pack(
 ) -> EvidencePack:
     """Assemble a pack. Given ids are kept; missing ids become E1, E2, ... skipping ids already taken."""
     budget = budget or BudgetConfig()
+    caller_items = _as_list(caller_items, "evidence", 'evidence items like {"text": "..."}')
+    facts = _as_list(facts, "facts", "AtomicFact objects")
+    rules = _rules_mapping(rules)
     if len(caller_items) + len(facts) > budget.max_evidence_items:
         raise EvidenceError(
             f"{len(caller_items) + len(facts)} evidence items given; the policy allows at most "
@@ -201,12 +230,18 @@ def build_pack(
     rule_values = {
         "must_cite_for_factual_claims": True,
         "unknown_label_required": True,
-        **(dict(rules) if rules else {}),
+        **rules,
         "allowed_evidence_ids": [item.id for item in kept],
     }
+    try:
+        pack_rules = EvidenceRules.model_validate(rule_values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise EvidenceError(f"rules.{loc}: {first['msg']} (see contracts/schemas/EvidencePack.schema.json)") from None
     return EvidencePack(
         evidence=kept,
-        rules=EvidenceRules.model_validate(rule_values),
+        rules=pack_rules,
         truncated=bool(dropped),
         dropped_ids=dropped,
         token_count=tokens,
@@ -242,8 +277,8 @@ def parse_evidence_document(data: Any, source: str) -> tuple[list[dict[str, Any]
         facts: list = []
     elif isinstance(data, dict) and ("evidence" in data or "facts" in data):
         entries = data.get("evidence") or []
-        facts = list(data.get("facts") or [])
-        rules = {k: v for k, v in dict(data.get("rules") or {}).items() if k != "allowed_evidence_ids"}
+        facts = _as_list(data.get("facts"), "facts", "AtomicFact objects")
+        rules = {k: v for k, v in _rules_mapping(data.get("rules")).items() if k != "allowed_evidence_ids"}
         if not isinstance(entries, list):
             raise EvidenceError(f"{source}: 'evidence' must be an array of evidence items")
     else:

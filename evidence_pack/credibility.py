@@ -91,7 +91,9 @@ def tier_for_host(host: str | None) -> TrustTier | None:
 
 
 def publication_type_of(qualifiers: Mapping[str, Any] | None) -> str | None:
-    value = (qualifiers or {}).get("publication_type")
+    if not isinstance(qualifiers, Mapping):  # malformed qualifiers are named by the item's validation, not here
+        return None
+    value = qualifiers.get("publication_type")
     return value if isinstance(value, str) and value in PUBLICATION_TYPES else None
 
 
@@ -123,7 +125,8 @@ def estimate_credibility(draft: Mapping[str, Any]) -> float:
     provenance = draft.get("provenance") or {}
     source = provenance.get("source") if isinstance(provenance, Mapping) else getattr(provenance, "source", None)
     return score_credibility(
-        draft.get("trust_tier"), source, publication_type_of(draft.get("qualifiers"))
+        draft.get("trust_tier"), source if isinstance(source, str) else None,  # a non-string is named by validation
+        publication_type_of(draft.get("qualifiers"))
     ).score
 
 

@@ -105,6 +105,11 @@ def test_prose_from_the_model_is_refused_not_crashed(control_plane, core_policy)
         ({"role": "user", "content": "hi"}, None, "not one object"),
         (QUESTION, [{"title": "no text"}], "evidence[0]: 'text'"),
         (QUESTION, [{"text": "x", "colour": "red"}], "evidence[0]: unknown field"),
+        # found by QA: these were TypeError/AttributeError, or blamed evidence[0] for a dict's key
+        (QUESTION, 5, "'evidence' must be a list"),
+        (QUESTION, {"text": "We host on Fly.io."}, "'evidence' must be a list"),
+        (QUESTION, [{"text": "x", "provenance": 5}], "evidence[0].provenance"),
+        (QUESTION, [{"text": "x", "qualifiers": "adults"}], "evidence[0].qualifiers"),
     ],
 )
 def test_bad_input_raises_input_error_naming_the_field(control_plane, core_policy, trace_store, messages, evidence,
@@ -167,3 +172,15 @@ def test_a_closed_plane_refuses_requests(scripted_model, core_policy):
     plane.close()
     with pytest.raises(ConfigurationError, match="closed"):
         plane.respond(QUESTION, evidence=EVIDENCE)
+
+
+@pytest.mark.parametrize(("facts", "rules", "fragment"), [
+    ("x", None, "'facts' must be a list"),
+    (None, 5, "'rules' must be an object"),
+    (None, {"bogus": 1}, "rules.bogus"),
+])
+def test_malformed_facts_or_rules_raise_input_error(control_plane, core_policy, facts, rules, fragment):
+    plane = control_plane([good_answer()], policy=core_policy)
+    with pytest.raises(InputError) as caught:
+        plane.respond(QUESTION, evidence=[{"text": "We host on Fly.io."}], facts=facts, rules=rules)
+    assert fragment in str(caught.value)

@@ -108,6 +108,13 @@ def test_verify_accepts_a_whole_evidence_pack(files, tmp_path):
          "policy bundle not found"),
         (["trace", "show", "tr_missing", "--db", "{db}"], "no trace 'tr_missing'"),
         (["verify", "--envelope", "{dir}/none.json"], "envelope file not found"),
+        # found by QA: an evidence file's rules or an item's provenance of the wrong type was "internal error", exit 1
+        (["run", "-m", "hi", "--evidence", "{badrules}", "--model", "scripted:{script}", "--db", "{db}"],
+         "'rules' must be an object"),
+        (["run", "-m", "hi", "--evidence", "{unknownrule}", "--model", "scripted:{script}", "--db", "{db}"],
+         "rules.bogus"),
+        (["run", "-m", "hi", "--evidence", "{badprov}", "--model", "scripted:{script}", "--db", "{db}"],
+         "evidence[0].provenance"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(files, args, fragment):
@@ -115,7 +122,13 @@ def test_bad_input_exits_2_with_one_line(files, args, fragment):
     bad.write_text("{not json")
     (files["dir"] / "sub").mkdir(exist_ok=True)
     (files["dir"] / "sub" / "file.txt").write_text("a file, not a directory")
-    values = {"dir": files["dir"], "script": files["script"], "db": files["db"], "bad": bad}
+    malformed = {"badrules": '{"evidence": [{"text": "a"}], "rules": 5}',
+                 "unknownrule": '{"evidence": [{"text": "a"}], "rules": {"bogus": 1}}',
+                 "badprov": '[{"text": "a", "provenance": 5}]'}
+    for name, content in malformed.items():
+        (files["dir"] / f"{name}.json").write_text(content)
+    values = {"dir": files["dir"], "script": files["script"], "db": files["db"], "bad": bad,
+              **{name: files["dir"] / f"{name}.json" for name in malformed}}
     result = CliRunner().invoke(main, [a.format(**values) for a in args])
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]

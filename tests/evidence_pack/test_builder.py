@@ -123,3 +123,44 @@ def test_a_retrievers_own_hash_is_never_trusted():
                          provenance={"source": "handbook"}, retrieval_score=0.9)
     pack = build_pack(retrieved=[wrong], budget=BudgetConfig())
     assert [item.hash for item in pack.evidence] == [content_hash("We host on Fly.io.")]
+
+
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        # a field of the wrong type is named, never a TypeError/AttributeError (exit 1, HTTP 500): found by QA
+        (lambda: build_pack([{"text": "a", "provenance": 5}]), "evidence[0].provenance"),
+        (lambda: build_pack([{"text": "a", "provenance": {"source": 5}}]), "evidence[0].provenance.source"),
+        (lambda: build_pack([{"text": "a", "source": 5}]), "evidence[0].provenance.source"),
+        (lambda: build_pack([{"text": "a", "qualifiers": "adults"}]), "evidence[0].qualifiers"),
+        (lambda: build_pack([{"text": "a"}], rules=5), "'rules' must be an object"),
+        (lambda: build_pack([{"text": "a"}], rules=[1]), "'rules' must be an object"),
+        (lambda: build_pack([{"text": "a"}], rules={"bogus": 1}), "rules.bogus"),
+        # a single object, a string or a number is not a list of items (iterating it read keys or characters)
+        (lambda: build_pack({"text": "a"}), "'evidence' must be a list"),
+        (lambda: build_pack("We host on Fly.io."), "'evidence' must be a list"),
+        (lambda: build_pack(5), "'evidence' must be a list"),
+        (lambda: build_pack([], facts="x"), "'facts' must be a list"),
+        (lambda: build_pack([], facts={"id": "F1"}), "'facts' must be a list"),
+    ],
+)
+def test_malformed_fields_are_named_not_crashes(call, fragment):
+    with pytest.raises(EvidenceError) as info:
+        call()
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ('{"evidence": [{"text": "a"}], "rules": 5}', "'rules' must be an object"),
+        ('{"evidence": [{"text": "a"}], "facts": "x"}', "'facts' must be a list"),
+    ],
+)
+def test_evidence_file_with_malformed_rules_or_facts_is_named(tmp_path, content, fragment):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    with pytest.raises(EvidenceError) as info:
+        items, facts, rules = read_evidence_file(bad)
+        build_pack(items, facts=facts, rules=rules)
+    assert fragment in str(info.value)

@@ -185,6 +185,13 @@ def test_stream_options_include_usage(serve):
         ({"model": "m", "messages": [{"role": "user", "content": "q"}], "controlplane": {"collection": "nope"}},
          "controlplane.collection", "invalid_value"),
         ({"model": "m", "messages": [{"role": "assistant", "content": "q"}]}, "messages", "invalid_value"),
+        # found by QA: these were HTTP 500 (TypeError / AttributeError in the pack builder)
+        ({"model": "m", "messages": [{"role": "user", "content": "q"}], "evidence": [{"text": "x", "provenance": 5}]},
+         "evidence[0].provenance", "invalid_value"),
+        ({"model": "m", "messages": [{"role": "user", "content": "q"}],
+          "evidence": [{"text": "x", "provenance": {"source": 5}}]}, "evidence[0].provenance.source", "invalid_value"),
+        ({"model": "m", "messages": [{"role": "user", "content": "q"}],
+          "evidence": [{"text": "x", "qualifiers": "adults"}]}, "evidence[0].qualifiers", "invalid_value"),
     ],
 )
 def test_bad_requests_get_400_with_the_field_named(serve, trace_store, body, param, code):
