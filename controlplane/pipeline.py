@@ -46,6 +46,7 @@ from controlplane.gates.attempt import AttemptView
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry, PlannedGate
+from controlplane.gates.sufficiency import response_confidence
 from controlplane.log import get_logger
 from controlplane.model_boundary import GenerationParams, IntelligenceModule, IntelligenceResponse
 from controlplane.policy_bundles.loader import LoadedPolicy, load_bundle
@@ -144,6 +145,8 @@ class RunResult:
         for gate in self.attempts[-1].gate_results:
             if gate.gate_id == "nli_entailment" and isinstance(gate.details.get("confidence"), dict):
                 confidence = gate.details["confidence"]
+        if confidence is not None and self.status is TraceStatus.DEGRADED:
+            confidence = self._shown_confidence(confidence)
             warnings.extend(str(w) for w in gate.details.get("warnings", []) if isinstance(w, str))
         if self.realtime:
             warnings.extend(self.realtime.get("staleness_warnings", []))
@@ -151,6 +154,13 @@ class RunResult:
         if self.realtime:
             summary["realtime"] = self.realtime
         return summary
+
+    def _shown_confidence(self, report: dict[str, Any]) -> dict[str, Any]:
+        """The confidence of what a degraded answer shows: a removed claim's (often near 0) would put "answer
+        refused" beside an answer that is shown (EBOM metadata.confidence counts shown claims too)."""
+        shown = {claim.claim_id for claim in self.claims if claim.verdict == "PASS"}
+        per_claim = {cid: value for cid, value in (report.get("claims") or {}).items() if cid in shown}
+        return response_confidence(per_claim, report.get("domain_minimum", 0.0)).as_dict()
 
     def as_json(self) -> dict[str, Any]:
         return {

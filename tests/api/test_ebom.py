@@ -114,6 +114,18 @@ def test_a_degraded_answer_marks_the_failed_claim_speculative_and_not_shown(plan
     assert doc["metadata"]["confidence"] == by_id["c1"]["confidence"]  # only what was shown counts
 
 
+def test_the_confidence_shown_beside_a_degraded_answer_is_that_of_the_shown_claims(plane):
+    """Found by QA: the CLI printed "Confidence: 0.00/1.0 - Insufficient confidence - answer refused" under a degraded
+    answer it did show, because the removed claim's confidence counted; EBOM (and this) count only what is shown."""
+    claims = [RAIN_PREMISES[0], ("Heavy rain closes the harbour [E1].", ["E1"])]
+    reply = plane([envelope_for(LOW_Q, claims)] * 3).respond(LOW_Q, evidence=RAIN)
+    assert reply.status == "degraded"
+    confidence = reply.verification["confidence"]
+    assert set(confidence["claims"]) == {"c1"}
+    assert confidence["response_confidence"] == confidence["claims"]["c1"]
+    assert (confidence["display"] or "").find("answer refused") == -1
+
+
 def test_a_refusal_is_refused_in_the_document(plane):
     reply = plane(["not json"] * 3).respond(LOW_Q, evidence=RAIN)
     doc = reply.as_ebom()
