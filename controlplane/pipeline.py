@@ -145,9 +145,9 @@ class RunResult:
         for gate in self.attempts[-1].gate_results:
             if gate.gate_id == "nli_entailment" and isinstance(gate.details.get("confidence"), dict):
                 confidence = gate.details["confidence"]
+            warnings.extend(str(w) for w in gate.details.get("warnings", []) if isinstance(w, str))
         if confidence is not None and self.status is TraceStatus.DEGRADED:
             confidence = self._shown_confidence(confidence)
-            warnings.extend(str(w) for w in gate.details.get("warnings", []) if isinstance(w, str))
         if self.realtime:
             warnings.extend(self.realtime.get("staleness_warnings", []))
         summary: dict[str, Any] = {"confidence": confidence, "warnings": sorted(set(warnings))}
