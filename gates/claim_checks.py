@@ -34,6 +34,7 @@ from controlplane.contracts.text import (
     memo_by_text,
     sentence_texts,
     stem,
+    strip_markers,
     words,
 )
 
@@ -534,6 +535,27 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 DEFAULT_COVERAGE = 0.5
 
 
+# Words that open a sentence without naming anything. A claim's first word is capitalised whatever it is, so it
+# counts as a name only when it is an acronym or CamelCase, or else when it is none of these, no adverb or
+# participle (-ly, -ing), and the evidence holds no word of its stem: "AWS hosts us." or "Zanzibar hosts us." over
+# "We host on Fly.io." swap the subject, and coverage alone (one of two content words) let them through.
+_OPENERS = frozenset({
+    "based", "note", "yes", "sure", "okay", "overall", "today", "now", "currently", "first", "second", "third",
+    "next", "last", "lastly", "finally", "additionally", "furthermore", "moreover", "besides", "regarding",
+    "concerning", "given", "none", "nothing", "everything", "something", "everyone", "someone", "anyone", "neither",
+    "please", "in", "unfortunately", "summary", "answer", "evidence", "source", "sources",
+})
+
+
+def _opening_name(token: str, ev_lower: str, ev_stems: set[str]) -> bool:
+    word = token.lower()
+    if len(token) <= 2 or not token[0].isupper() or word in STOPWORDS or word in ev_lower:
+        return False
+    if token.isupper() or any(c.isupper() for c in token[1:]):  # AWS, DigitalOcean: no sentence opens with these
+        return True
+    return word not in _OPENERS and not word.endswith(("ly", "ing")) and stem(word) not in ev_stems
+
+
 def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = DEFAULT_COVERAGE) -> list[CheckFinding]:
     claim_stems = list(dict.fromkeys(content_stems(claim_text)))
     if not claim_stems:
@@ -550,6 +572,9 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
     tokens = WORD.findall(claim_text)
     names = [t for i, t in enumerate(tokens) if i > 0 and t[0].isupper() and len(t) > 2 and t.lower() not in STOPWORDS]
     absent = [n for n in names if n.lower() not in ev_lower]
+    opening = WORD.findall(strip_markers(claim_text))[:1]
+    if opening and _opening_name(opening[0], ev_lower, ev_stems):
+        absent.insert(0, opening[0])
     if absent:
         findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "names",
                                      f"claim names {absent[:5]} that the evidence does not mention"))

@@ -158,3 +158,25 @@ def test_numbers_take_superscripts_and_other_unicode_digits_without_failing():
     evidence = "The reserve covers 40 km² of forest and 12 km² of lakes."
     assert not check_numbers(evidence, "The reserve covers 40 km² of forest.")
     assert codes(check_numbers(evidence, "The reserve covers 12 km² of forest.")) == {ReasonCode.NUMBER_MISMATCH}
+
+
+HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
+
+
+@pytest.mark.parametrize("claim", [
+    # found by QA: the name check skipped a claim's first word, so a swapped subject passed at medium rigor
+    # (coverage 1 of 2 content words is not below 0.5) and "AWS hosts us [E1]." was shown as verified
+    "AWS hosts us [E1].", "Zanzibar hosts us [E1].", "Microsoft hosts the DB [E1].", "DigitalOcean hosts us.",
+])
+def test_a_name_that_opens_the_claim_is_checked_too(claim):
+    assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
+
+
+@pytest.mark.parametrize("claim", [
+    # sentence openers that are no name, and words the evidence has in another form
+    "Based on the evidence, we host on Fly.io [E1].", "Currently we host on Fly.io.", "Yes, we host on Fly.io.",
+    "Overall, the DB is Turso.", "Hosting is on Fly.io.", "Fly.io hosts us.", "Turso is the DB.",
+    "Note that we host on Fly.io.", "Today we host on Fly.io.", "Spanning two providers, we host on Fly.io.",
+])
+def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
+    assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
