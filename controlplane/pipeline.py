@@ -11,7 +11,7 @@ import dataclasses
 import os
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -305,9 +305,11 @@ class Pipeline:
         usage: BudgetUsage,
         finish_reason: FinishReason = FinishReason.STOP,
         lattice: Sequence[PlannedGate] | None = None,
+        seen_as: Callable[[GateResult], GateResult] | None = None,
     ) -> AttemptEvaluation:
         """Parse the output once, derive its view once, run the post-generation gates on it. ``lattice``: the
-        request's gate plan (planned once per request); without it the gates are planned here."""
+        request's gate plan (planned once per request); without it the gates are planned here. ``seen_as``: what the
+        later gates see of a gate's result (GateRegistry.run; replay's recorded verdicts for redacted evidence)."""
         parsed = parse_envelope(raw_output, truncated_by_model=finish_reason is FinishReason.MAX_TOKENS)
         view = AttemptView(parsed.envelope)
         if lattice is None:
@@ -328,7 +330,7 @@ class Pipeline:
             services=self.services,
             attempt=view,
         )
-        results = self.registry.run(plan, inp)
+        results = self.registry.run(plan, inp, seen_as)
         return AttemptEvaluation(parsed, results, claim_verdicts(parsed.envelope, results, view), view)
 
     def run_pre_generation(self, decision: ModeDecision, pack: EvidencePack, user_message: str, usage: BudgetUsage,

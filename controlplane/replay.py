@@ -441,7 +441,7 @@ class _Replayer:
                                 tokens_out=record.tokens_out, elapsed_ms=_elapsed_ms(bundle, n),
                                 finish_reason=record.finish_reason.value)
             evaluation = self.plane.evaluate_attempt(record.raw_output, decision, pack, normalized, usage,
-                                                     record.finish_reason)
+                                                     record.finish_reason, seen_as=_recorded_if_redacted(recorded_gates))
             results = self._carry_redacted(n, evaluation.results, recorded_gates)
             self._compare(f"attempt {n}", [g.model_dump(mode="json") for g in record.gate_results],
                           [g.model_dump(mode="json") for g in evaluation.results])
@@ -499,7 +499,7 @@ class _Replayer:
                                            critic=RecordedCritic(findings) if isinstance(findings, list) else None)
         usage = BudgetUsage(attempt=1, elapsed_ms=_elapsed_ms(self.bundle, 1))
         evaluation = self.plane.evaluate_attempt(record.raw_output, decision, pack, normalized, usage,
-                                                 record.finish_reason)
+                                                 record.finish_reason, seen_as=_recorded_if_redacted(recorded_gates))
         self._carry_redacted(1, evaluation.results, recorded_gates)
         self._compare("attempt 1", [g.model_dump(mode="json") for g in record.gate_results],
                       [g.model_dump(mode="json") for g in evaluation.results])
@@ -567,6 +567,17 @@ class _Replayer:
             "when": planned.spec.when.model_dump(mode="json", exclude_none=True),
             "planned": {"runs": planned.runs, "why": planned.why},
         }
+
+
+def _recorded_if_redacted(recorded: dict[str, GateResult]) -> Callable[[GateResult], GateResult]:
+    """What the gates after a gate see of it: its recorded verdict when it could not run on redacted evidence (the
+    gates that read it, e.g. evidence_graph after nli_entailment, then judge what was recorded, not a gap)."""
+    def seen_as(result: GateResult) -> GateResult:
+        if ReasonCode.EVIDENCE_TEXT_REDACTED in result.reason_codes and result.gate_id in recorded:
+            return recorded[result.gate_id]
+        return result
+
+    return seen_as
 
 
 def _occurrence(items: list[dict[str, Any]], index: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -296,8 +296,15 @@ class GateRegistry:
         )
         return result.model_copy(update={"measured": measured})
 
-    def run(self, plan: Sequence[PlannedGate], inp: GateInput) -> list[GateResult]:
+    def run(self, plan: Sequence[PlannedGate], inp: GateInput,
+            seen_as: Callable[[GateResult], GateResult] | None = None) -> list[GateResult]:
+        """Each gate's result, in plan order. ``seen_as`` maps a result to what the gates after it see as its verdict
+        (replay: a gate that could not run on redacted evidence is seen with its recorded verdict, so the gates that
+        read it judge what was recorded); the list returned holds what each gate itself returned."""
         results: list[GateResult] = []
+        seen: list[GateResult] = []
         for planned in plan:  # each gate sees the verdicts before it (GateInput.prior_results)
-            results.append(self.run_one(planned, inp.for_gate(planned.spec, tuple(results))))
+            result = self.run_one(planned, inp.for_gate(planned.spec, tuple(seen)))
+            results.append(result)
+            seen.append(seen_as(result) if seen_as is not None else result)
         return results

@@ -279,3 +279,29 @@ def test_replay_reproduces_the_display_check_and_the_evidence_driven_decision(tm
     replayed = replay_trace(store.load_bundle(result.trace_id))
     assert replayed.replayed_status == "degraded" and replayed.reproduced, [d.line() for d in replayed.differences]
     store.close()
+
+
+def test_a_redacted_bundle_of_an_unedited_trace_reproduces_the_gates_after_one_that_could_not_run(write_script,
+                                                                                                   tmp_path: Path):
+    """Found by QA: `trace export` (redacted by default) then `replay` said DIFFERS and exited 1 for an unedited
+    trace: nli_entailment could not run on the redacted evidence, and evidence_graph, reading its verdict, went from
+    recorded fail [CLAIM_NOT_GROUNDED] to pass. The gates after one that could not run now see its recorded verdict."""
+    from controlplane.api import ControlPlane
+    from controlplane.policy_bundles.loader import load_bundle
+    from tests.conftest import build_envelope
+
+    policy = load_bundle()
+    glued = "We host on Fly.io [E1] [Note: also Zanzibar]."
+    script = write_script([build_envelope([(glued, ["E1"])])] * 3)
+    store = TraceStore(tmp_path / "t.db")
+    evidence = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite).", "trust_tier": "authoritative"}]
+    with ControlPlane(model=script, policy=policy, db=store, critic=False) as plane:  # the shipped verifier
+        reply = plane.respond("Where do we host?", evidence=evidence)
+    recorded = {g.gate_id: g.result for g in reply.gate_results if g.attempt == 1}
+    assert recorded["nli_entailment"] == "fail" and recorded["evidence_graph"] == "fail"
+
+    path = tmp_path / "redacted.jsonl"
+    export_bundles(store, path, trace_ids=[reply.trace_id], redaction=policy.bundle.redaction)
+    trace = replay_bundles(read_bundles(path)).traces[0]
+    assert {c["gate_id"] for c in trace.could_not_run} == {"nli_entailment"}
+    assert trace.reproduced, [d.line() for d in trace.differences]
