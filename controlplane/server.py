@@ -417,6 +417,9 @@ def parse_chat_request(body: dict[str, Any]) -> dict[str, Any]:
         if body.get(key):
             raise ApiError(400, f"'{key}' is not supported: answers are verified text, not tool calls", param=key,
                            code="unsupported_parameter")
+    for key, example in (("response_format", '{"type": "text"}'), ("stream_options", '{"include_usage": true}')):
+        if body.get(key) is not None and not isinstance(body[key], dict):
+            raise ApiError(400, f"'{key}' must be an object like {example}", param=key, code="invalid_type")
     response_format = body.get("response_format")
     if isinstance(response_format, dict) and response_format.get("type") not in (None, "text"):
         raise ApiError(400, "'response_format' must be text: the verified answer is prose", param="response_format",

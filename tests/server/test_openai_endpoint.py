@@ -185,6 +185,11 @@ def test_stream_options_include_usage(serve):
         ({"model": "m", "messages": [{"role": "user", "content": "q"}], "controlplane": {"collection": "nope"}},
          "controlplane.collection", "invalid_value"),
         ({"model": "m", "messages": [{"role": "assistant", "content": "q"}]}, "messages", "invalid_value"),
+        # found by QA: a response_format or stream_options that is no object was accepted and ignored
+        ({"model": "m", "messages": [{"role": "user", "content": "q"}], "response_format": "json_object"},
+         "response_format", "invalid_type"),
+        ({"model": "m", "messages": [{"role": "user", "content": "q"}], "stream": True, "stream_options": 5},
+         "stream_options", "invalid_type"),
         # found by QA: these were HTTP 500 (TypeError / AttributeError in the pack builder)
         ({"model": "m", "messages": [{"role": "user", "content": "q"}], "evidence": [{"text": "x", "provenance": 5}]},
          "evidence[0].provenance", "invalid_value"),
