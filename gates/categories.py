@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass
 
 from controlplane.contracts import ClaimStatus
-from controlplane.contracts.text import memo_by_text, split_sentences, strip_markers
+from controlplane.contracts.text import STOPWORDS, WORD, content_stem_set, memo_by_text, split_sentences, strip_markers
+
+from .claim_checks import opening_name
 
 CONFIDENCE_THRESHOLD = 0.7  # EBOM: classifier confidence threshold; below it, FACTUAL
 
@@ -118,3 +120,25 @@ def states_absence(text: str) -> bool:
 
 NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
 ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL, ClaimStatus.REASONING})
+
+
+def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[str]:
+    """The names and numbers an UNKNOWN claim holds that neither the question nor the evidence does. Saying what is
+    not known names at most what was asked and what the evidence holds: "No information is available on the
+    Zanzibar outage of 2024." tells the user of an outage nobody checked (found by QA), and "Zanzibar backups are
+    not documented." presumes backups there."""
+    known = f"{question}\n{evidence_text}"
+    known_lower = known.lower()
+    tokens = WORD.findall(strip_markers(text))
+    added: list[str] = []
+    for index, token in enumerate(tokens):
+        if token[0].isdigit():
+            new = re.search(rf"(?<![\d.,]){re.escape(token)}(?![\d])", known) is None
+        elif index == 0:
+            new = opening_name(token, known_lower, content_stem_set(known))
+        else:
+            new = (token[0].isupper() and len(token) > 2 and token.lower() not in STOPWORDS
+                   and token.lower() not in known_lower)
+        if new and token not in added:
+            added.append(token)
+    return added

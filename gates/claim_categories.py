@@ -2,7 +2,8 @@
 
 It uses the classifier of gates/categories.py to catch a model that labels a factual claim SUBJECTIVE or TRIVIAL to
 escape citation, or labels a confident factual sentence UNKNOWN (an UNKNOWN claim must say that it does not know:
-"The evidence does not say ..."), since the label is only in meta and the user would read the sentence as fact. Such
+"The evidence does not say ...", naming no name or number that neither the question nor the evidence holds), since
+the label is only in meta and the user would read the sentence as fact. Such
 a claim fails with CLAIM_CATEGORY_MISMATCH at or above ``fail_at_rigor`` (default low) and is a warning below.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode, RigorLevel
 
-from .categories import ESCAPE_LABELS, NEEDS_CITATION, classify, states_absence
+from .categories import ESCAPE_LABELS, NEEDS_CITATION, classify, states_absence, unknown_adds_details
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -33,6 +34,7 @@ class ClaimCategoriesGate(BaseGate):
         records: dict[str, dict] = {}
         per_claim: dict[str, list[str]] = {}
         warnings: list[str] = []
+        evidence_text = "\n".join(item.text for item in inp.evidence_pack.evidence)
         for claim in inp.envelope.meta.claim_map:
             found = classify(claim.text)
             records[claim.claim_id] = {"labelled": claim.status.value, "classified": found.category.value,
@@ -40,6 +42,11 @@ class ClaimCategoriesGate(BaseGate):
             laundered = claim.status is ClaimStatus.UNKNOWN and not states_absence(claim.text)
             if laundered:
                 records[claim.claim_id]["unknown_not_worded_as_unknown"] = True
+            elif claim.status is ClaimStatus.UNKNOWN:
+                added = unknown_adds_details(claim.text, inp.user_message, evidence_text)
+                if added:  # worded as UNKNOWN, but it tells the user of names or numbers nobody checked
+                    records[claim.claim_id]["unknown_adds_details"] = added
+                    laundered = True
             # a REASONING claim that names its premises is a reasoning step, not an escape label: reasoning_chain
             # checks that every fact it uses is sourced
             step = claim.status is ClaimStatus.REASONING and bool(claim.premises)

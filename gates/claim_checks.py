@@ -547,7 +547,8 @@ _OPENERS = frozenset({
 })
 
 
-def _opening_name(token: str, ev_lower: str, ev_stems: set[str]) -> bool:
+def opening_name(token: str, ev_lower: str, ev_stems: set[str]) -> bool:
+    """Whether a claim's first word is a name the text ``ev_lower`` (lower-cased, with stems ``ev_stems``) lacks."""
     word = token.lower()
     if len(token) <= 2 or not token[0].isupper() or word in STOPWORDS or word in ev_lower:
         return False
@@ -573,7 +574,7 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
     names = [t for i, t in enumerate(tokens) if i > 0 and t[0].isupper() and len(t) > 2 and t.lower() not in STOPWORDS]
     absent = [n for n in names if n.lower() not in ev_lower]
     opening = WORD.findall(strip_markers(claim_text))[:1]
-    if opening and _opening_name(opening[0], ev_lower, ev_stems):
+    if opening and opening_name(opening[0], ev_lower, ev_stems):
         absent.insert(0, opening[0])
     if absent:
         findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "names",

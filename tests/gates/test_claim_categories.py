@@ -85,6 +85,27 @@ def test_an_unknown_label_on_a_confident_factual_sentence_fails():
     assert result.details["categories"]["c1"]["unknown_not_worded_as_unknown"] is True
 
 
+def test_an_unknown_claim_that_names_what_neither_question_nor_evidence_holds_fails():
+    """Found by QA: "No information is available on the Zanzibar outage that took our database down in 2024." passed
+    as an honest UNKNOWN and was shown: saying what is not known names at most what was asked and what the evidence
+    holds, so a new name or number in it is a fact nobody checked."""
+    question = "Where do we host?"
+    evidence = [{"id": "E1", "text": "We host on Fly.io. DB is Turso (SQLite)."}]
+    env = envelope([
+        ("No information is available on the Zanzibar outage that took our database down in 2024.", [], "UNKNOWN"),
+        ("The evidence does not say why we moved the database to Zanzibar.", [], "UNKNOWN"),
+        ("Zanzibar backups are not documented.", [], "UNKNOWN"),
+        ("The evidence does not say whether an outage hit us in 2024.", [], "UNKNOWN"),
+        # honest: only what was asked and what the evidence names
+        ("The evidence does not say where we host the backups.", [], "UNKNOWN"),
+        ("The evidence does not say whether Turso runs on Fly.io.", [], "UNKNOWN"),
+        ("No information is available.", [], "UNKNOWN"),
+    ])
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", question, evidence, env))
+    assert result.details["claims"] == {cid: ["CLAIM_CATEGORY_MISMATCH"] for cid in ("c1", "c2", "c3", "c4")}
+    assert result.details["categories"]["c1"]["unknown_adds_details"] == ["Zanzibar", "2024"]
+
+
 def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, store, shipped_policy):
     from controlplane.contracts import TraceStatus
     from controlplane.gates.interfaces import GateServices
