@@ -45,7 +45,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from controlplane.contracts import json_text
+from controlplane.contracts import TraceStatus, json_text
 from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.server_limits import (
     DEFAULT_BODY_TIMEOUT_S,
@@ -235,7 +235,7 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
     async def trace_list_json(request: Request) -> Response:
         store = store_or_404()
         limit = _int_param(request, "limit", 50, 1, 1000)
-        status = request.query_params.get("status") or None
+        status = _status_param(request)
         rows = await plane.arun(store.list_traces, status=status, limit=limit)
         return JSONResponse({"object": "list", "data": await plane.arun(served_rows, rows)})
 
@@ -245,7 +245,10 @@ def create_app(plane: ControlPlane, *, max_body_bytes: int = DEFAULT_MAX_BODY_BY
         if plane.store is None:
             return pages.html_response(pages.render_message("No trace store", "This server stores no traces."), 404)
         limit = _int_param(request, "limit", 100, 1, 1000)
-        status = request.query_params.get("status") or None
+        try:
+            status = _status_param(request)
+        except ApiError as exc:
+            return pages.html_response(pages.render_message("Unknown status", exc.message), exc.status)
         rows = await plane.arun(plane.store.list_traces, status=status, limit=limit)
         return pages.html_response(pages.render_list(await plane.arun(served_rows, rows), status=status,
                                                      store_path=str(plane.store.path)))
@@ -509,6 +512,16 @@ def _param_for(message: str, call: dict[str, Any]) -> str | None:
 def _too_large(size: int, limit: int) -> ApiError:
     return ApiError(413, f"the request body is {size} bytes; this server accepts at most {limit} "
                     "(serve --max-body-bytes)", code="request_too_large")
+
+
+def _status_param(request: Request) -> str | None:
+    """?status=: a trace status, or an error (a filter that matches nothing would read as an empty store)."""
+    status = request.query_params.get("status") or None
+    allowed = [s.value for s in TraceStatus]
+    if status is not None and status not in allowed:
+        raise ApiError(400, f"query parameter 'status' must be one of {', '.join(allowed)}, not {status!r}",
+                       param="status", code="invalid_value")
+    return status
 
 
 def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:

@@ -250,6 +250,19 @@ def test_malformed_json_unknown_routes_and_methods_are_openai_errors(serve):
     assert response.status_code == 404 and response.json()["error"]["param"] == "trace_id"
 
 
+def test_an_unknown_trace_status_filter_is_a_400_not_an_empty_list(serve):
+    """Found by QA: GET /v1/traces?status=bogus answered 200 with no traces, which reads as an empty store (the CLI's
+    `trace list --status bogus` exits 2 for that reason); the viewer's /traces?status=bogus did the same."""
+    url, _ = serve([GOOD])
+    response = httpx.get(f"{url}/v1/traces", params={"status": "bogus"})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["param"] == "status" and "degraded" in error["message"]
+    page = httpx.get(f"{url}/traces", params={"status": "bogus"})
+    assert page.status_code == 400 and "degraded" in page.text
+    assert httpx.get(f"{url}/v1/traces", params={"status": "degraded"}).status_code == 200
+
+
 def test_models_healthz_and_trace_list(serve):
     url, plane = serve([GOOD])
     models = client(url).models.list()
