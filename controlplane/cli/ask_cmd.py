@@ -105,6 +105,9 @@ def ask_command(question: str, collection: str | None, index_dir: Path | None, e
                 require_signed: bool | None = None, public_key: Path | None = None,
                 answer_mode: str | None = None, output_format: str | None = None) -> None:
     """Answer QUESTION from your documents with verified, cited claims."""
+    if not question.strip():  # before indexing or loading a model: a bad request costs nothing
+        raise InputError('the question is empty; ask one, e.g. controlplane ask "Who is paged first when production '
+                         'is down?"')
     items, facts, rules = read_evidence(evidence_path)
     index = chosen_index(index_dir, legacy_index) or default_index_dir()
     use_collection = collection is not None or evidence_path is None
