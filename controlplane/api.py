@@ -475,6 +475,9 @@ class ControlPlane:
         answer_mode: AnswerMode | str | None = None,
         envelope: EnvelopeFormat | str | None = None,
     ):
+        for name, value in (("max_model_concurrency", max_model_concurrency), ("retrieval_k", retrieval_k)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):  # "5" is no count
+                raise ConfigurationError(f"{name} must be an integer, not {type(value).__name__} {value!r}")
         if max_model_concurrency < 1:
             raise ConfigurationError("max_model_concurrency must be at least 1")
         if retrieval_k is not None and retrieval_k < 1:
@@ -655,6 +658,8 @@ class ControlPlane:
         new_messages = _as_messages(messages)
         if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
             raise InputError("session_id must be a non-empty string")
+        if trace_id is not None and (not isinstance(trace_id, str) or not trace_id.strip()):
+            raise InputError("trace_id must be a non-empty string (or None for a new id)")
         pack = self._pack_for(pipeline, new_messages, evidence, facts, collection, retrieve, rules)
         request_envelope = parse_envelope_format(envelope)
         if session_id is None or not keep_context:

@@ -184,3 +184,15 @@ def test_malformed_facts_or_rules_raise_input_error(control_plane, core_policy, 
     with pytest.raises(InputError) as caught:
         plane.respond(QUESTION, evidence=[{"text": "We host on Fly.io."}], facts=facts, rules=rules)
     assert fragment in str(caught.value)
+
+
+def test_a_setting_or_trace_id_of_the_wrong_type_is_named(scripted_model, core_policy, control_plane):
+    """Found by QA: ControlPlane(retrieval_k="5") raised TypeError and respond(trace_id=5) a pydantic
+    ValidationError; each is a clear ConfigurationError / InputError naming the argument."""
+    with pytest.raises(ConfigurationError, match="retrieval_k must be an integer"):
+        ControlPlane(model=scripted_model([good_answer()]), policy=core_policy, db=False, retrieval_k="5")
+    with pytest.raises(ConfigurationError, match="max_model_concurrency must be an integer"):
+        ControlPlane(model=scripted_model([good_answer()]), policy=core_policy, db=False, max_model_concurrency=1.5)
+    plane = control_plane([good_answer()], policy=core_policy)
+    with pytest.raises(InputError, match="trace_id must be a non-empty string"):
+        plane.respond(QUESTION, evidence=[{"text": "We host on Fly.io."}], trace_id=5)
