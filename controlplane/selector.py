@@ -1,8 +1,8 @@
 """Selector (routing ladder step 2): a model refines an unsure router decision, under the server's control.
 
 The selector's JSON is schema-checked; its confidence is clamped to 0..1; it may add domains but never remove
-the router's high-rigor ones (those force the strict mode); and it is penalised when it contradicts the router's
-deterministic signals. A selector that fails to answer validly changes nothing: the router's decision stands.
+the router's high-rigor ones (those force the strict mode) and never add a rewrite-exempt one (an exemption from
+checking is the router's call); and it is penalised when it contradicts the router's deterministic signals. A selector that fails to answer validly changes nothing: the router's decision stands.
 """
 
 from __future__ import annotations
@@ -45,6 +45,11 @@ def merge_selector_output(draft: ModeDecision, data: dict, policy: PolicyBundle)
     reasons = list(draft.reasons)
     confidence = min(1.0, max(0.0, float(data["confidence"])))
     selector_domains = [d for d in data.get("domainFlags", []) if d in policy.domains]
+    # An exemption from checking (the rewrite exemption's domains) is the router's deterministic call: a selector
+    # that adds one would let the main model's unchecked text through as a "rewrite" (found by QA).
+    exempting = set(policy.citations.rewrite_exempt_domains) - set(draft.domainFlags)
+    refused = sorted(exempting & set(selector_domains))
+    selector_domains = [d for d in selector_domains if d not in refused]
     domains = sorted(set(draft.domainFlags) | set(selector_domains))
     mode = data["modeLabel"]
 
@@ -60,6 +65,7 @@ def merge_selector_output(draft: ModeDecision, data: dict, policy: PolicyBundle)
         reasons.append(f"override:high_rigor_forces:{router.strict_mode}")
     added = sorted(set(selector_domains) - set(draft.domainFlags))
     reasons.extend(f"selector:added:{d}" for d in added)
+    reasons.extend(f"selector:exemption_not_granted:{d}" for d in refused)
     reasons.extend(f"selector:reason:{r}"[:120] for r in data.get("reasons", [])[:4])
     level = risk_of(domains, policy)
     return draft.model_copy(

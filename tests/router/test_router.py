@@ -154,6 +154,19 @@ def test_selector_may_add_a_riskier_domain(default_policy):
     assert "selector:added:medical" in out.decision.reasons
 
 
+def test_the_selector_cannot_grant_the_rewrite_exemption(default_policy):
+    """Found by QA: for an unsure question ("What is the status of the project?") a selector answering
+    domainFlags ["writing"] turned on the rewrite exemption, and the model's unchecked sentence was shown as a
+    "rewrite of your own text". An exemption from checking is the router's deterministic call, never a model's."""
+    policy = default_policy.bundle
+    draft = route("What is the status of the project?", policy)
+    assert "writing" not in draft.domainFlags
+    out = run_selector("What is the status of the project?", draft, policy, FixedSelector(json.dumps(
+        {"modeLabel": "Ida", "domainFlags": ["writing"], "confidence": 0.9})))
+    assert "writing" not in out.decision.domainFlags
+    assert "selector:exemption_not_granted:writing" in out.decision.reasons
+
+
 def test_selector_failure_leaves_the_router_decision(default_policy):
     policy = default_policy.bundle
     draft = route("hello there", policy)
