@@ -124,6 +124,13 @@ def since_option_value(value: str | None, option: str = "--since") -> str | None
     return moment.astimezone(UTC).isoformat()
 
 
+def limit_option_value(value: int | None, option: str = "--limit") -> int | None:
+    """A count of traces: at least 1 (SQLite reads a negative LIMIT as no limit at all)."""
+    if value is not None and value < 1:
+        raise InputError(f"{option} {value} must be at least 1; leave it out for no limit")
+    return value
+
+
 def status_option_value(value: str | None, allowed: tuple[str, ...], option: str = "--status") -> str | None:
     if value is None:
         return None
@@ -146,6 +153,7 @@ __all__ = [
     "format_option",
     "index_option",
     "json_option",
+    "limit_option_value",
     "model_spec",
     "open_store",
     "policy_option",

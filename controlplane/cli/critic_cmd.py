@@ -11,7 +11,16 @@ import click
 
 from controlplane.policy_bundles.loader import PolicyBundleError
 
-from .common import InputError, db_option, emit_json, json_option, open_store, policy_option
+from .common import (
+    InputError,
+    db_option,
+    emit_json,
+    json_option,
+    limit_option_value,
+    open_store,
+    policy_option,
+    since_option_value,
+)
 
 
 @click.group("critic")
@@ -35,6 +44,8 @@ def run(since: str | None, trace_ids: tuple[str, ...], limit: int | None, model:
 
     if since is None and not trace_ids:
         raise InputError("say which traces: --since TIME (e.g. 2026-11-01) or --trace ID")
+    since = since_option_value(since)
+    limit = limit_option_value(limit)
     critics = [] if no_rules else [RuleCritic()]
     if model:
         critics.append(critic_from_spec(model))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import db_option, emit_json, json_option, open_store
+from .common import db_option, emit_json, json_option, open_store, since_option_value
 
 
 @click.command("stats")
@@ -20,7 +20,7 @@ def stats_command(since: str | None, png_path: Path | None, top: int, db_path: P
     """Regen rate, top failing gates and reason codes, UNKNOWN rate, citation density, refusal rate."""
     from controlplane.traces.stats import compute_stats, render_png, render_table
 
-    figures = compute_stats(open_store(db_path), since=since, top=top)
+    figures = compute_stats(open_store(db_path), since=since_option_value(since), top=top)
     written = render_png(figures, png_path) if png_path else None
     if as_json:
         emit_json({**figures, "png": str(written) if written else None})

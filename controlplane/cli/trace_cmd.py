@@ -13,6 +13,7 @@ from .common import (
     db_option,
     emit_json,
     json_option,
+    limit_option_value,
     open_store,
     policy_option,
     since_option_value,
@@ -69,6 +70,7 @@ def list_traces(since: str | None, status: str | None, limit: int, db_path: Path
     """List stored traces, newest first."""
     since = since_option_value(since)
     status = status_option_value(status, ALL_STATUSES)
+    limit = limit_option_value(limit)
     store = open_store(db_path)
     rows = store.list_traces(since=since, status=status, limit=limit)
     if as_json:
@@ -105,6 +107,7 @@ def export(trace_ids: tuple[str, ...], since: str | None, status: str | None, li
         raise InputError("give either TRACE_ID... or --since/--status, not both")
     since = since_option_value(since)
     status = status_option_value(status, EXPORTABLE_STATUSES)
+    limit = limit_option_value(limit)
     store = open_store(db_path)
     # the same resolution as every request (controlplane.policy_source): the rules of the bundle that runs
     redaction = None if no_redact else PolicySource(policy_path, store, signing_config()).current.bundle.redaction

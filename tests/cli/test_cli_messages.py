@@ -47,6 +47,12 @@ def stored(tmp_path: Path, gov_policy):
     (("trace", "list", "--status", "bogus"), ("'bogus'", "regen_pass")),
     (("trace", "export", "--status", "bogus", "-o", "{dir}/x.jsonl"), ("'bogus'", "degraded")),
     (("trace", "export", "--since", "2999-01-01", "-o", "{dir}/x.jsonl"), ("no complete trace", "2999-01-01")),
+    # found by QA: stats and critic run took any --since and reported 0 traces; a --limit below 1 was taken as no limit
+    (("stats", "--since", "bogus"), ("'bogus'", "ISO date")),
+    (("critic", "run", "--since", "bogus"), ("'bogus'", "ISO date")),
+    (("trace", "list", "--limit", "-1"), ("--limit", "at least 1")),
+    (("trace", "export", "--since", "2000-01-01", "--limit", "0", "-o", "{dir}/x.jsonl"), ("--limit", "at least 1")),
+    (("critic", "run", "--since", "2000-01-01", "--limit", "-3"), ("--limit", "at least 1")),
 ])
 def test_a_filter_that_cannot_match_is_an_error_not_an_empty_result(stored, tmp_path: Path, args, fragments):
     store, _ = stored
