@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from controlplane.contracts import AttemptRecord, TraceStatus
+from controlplane.contracts import AttemptRecord, FinishReason, TraceStatus
+
+# When no attempt got an answer from the model (a server that is down, a script that ran out), "EMPTY_OUTPUT" alone
+# reads as if the model had answered with nothing. The error itself stays in the trace (model_call events): an
+# OpenAI-compatible server's error text is not ours to show.
+MODEL_NEVER_ANSWERED = ("[The model did not answer on any attempt: its calls failed (the trace's model_call events "
+                        "say why, e.g. `controlplane trace show TRACE_ID`).]")
 
 
 def failures_across_attempts(records: Sequence[AttemptRecord]) -> list[dict[str, Any]]:
@@ -42,4 +48,8 @@ def with_failure_history(outcome: Any, records: Sequence[AttemptRecord]) -> Any:
     outcome.record["failures_by_attempt"] = rows
     if outcome.status is TraceStatus.REFUSED and rows:
         outcome.assistant_text = outcome.assistant_text.rstrip() + "\n" + describe(rows, len(records))
+    if outcome.status is TraceStatus.REFUSED and records and all(r.finish_reason is FinishReason.ERROR
+                                                                 for r in records):
+        outcome.record["model_never_answered"] = True
+        outcome.assistant_text = outcome.assistant_text.rstrip() + "\n" + MODEL_NEVER_ANSWERED
     return outcome

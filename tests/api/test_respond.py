@@ -196,3 +196,16 @@ def test_a_setting_or_trace_id_of_the_wrong_type_is_named(scripted_model, core_p
     plane = control_plane([good_answer()], policy=core_policy)
     with pytest.raises(InputError, match="trace_id must be a non-empty string"):
         plane.respond(QUESTION, evidence=[{"text": "We host on Fly.io."}], trace_id=5)
+
+
+def test_a_model_that_never_answers_is_named_in_the_refusal(control_plane, core_policy):
+    """Found by QA: with --model openai:http://127.0.0.1:1/v1#m (nothing listening) the reply only said 'The answer
+    could not be checked (EMPTY_OUTPUT, ...)', as if the model had answered with nothing. When every model call
+    failed, the refusal says so (without quoting the error, which may hold a server's text: the trace has it)."""
+    plane = control_plane([{"output": "{}", "purpose": "selector"}], policy=core_policy)  # no main output at all
+    reply = plane.respond(QUESTION, evidence=[{"text": "We host on Fly.io."}])
+    assert reply.status == "refused"
+    assert "The model did not answer on any attempt" in reply.assistant_text
+    answered = control_plane(["not json"] * 3, policy=core_policy).respond(QUESTION,
+                                                                           evidence=[{"text": "We host on Fly.io."}])
+    assert answered.status == "refused" and "did not answer" not in answered.assistant_text
