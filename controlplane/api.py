@@ -955,9 +955,14 @@ class ControlPlane:
 
             return ModelCritic(self.model)
         if isinstance(spec, str):
+            from controlplane.adapters import MODEL_SETTING
             from controlplane.critic import ModelCritic
 
-            return ModelCritic(_BoundedModel(self._resolve_model(spec), 1))
+            try:
+                critic_model = self._resolve_model(spec)
+            except ConfigurationError as exc:  # the adapters name --model; here the setting is --critic
+                raise ConfigurationError(f"--critic {spec}: {str(exc).replace(MODEL_SETTING, '--critic')}") from None
+            return ModelCritic(_BoundedModel(critic_model, 1))
         if not isinstance(spec, Critic):
             raise ConfigurationError(f"critic must be a model spec string or a Critic (critique), not {spec!r}")
         return spec

@@ -108,6 +108,9 @@ def test_verify_accepts_a_whole_evidence_pack(files, tmp_path):
          "policy bundle not found"),
         (["trace", "show", "tr_missing", "--db", "{db}"], "no trace 'tr_missing'"),
         (["verify", "--envelope", "{dir}/none.json"], "envelope file not found"),
+        # found by QA: a bad --critic spec was blamed on --model
+        (["run", "-m", "hi", "--model", "scripted:{script}", "--critic", "warp:drive", "--db", "{db}"],
+         "--critic warp:drive: unknown model spec 'warp:drive'; use one of"),
         # found by QA: an empty question indexed the example corpus and loaded the model before it was refused
         (["ask", "  ", "--db", "{db}", "--index", "{dir}/never-created"], "the question is empty"),
         # found by QA: an evidence file's rules or an item's provenance of the wrong type was "internal error", exit 1
