@@ -156,6 +156,8 @@ def read_document(path: str | Path, name: str | None = None) -> Document:
         raise InputError(
             f"{path} is not UTF-8 text (byte {exc.start}); re-save it as UTF-8 before indexing"
         ) from exc
+    if "\x00" in text:  # valid UTF-8, but a binary file (an image saved as .txt): no text to retrieve
+        raise InputError(f"{path} holds NUL bytes: it is not text; index .txt, .md or .pdf documents only")
     kind = "markdown" if suffix in MARKDOWN_SUFFIXES else "text"
     title = _first_heading(text) if kind == "markdown" else None
     return Document(document_id, name, source, text, content_hash, kind, (), title=title or path.stem)

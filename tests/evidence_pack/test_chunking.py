@@ -159,6 +159,10 @@ def test_bad_inputs_are_input_errors_with_a_fix(tmp_path):
     latin1.write_bytes("caf\xe9".encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8.*re-save"):
         read_document(latin1)
+    binary = tmp_path / "image.txt"  # found by QA: valid UTF-8 control bytes were indexed as a document
+    binary.write_bytes(b"\x00\x01\x02PNG\x00\x00")
+    with pytest.raises(InputError, match="image.txt holds NUL bytes: it is not text"):
+        read_document(binary)
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.4\nthis is not really a pdf")
     with pytest.raises(InputError, match="cannot read PDF"):
