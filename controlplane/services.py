@@ -16,6 +16,8 @@ The backend is wrapped in an LRU score cache (the decision gates and regen attem
 
 from __future__ import annotations
 
+import re
+
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -130,8 +132,9 @@ def resolve_nli_backend(name: str | None, policy: PolicyBundle | None = None, **
 
         try:
             return load_nli_backend(name, **options)
-        except ConfigurationError as exc:
-            raise ConfigurationError(f"{OPTION} {name}: {exc}") from None
+        except ConfigurationError as exc:  # the backends name `eval`'s --backend; here the option is --nli-backend
+            detail = re.sub(r"^--backend(?: \S+)?: ", "", str(exc)).replace("--backend ", f"{OPTION} ")
+            raise ConfigurationError(f"{OPTION} {name}: {detail}") from None
         except Exception as exc:
             raise ConfigurationError(f"{OPTION} {name}: cannot load the NLI backend: {type(exc).__name__}: {exc}") from None
     default = policy_backend_name(policy) or DEFAULT_BACKEND

@@ -108,6 +108,9 @@ def test_verify_accepts_a_whole_evidence_pack(files, tmp_path):
          "policy bundle not found"),
         (["trace", "show", "tr_missing", "--db", "{db}"], "no trace 'tr_missing'"),
         (["verify", "--envelope", "{dir}/none.json"], "envelope file not found"),
+        # found by QA: '--nli-backend bogus: --backend: unknown NLI backend' named the eval command's option too
+        (["run", "-m", "hi", "--model", "scripted:{script}", "--nli-backend", "bogus", "--db", "{db}"],
+         "--nli-backend bogus: unknown NLI backend 'bogus'; known:"),
         # found by QA: a bad --critic spec was blamed on --model
         (["run", "-m", "hi", "--model", "scripted:{script}", "--critic", "warp:drive", "--db", "{db}"],
          "--critic warp:drive: unknown model spec 'warp:drive'; use one of"),
