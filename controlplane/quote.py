@@ -330,7 +330,8 @@ def parse_choice(text: str, candidates: Sequence[Candidate], policy: QuotePolicy
     """The chosen candidates (empty for UNKNOWN) and a problem, if the output is not a valid choice.
 
     A model without a grammar (a scripted or remote one) may emit anything: anything that is not exactly a valid
-    choice is a problem, and the request answers UNKNOWN -- it never guesses what the model meant."""
+    choice is a problem; the attempt's envelope is then the model's own output, which fails the output gates with a
+    reason code (QuoteAnswering.envelope_text) -- it never guesses what the model meant."""
     try:
         data = json.loads(text)
     except (TypeError, ValueError):
