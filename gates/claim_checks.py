@@ -544,11 +544,23 @@ _OPENERS = frozenset({
     "next", "last", "lastly", "finally", "additionally", "furthermore", "moreover", "besides", "regarding",
     "concerning", "given", "none", "nothing", "everything", "something", "everyone", "someone", "anyone", "neither",
     "please", "in", "unfortunately", "summary", "answer", "evidence", "source", "sources",
+    # quantifiers, number words and connectives a paraphrase may open with ("Three clients ship ...", "Every
+    # program ...", "People ...": measured on MNLI's dev pairs, these were most of what the rule refused wrongly)
+    "every", "certain", "different", "various", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "hundreds", "thousand", "thousands",
+    "million", "millions", "dozens", "people", "thanks", "thank", "due", "also", "however", "although", "though",
+    "while", "since", "because", "unlike", "like", "instead", "otherwise", "therefore", "thus", "hence",
+    "meanwhile", "later", "earlier", "then", "still", "yet", "only", "just", "even", "perhaps", "maybe", "indeed",
+    "according", "despite", "during", "after", "before", "within", "under", "over", "among", "between", "per",
+    "sometimes", "yeah", "tons",
 })
 
 
 def opening_name(token: str, ev_lower: str, ev_stems: set[str]) -> bool:
     """Whether a claim's first word is a name the text ``ev_lower`` (lower-cased, with stems ``ev_stems``) lacks."""
+    if re.search(r"n['\u2019]t$", token, re.IGNORECASE):
+        return False  # "Don't", "Isn't": a verb, not a name
+    token = re.split(r"['\u2019]", token, maxsplit=1)[0]  # "I'll", "There's", "Google's": the word before it
     word = token.lower()
     if len(token) <= 2 or not token[0].isupper() or word in STOPWORDS or word in ev_lower:
         return False

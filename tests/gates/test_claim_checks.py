@@ -167,6 +167,7 @@ HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
     # found by QA: the name check skipped a claim's first word, so a swapped subject passed at medium rigor
     # (coverage 1 of 2 content words is not below 0.5) and "AWS hosts us [E1]." was shown as verified
     "AWS hosts us [E1].", "Zanzibar hosts us [E1].", "Microsoft hosts the DB [E1].", "DigitalOcean hosts us.",
+    "Google's cloud hosts us [E1].", "Google’s cloud hosts us [E1].",  # a possessive is still the name
 ])
 def test_a_name_that_opens_the_claim_is_checked_too(claim):
     assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
@@ -177,6 +178,9 @@ def test_a_name_that_opens_the_claim_is_checked_too(claim):
     "Based on the evidence, we host on Fly.io [E1].", "Currently we host on Fly.io.", "Yes, we host on Fly.io.",
     "Overall, the DB is Turso.", "Hosting is on Fly.io.", "Fly.io hosts us.", "Turso is the DB.",
     "Note that we host on Fly.io.", "Today we host on Fly.io.", "Spanning two providers, we host on Fly.io.",
+    # quantifiers, number words, contractions and connectives (most of what the rule refused wrongly on MNLI's pairs)
+    "Two hosts are on Fly.io.", "Every host is on Fly.io.", "Don't look further: we host on Fly.io.",
+    "I'll say it: we host on Fly.io.", "There's one host: Fly.io.", "However, we host on Fly.io.",
 ])
 def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
     assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
