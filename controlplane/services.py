@@ -17,7 +17,6 @@ The backend is wrapped in an LRU score cache (the decision gates and regen attem
 from __future__ import annotations
 
 import re
-
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
