@@ -9,3 +9,10 @@ class InputError(Exception):
 
 class ConfigurationError(InputError):
     """A setting points at something missing or unusable (model path, database, policy bundle)."""
+
+
+def first_validation_error(exc) -> tuple[str, str]:
+    """The dotted location and message of a pydantic ValidationError's first error ("provenance.source", "Input
+    should be a valid string"): what a one-line message about bad input names."""
+    first = exc.errors()[0]
+    return ".".join(str(part) for part in first["loc"]), first["msg"]

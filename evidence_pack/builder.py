@@ -26,6 +26,7 @@ from controlplane.contracts import (
     TrustTier,
     json_text,
 )
+from controlplane.contracts.errors import first_validation_error
 from controlplane.contracts.evidence import EVIDENCE_ID_PATTERN
 from controlplane.contracts.user_files import read_user_file
 
@@ -165,9 +166,8 @@ def build_pack(
         try:
             fact = raw_fact if isinstance(raw_fact, AtomicFact) else AtomicFact.model_validate(raw_fact)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise EvidenceError(f"facts[{index}].{loc}: {first['msg']}") from None
+            loc, message = first_validation_error(exc)
+            raise EvidenceError(f"facts[{index}].{loc}: {message}") from None
         drafts.append(fact_to_item(fact))
     total_chars = sum(len(d["text"]) for d in drafts)
     if total_chars > budget.max_evidence_chars:
@@ -217,9 +217,8 @@ def build_pack(
         try:
             item = EvidenceItem.model_validate({k: v for k, v in draft.items() if v is not None or k == "title"})
         except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise EvidenceError(f"evidence[{index}].{loc}: {first['msg']}") from None
+            loc, message = first_validation_error(exc)
+            raise EvidenceError(f"evidence[{index}].{loc}: {message}") from None
         cost = estimate_tokens(item.text)
         if tokens + cost > budget.max_context_tokens:
             dropped.append(item.id)
@@ -236,9 +235,8 @@ def build_pack(
     try:
         pack_rules = EvidenceRules.model_validate(rule_values)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise EvidenceError(f"rules.{loc}: {first['msg']} (see contracts/schemas/EvidencePack.schema.json)") from None
+        loc, message = first_validation_error(exc)
+        raise EvidenceError(f"rules.{loc}: {message} (see contracts/schemas/EvidencePack.schema.json)") from None
     return EvidencePack(
         evidence=kept,
         rules=pack_rules,

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from controlplane.contracts import RedactionPolicy, TraceBundle, json_text
+from controlplane.contracts.errors import first_validation_error
 from controlplane.contracts.policy import PolicyBundle, bundle_hash
 from controlplane.contracts.schemas import validate_instance
 
@@ -175,9 +176,8 @@ def iter_bundle_file(path: str | Path) -> Iterator[tuple[int, TraceBundle, str]]
                 try:
                     bundle = TraceBundle.model_validate(data)
                 except ValidationError as exc:
-                    first = exc.errors()[0]
-                    loc = ".".join(str(p) for p in first["loc"])
-                    raise BundleError(f"{where}: field '{loc}': {first['msg']}") from None
+                    loc, message = first_validation_error(exc)
+                    raise BundleError(f"{where}: field '{loc}': {message}") from None
                 yield number, bundle, line.rstrip("\n")
         except UnicodeDecodeError as exc:
             raise BundleError(f"{file} is not UTF-8 text ({exc.reason})") from None
