@@ -2,7 +2,8 @@
 
 The selector's JSON is schema-checked; its confidence is clamped to 0..1; it may add domains but never remove
 the router's high-rigor ones (those force the strict mode) and never add a rewrite-exempt one (an exemption from
-checking is the router's call); and it is penalised when it contradicts the router's deterministic signals. A selector that fails to answer validly changes nothing: the router's decision stands.
+checking is the router's call); and it is penalised when it contradicts the router's deterministic signals. A
+selector that fails to answer validly changes nothing: the router's decision stands.
 """
 
 from __future__ import annotations
