@@ -54,3 +54,11 @@ def test_an_honest_unknown_is_still_shown(write_script):
     honest = "The evidence does not say where we host the backups."
     reply = _reply(write_script, [(honest, [], "UNKNOWN")])
     assert reply.assistant_text == honest and reply.status == "pass" and not reply.verified
+
+
+@pytest.mark.xfail(strict=True, reason="known medium-rigor gap (README, Claim verification): a swapped lowercase term "
+                                       "passes; the verifier gives entailment 0.18 >= 0.13 and contradiction 0.58 <= "
+                                       "0.6, and word coverage is 1 of 2. Remove this mark when it is closed.")
+def test_a_swapped_lowercase_term_is_never_shown(write_script):
+    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), ("We host on aws [E1].", ["E1"])])
+    assert "aws" not in reply.assistant_text and not reply.verified
