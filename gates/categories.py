@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 
 from controlplane.contracts import ClaimStatus
-from controlplane.contracts.text import STOPWORDS, WORD, content_stem_set, memo_by_text, split_sentences, strip_markers
+from controlplane.contracts.text import WORD, content_stem_set, memo_by_text, split_sentences, strip_markers
 
-from .claim_checks import opening_name
+from .claim_checks import absent_name, opening_name
 
 CONFIDENCE_THRESHOLD = 0.7  # EBOM: classifier confidence threshold; below it, FACTUAL
 
@@ -137,8 +137,7 @@ def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[s
         elif index == 0:
             new = opening_name(token, known_lower, content_stem_set(known))
         else:
-            new = (token[0].isupper() and len(token) > 2 and token.lower() not in STOPWORDS
-                   and token.lower() not in known_lower)
+            new = absent_name(token, known_lower)
         if new and token not in added:
             added.append(token)
     return added

@@ -556,6 +556,12 @@ _OPENERS = frozenset({
 })
 
 
+def absent_name(token: str, ev_lower: str) -> bool:
+    """Whether a word that is not the claim's first is a name (capitalised, not a stopword) the lower-cased text
+    ``ev_lower`` lacks."""
+    return token[0].isupper() and len(token) > 2 and token.lower() not in STOPWORDS and token.lower() not in ev_lower
+
+
 def opening_name(token: str, ev_lower: str, ev_stems: set[str]) -> bool:
     """Whether a claim's first word is a name the text ``ev_lower`` (lower-cased, with stems ``ev_stems``) lacks."""
     if re.search(r"n['\u2019]t$", token, re.IGNORECASE):
@@ -583,8 +589,7 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
                                      f"missing: {missing[:8]}"))
     ev_lower = evidence_text.lower()
     tokens = WORD.findall(claim_text)
-    names = [t for i, t in enumerate(tokens) if i > 0 and t[0].isupper() and len(t) > 2 and t.lower() not in STOPWORDS]
-    absent = [n for n in names if n.lower() not in ev_lower]
+    absent = [t for t in tokens[1:] if absent_name(t, ev_lower)]
     opening = WORD.findall(strip_markers(claim_text))[:1]
     if opening and opening_name(opening[0], ev_lower, ev_stems):
         absent.insert(0, opening[0])
