@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from itertools import pairwise
 
 from controlplane.contracts.gate_result import ReasonCode
@@ -597,6 +598,37 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
         findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "names",
                                      f"claim names {absent[:5]} that the evidence does not mention"))
     return findings
+
+
+# A near copy: at most this many claim words replaced, the words kept at least this share of the claim (and two)
+SWAP_MAX_WORDS = 3
+SWAP_MIN_KEPT = 0.6
+
+
+@memo_by_text
+def swapped_terms(evidence_text: str, claim_text: str) -> tuple[str, ...]:
+    """The words a claim puts in place of a sentence of the evidence that it otherwise copies, when the evidence
+    never uses them: "We host on aws." over "We host on Fly.io." gives ("aws",); () when the claim is no such near
+    copy. A swapped term is not a verdict on its own ("She kept everything." over "She would save everything." is
+    faithful): the NLI gate fails a swap only where its verifier also leans contradicted (gates/nli_entailment.py).
+    The coverage and name checks miss it: one of two content words is there, and "aws" is not capitalised."""
+    claim_words = words(strip_markers(claim_text))
+    if len(claim_words) < 3:
+        return ()
+    evidence_stems = content_stem_set(evidence_text)
+    for sentence in sentence_texts(evidence_text):
+        opcodes = SequenceMatcher(None, claim_words, words(sentence), autojunk=False).get_opcodes()
+        changed = [op for op in opcodes if op[0] != "equal"]
+        if len(changed) != 1 or changed[0][0] != "replace":
+            continue
+        _, start, end, _, _ = changed[0]
+        kept = len(claim_words) - (end - start)
+        if end - start > SWAP_MAX_WORDS or kept < max(2, SWAP_MIN_KEPT * len(claim_words)):
+            continue
+        replaced = claim_words[start:end]
+        if any(stem_ not in evidence_stems for stem_ in content_stems(" ".join(replaced))):
+            return tuple(replaced)
+    return ()
 
 
 CHECKS: dict[str, Callable[[str, str], list[CheckFinding]]] = {

@@ -29,7 +29,7 @@ codes (regen and degrade read it); ``details["claim_records"]``, ``details["sent
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -50,7 +50,7 @@ from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim
 from .attempt import AttemptView
 from .categories import states_absence
-from .claim_checks import CHECKS, run_checks
+from .claim_checks import CHECKS, CheckFinding, run_checks, swapped_terms
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliScore
@@ -363,6 +363,8 @@ class NliEntailmentGate(BaseGate):
             tree = decide(adjusted, min_entailment, th.max_contradiction, th.min_sources)
             trees.append(tree)
             findings = run_checks(combined_text, atom.text, checks) if checks else []
+            if "content" in checks:
+                findings += swap_findings(rows.values(), combined_text, atom.text)
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": atom.text, "code": f.code.value, "check": f.check, "detail": f.detail}
                                 for f in findings)
@@ -461,6 +463,22 @@ class NliEntailmentGate(BaseGate):
     def _beyond_claims(text: str, start: int, end: int, inside) -> list[str]:
         """Content words of the sentence outside every claim anchored in it."""
         return beyond_claims(text, start, end, [(a.start, a.end) for a in inside])
+
+
+def swap_findings(scores: Iterable[NliScore], evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for a term the evidence never uses
+    (claim_checks.swapped_terms), when the verifier's best score for it leans contradicted. The medium entailment
+    threshold alone passes such a swap ("We host on aws." over "We host on Fly.io.": entailment 0.18 >= 0.13); on
+    the calibration dev rows this rule refuses no supported claim the threshold keeps."""
+    best = max(scores, key=lambda s: s.entailment, default=None)
+    if best is None or best.contradiction <= best.entailment:
+        return []
+    swapped = swapped_terms(evidence_text, claim_text)
+    if not swapped:
+        return []
+    return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
+                        f"claim puts {' '.join(swapped)!r} in place of the evidence's own words, which its verifier "
+                        f"reads as contradicted ({best.contradiction:.2f} > entailment {best.entailment:.2f})")]
 
 
 def verbatim_score(premise: str, hypothesis: str) -> NliScore:

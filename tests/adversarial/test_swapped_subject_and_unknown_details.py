@@ -3,6 +3,8 @@ bundle and the shipped verifier (the worst case for the first: its medium-rigor 
 pairs, so the deterministic checks must veto):
 
 * a claim whose first word is a name the evidence never mentions ("AWS hosts us [E1].") was shown as verified;
+* a claim that copies the evidence but swaps one lowercase term ("We host on aws [E1].") passed the medium
+  threshold;
 * an UNKNOWN sentence that tells of a place and a year nobody checked ("No information is available on the Zanzibar
   outage ... in 2024.") was shown as an honest UNKNOWN.
 """
@@ -56,9 +58,12 @@ def test_an_honest_unknown_is_still_shown(write_script):
     assert reply.assistant_text == honest and reply.status == "pass" and not reply.verified
 
 
-@pytest.mark.xfail(strict=True, reason="known medium-rigor gap (README, Claim verification): a swapped lowercase term "
-                                       "passes; the verifier gives entailment 0.18 >= 0.13 and contradiction 0.58 <= "
-                                       "0.6, and word coverage is 1 of 2. Remove this mark when it is closed.")
-def test_a_swapped_lowercase_term_is_never_shown(write_script):
-    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), ("We host on aws [E1].", ["E1"])])
-    assert "aws" not in reply.assistant_text and not reply.verified
+@pytest.mark.parametrize(("swapped", "term"), [("We host on aws [E1].", "aws"), ("We host on heroku [E1].", "heroku"),
+                                               ("DB is postgres (SQLite) [E1].", "postgres")])
+def test_a_swapped_lowercase_term_is_never_shown(write_script, swapped, term):
+    # the medium threshold alone passed the first (entailment 0.18 >= 0.13); claim_checks.swapped_terms and the
+    # verifier's lean to contradiction now fail it (gates/nli_entailment.swap_findings)
+    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (swapped, ["E1"])])
+    assert reply.status == "degraded" and not reply.verified
+    assert reply.assistant_text.startswith("We host on Fly.io [E1].")
+    assert term not in reply.assistant_text

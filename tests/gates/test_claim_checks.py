@@ -13,6 +13,7 @@ from controlplane.gates.claim_checks import (
     check_strength,
     quantities,
     run_checks,
+    swapped_terms,
     vetoes,
 )
 
@@ -184,3 +185,29 @@ def test_a_name_that_opens_the_claim_is_checked_too(claim):
 ])
 def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
     assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
+
+
+@pytest.mark.parametrize(("evidence", "claim", "swapped"), [
+    ("We host on Fly.io. DB is Turso (SQLite).", "We host on aws [E1].", ("aws",)),
+    ("We host on Fly.io. DB is Turso (SQLite).", "DB is postgres (SQLite).", ("postgres",)),
+    ("The rollout takes two weeks.", "The rollout takes two sprints.", ("sprints",)),
+    # a swap by form that is faithful: the NLI gate keeps it, since its verifier does not lean contradicted
+    ("Marr sought authorization to scramble the fighters.", "Marr asked for permission to scramble the fighters.",
+     ("asked", "for", "permission")),
+])
+def test_a_near_copy_with_a_term_the_evidence_never_uses_is_a_swap(evidence, claim, swapped):
+    assert swapped_terms(evidence, claim) == swapped
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("We host on Fly.io.", "We host on Fly.io [E1]."),  # the sentence itself
+    ("We host on Fly.io. DB is Turso (SQLite).", "We host on Turso."),  # its word is the evidence's own
+    ("We host on Fly.io.", "Fly.io is where our servers run."),  # a paraphrase, not a near copy
+    ("The server is the single source of truth for business rules.",
+     "The server owns every business rule and decides which client input is valid."),  # more than one change
+    ("We host on Fly.io.", "We host it."),  # too short to be a copy of anything
+    ("The team ships the release on Fridays after review.",
+     "The team publishes every new version on Fridays after review."),  # four words replaced: a rewrite
+])
+def test_a_paraphrase_or_the_evidence_itself_is_no_swap(evidence, claim):
+    assert swapped_terms(evidence, claim) == ()

@@ -94,6 +94,25 @@ def test_deterministic_checks_veto_even_a_confident_nli_entailment(claim, code):
     assert record["decision"] == "REJECTED" and record["confidence_factors"]["reasoning_validity"] == 0.1
 
 
+@pytest.mark.parametrize(("scores", "fails"), [((0.18, 0.58), True), ((0.9, 0.05), False), ((0.4, 0.3), False)])
+def test_a_swapped_term_fails_only_where_the_verifier_leans_contradicted(scores, fails):
+    # "We host on aws" copies E1's sentence but for its host: the medium threshold alone passed it (0.18 >= 0.13)
+    backend = TableNliBackend({E_HOST["text"]: scores})
+    result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on aws [E1].", ["E1"])]), backend)
+    checks = result.details["claim_records"]["c1"]["checks"]
+    assert result.failed is fails
+    assert [c["check"] for c in checks if c["check"] == "swap"] == (["swap"] if fails else [])
+    if fails:
+        assert "UNSUPPORTED_CONTENT" in result.details["claims"]["c1"] and "'aws'" in checks[-1]["detail"]
+
+
+def test_the_swap_rule_is_off_with_the_content_check():
+    backend = TableNliBackend({E_HOST["text"]: (0.18, 0.58)})
+    result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on aws [E1].", ["E1"])]), backend,
+                      checks=["numbers", "negation"])
+    assert not any(c["check"] == "swap" for c in result.details["claim_records"]["c1"]["checks"])
+
+
 def test_strength_inflation_is_vetoed():
     evidence = [{"id": "E1", "text": "Coffee intake is associated with lower mortality in adults.",
                  "trust_tier": "authoritative"}]
