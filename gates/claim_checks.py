@@ -600,35 +600,45 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
     return findings
 
 
-# A near copy: at most this many claim words replaced, the words kept at least this share of the claim (and two)
-SWAP_MAX_WORDS = 3
-SWAP_MIN_KEPT = 0.6
+# A near copy: the words kept are at least this share of the claim (and two); the changed run is at most this long
+NEAR_COPY_MIN_KEPT = 0.6
+NEAR_COPY_MAX_WORDS = {"swap": 3, "addition": 4}
+
+
+@dataclass(frozen=True)
+class NearCopy:
+    """A claim that copies a sentence of the evidence but for one run of words the evidence never uses. ``kind``:
+    "swap", the run stands in place of words of the sentence ("We host on aws." over "We host on Fly.io."), or
+    "addition", the run is added to it ("We host on Fly.io for compliance reasons.")."""
+
+    kind: str
+    words: tuple[str, ...]
 
 
 @memo_by_text
-def swapped_terms(evidence_text: str, claim_text: str) -> tuple[str, ...]:
-    """The words a claim puts in place of a sentence of the evidence that it otherwise copies, when the evidence
-    never uses them: "We host on aws." over "We host on Fly.io." gives ("aws",); () when the claim is no such near
-    copy. A swapped term is not a verdict on its own ("She kept everything." over "She would save everything." is
-    faithful): the NLI gate fails a swap only where its verifier also leans contradicted (gates/nli_entailment.py).
-    The coverage and name checks miss it: one of two content words is there, and "aws" is not capitalised."""
+def near_copy(evidence_text: str, claim_text: str) -> NearCopy | None:
+    """The claim as a near copy of an evidence sentence (see :class:`NearCopy`), or None. Not a verdict on its own:
+    a swap can be a synonym ("She kept everything." over "She would save everything."), so the NLI gate weighs it
+    with its verifier's scores (gates/nli_entailment.py, ``near_copy_findings``). Coverage and the name check miss
+    both: most content words are there, and the run is lower-case."""
     claim_words = words(strip_markers(claim_text))
     if len(claim_words) < 3:
-        return ()
+        return None
     evidence_stems = content_stem_set(evidence_text)
     for sentence in sentence_texts(evidence_text):
         opcodes = SequenceMatcher(None, claim_words, words(sentence), autojunk=False).get_opcodes()
         changed = [op for op in opcodes if op[0] != "equal"]
-        if len(changed) != 1 or changed[0][0] != "replace":
+        if len(changed) != 1 or changed[0][0] not in ("replace", "delete"):  # "delete": words only the claim has
             continue
-        _, start, end, _, _ = changed[0]
+        operation, start, end, _, _ = changed[0]
+        kind = "swap" if operation == "replace" else "addition"
         kept = len(claim_words) - (end - start)
-        if end - start > SWAP_MAX_WORDS or kept < max(2, SWAP_MIN_KEPT * len(claim_words)):
+        if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < max(2, NEAR_COPY_MIN_KEPT * len(claim_words)):
             continue
-        replaced = claim_words[start:end]
-        if any(stem_ not in evidence_stems for stem_ in content_stems(" ".join(replaced))):
-            return tuple(replaced)
-    return ()
+        run = claim_words[start:end]
+        if any(stem_ not in evidence_stems for stem_ in content_stems(" ".join(run))):
+            return NearCopy(kind, tuple(run))
+    return None
 
 
 CHECKS: dict[str, Callable[[str, str], list[CheckFinding]]] = {

@@ -50,7 +50,7 @@ from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim
 from .attempt import AttemptView
 from .categories import states_absence
-from .claim_checks import CHECKS, CheckFinding, run_checks, swapped_terms
+from .claim_checks import CHECKS, CheckFinding, near_copy, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliScore
@@ -72,6 +72,9 @@ from .verbatim import is_whole_sentences, quoting_items
 
 _MEANING_STEMS = frozenset(meaning_stems(" ".join(MEANING_WORDS)))
 INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near zero
+# A detail a claim adds to an evidence sentence passes only if entailed at the high-rigor bar (the bundle's 0.57, the
+# shipped verifier's high operating point 0.5686); gate param addition_min_entailment
+ADDITION_MIN_ENTAILMENT = 0.57
 _RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
 
 
@@ -364,7 +367,8 @@ class NliEntailmentGate(BaseGate):
             trees.append(tree)
             findings = run_checks(combined_text, atom.text, checks) if checks else []
             if "content" in checks:
-                findings += swap_findings(rows.values(), combined_text, atom.text)
+                findings += near_copy_findings(rows.values(), combined_text, atom.text,
+                                               float(params.get("addition_min_entailment", ADDITION_MIN_ENTAILMENT)))
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": atom.text, "code": f.code.value, "check": f.check, "detail": f.detail}
                                 for f in findings)
@@ -465,20 +469,28 @@ class NliEntailmentGate(BaseGate):
         return beyond_claims(text, start, end, [(a.start, a.end) for a in inside])
 
 
-def swap_findings(scores: Iterable[NliScore], evidence_text: str, claim_text: str) -> list[CheckFinding]:
-    """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for a term the evidence never uses
-    (claim_checks.swapped_terms), when the verifier's best score for it leans contradicted. The medium entailment
-    threshold alone passes such a swap ("We host on aws." over "We host on Fly.io.": entailment 0.18 >= 0.13); on
-    the calibration dev rows this rule refuses no supported claim the threshold keeps."""
+def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_text: str,
+                       addition_min_entailment: float = ADDITION_MIN_ENTAILMENT) -> list[CheckFinding]:
+    """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for words the evidence never uses
+    (claim_checks.near_copy), judged with the verifier's best score for it: a swapped term fails where that score
+    leans contradicted (a swap may be a synonym), an added detail unless it is entailed with high-rigor confidence
+    (``addition_min_entailment``). The medium threshold alone passed both: "We host on aws." (entailment 0.18 >=
+    0.13) and "We host on Fly.io for compliance reasons." over "We host on Fly.io.". On the calibration dev rows
+    these rules refuse no supported claim the medium threshold keeps."""
     best = max(scores, key=lambda s: s.entailment, default=None)
-    if best is None or best.contradiction <= best.entailment:
+    copy = near_copy(evidence_text, claim_text) if best is not None else None
+    if copy is None:
         return []
-    swapped = swapped_terms(evidence_text, claim_text)
-    if not swapped:
-        return []
-    return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
-                        f"claim puts {' '.join(swapped)!r} in place of the evidence's own words, which its verifier "
-                        f"reads as contradicted ({best.contradiction:.2f} > entailment {best.entailment:.2f})")]
+    run = " ".join(copy.words)
+    if copy.kind == "swap" and best.contradiction > best.entailment:
+        return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
+                            f"claim puts {run!r} in place of the evidence's own words, which its verifier reads as "
+                            f"contradicted ({best.contradiction:.2f} > entailment {best.entailment:.2f})")]
+    if copy.kind == "addition" and best.entailment < addition_min_entailment:
+        return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "addition",
+                            f"claim adds {run!r} to the evidence's sentence, and its verifier does not entail it "
+                            f"with confidence ({best.entailment:.2f} < {addition_min_entailment:.2f})")]
+    return []
 
 
 def verbatim_score(premise: str, hypothesis: str) -> NliScore:

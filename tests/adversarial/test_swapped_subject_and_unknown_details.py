@@ -1,10 +1,12 @@
-"""Two G-1 holes found by QA on the README's own hosting example, end to end through ``respond`` with the shipped
+"""G-1 holes found by QA on the README's own hosting example, end to end through ``respond`` with the shipped
 bundle and the shipped verifier (the worst case for the first: its medium-rigor threshold passes most unsupported
 pairs, so the deterministic checks must veto):
 
 * a claim whose first word is a name the evidence never mentions ("AWS hosts us [E1].") was shown as verified;
 * a claim that copies the evidence but swaps one lowercase term ("We host on aws [E1].") passed the medium
   threshold;
+* a claim that adds a detail to the evidence's sentence ("We host on Fly.io for compliance reasons [E1].") passed
+  it too;
 * an UNKNOWN sentence that tells of a place and a year nobody checked ("No information is available on the Zanzibar
   outage ... in 2024.") was shown as an honest UNKNOWN.
 """
@@ -67,3 +69,12 @@ def test_a_swapped_lowercase_term_is_never_shown(write_script, swapped, term):
     assert reply.status == "degraded" and not reply.verified
     assert reply.assistant_text.startswith("We host on Fly.io [E1].")
     assert term not in reply.assistant_text
+
+
+@pytest.mark.parametrize(("added", "detail"), [("We host on Fly.io for compliance reasons [E1].", "compliance"),
+                                              ("We host on Fly.io with automatic failover [E1].", "failover")])
+def test_a_detail_added_to_the_evidence_is_never_shown(write_script, added, detail):
+    # "for compliance reasons" was shown as verified: entailment above the medium threshold, coverage 3 of 4
+    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (added, ["E1"])])
+    assert reply.status == "degraded" and not reply.verified
+    assert detail not in reply.assistant_text

@@ -6,14 +6,15 @@ import pytest
 
 from controlplane.contracts.gate_result import ReasonCode
 from controlplane.gates.claim_checks import (
+    NearCopy,
     check_content,
     check_negation,
     check_numbers,
     check_qualifiers,
     check_strength,
+    near_copy,
     quantities,
     run_checks,
-    swapped_terms,
     vetoes,
 )
 
@@ -187,27 +188,33 @@ def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
     assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
 
 
-@pytest.mark.parametrize(("evidence", "claim", "swapped"), [
-    ("We host on Fly.io. DB is Turso (SQLite).", "We host on aws [E1].", ("aws",)),
-    ("We host on Fly.io. DB is Turso (SQLite).", "DB is postgres (SQLite).", ("postgres",)),
-    ("The rollout takes two weeks.", "The rollout takes two sprints.", ("sprints",)),
+@pytest.mark.parametrize(("evidence", "claim", "change"), [
+    ("We host on Fly.io. DB is Turso (SQLite).", "We host on aws [E1].", NearCopy("swap", ("aws",))),
+    ("We host on Fly.io. DB is Turso (SQLite).", "DB is postgres (SQLite).", NearCopy("swap", ("postgres",))),
+    ("The rollout takes two weeks.", "The rollout takes two sprints.", NearCopy("swap", ("sprints",))),
     # a swap by form that is faithful: the NLI gate keeps it, since its verifier does not lean contradicted
     ("Marr sought authorization to scramble the fighters.", "Marr asked for permission to scramble the fighters.",
-     ("asked", "for", "permission")),
+     NearCopy("swap", ("asked", "for", "permission"))),
+    ("We host on Fly.io.", "We host on Fly.io for compliance reasons [E1].",
+     NearCopy("addition", ("for", "compliance", "reasons"))),
+    ("We host on Fly.io.", "We host our app on Fly.io.", NearCopy("addition", ("our", "app"))),
 ])
-def test_a_near_copy_with_a_term_the_evidence_never_uses_is_a_swap(evidence, claim, swapped):
-    assert swapped_terms(evidence, claim) == swapped
+def test_a_near_copy_with_words_the_evidence_never_uses(evidence, claim, change):
+    assert near_copy(evidence, claim) == change
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("We host on Fly.io.", "We host on Fly.io [E1]."),  # the sentence itself
     ("We host on Fly.io. DB is Turso (SQLite).", "We host on Turso."),  # its word is the evidence's own
+    ("We host on Fly.io.", "We host on Fly.io too."),  # an added word with no content
+    ("We host on Fly.io in two regions.", "We host on Fly.io."),  # words left out: the claim says less
     ("We host on Fly.io.", "Fly.io is where our servers run."),  # a paraphrase, not a near copy
     ("The server is the single source of truth for business rules.",
      "The server owns every business rule and decides which client input is valid."),  # more than one change
     ("We host on Fly.io.", "We host it."),  # too short to be a copy of anything
     ("The team ships the release on Fridays after review.",
      "The team publishes every new version on Fridays after review."),  # four words replaced: a rewrite
+    ("We host on Fly.io.", "We host on Fly.io with failover across three regions and daily backups."),  # too long
 ])
-def test_a_paraphrase_or_the_evidence_itself_is_no_swap(evidence, claim):
-    assert swapped_terms(evidence, claim) == ()
+def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
+    assert near_copy(evidence, claim) is None

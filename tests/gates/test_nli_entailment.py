@@ -106,11 +106,26 @@ def test_a_swapped_term_fails_only_where_the_verifier_leans_contradicted(scores,
         assert "UNSUPPORTED_CONTENT" in result.details["claims"]["c1"] and "'aws'" in checks[-1]["detail"]
 
 
-def test_the_swap_rule_is_off_with_the_content_check():
+@pytest.mark.parametrize(("entailment", "fails"), [(0.3, True), (0.56, True), (0.6, False)])
+def test_an_added_detail_passes_only_when_entailed_with_high_rigor_confidence(entailment, fails):
+    backend = TableNliBackend({E_HOST["text"]: (entailment, 0.1)})
+    result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io for compliance reasons [E1].", ["E1"])]),
+                      backend)
+    checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "addition"]
+    assert result.failed is fails and len(checks) == int(fails)
+    if fails:
+        assert "'for compliance reasons'" in checks[0]["detail"]
+    # the bar is the gate's param
+    lowered = run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io for compliance reasons [E1].", ["E1"])]),
+                       backend, addition_min_entailment=0.2)
+    assert not lowered.failed
+
+
+def test_the_near_copy_rules_are_off_with_the_content_check():
     backend = TableNliBackend({E_HOST["text"]: (0.18, 0.58)})
     result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on aws [E1].", ["E1"])]), backend,
                       checks=["numbers", "negation"])
-    assert not any(c["check"] == "swap" for c in result.details["claim_records"]["c1"]["checks"])
+    assert not any(c["check"] in ("swap", "addition") for c in result.details["claim_records"]["c1"]["checks"])
 
 
 def test_strength_inflation_is_vetoed():
