@@ -607,12 +607,21 @@ NEAR_COPY_MAX_WORDS = {"swap": 3, "addition": 4}
 
 @dataclass(frozen=True)
 class NearCopy:
-    """A claim that copies a sentence of the evidence but for one run of words the evidence never uses. ``kind``:
-    "swap", the run stands in place of words of the sentence ("We host on aws." over "We host on Fly.io."), or
-    "addition", the run is added to it ("We host on Fly.io for compliance reasons.")."""
+    """A claim that copies a sentence of the evidence but for one run of words that sentence does not hold.
+    ``kind``:
+
+    - "swap": the run stands in place of words of the sentence, and the evidence never uses it ("We host on aws."
+      over "We host on Fly.io.");
+    - "splice": the same, but the run comes from another sentence of the evidence ("DB is Fly.io (SQLite)." over
+      "We host on Fly.io. DB is Turso (SQLite)."), or a role swap ("The server renders state." over "... Clients
+      render state."): a faithful claim does this too, naming what a sentence calls "the project" ("Orion ships
+      ..."), so only the verifier on ``sentence`` alone can tell;
+    - "addition": the run is added to the sentence, and the evidence never uses it ("We host on Fly.io for
+      compliance reasons.")."""
 
     kind: str
     words: tuple[str, ...]
+    sentence: str
 
 
 @memo_by_text
@@ -620,24 +629,36 @@ def near_copy(evidence_text: str, claim_text: str) -> NearCopy | None:
     """The claim as a near copy of an evidence sentence (see :class:`NearCopy`), or None. Not a verdict on its own:
     a swap can be a synonym ("She kept everything." over "She would save everything."), so the NLI gate weighs it
     with its verifier's scores (gates/nli_entailment.py, ``near_copy_findings``). Coverage and the name check miss
-    both: most content words are there, and the run is lower-case."""
+    these: most content words are there, and the run is lower-case or the evidence's own."""
     claim_words = words(strip_markers(claim_text))
     if len(claim_words) < 3:
         return None
     evidence_stems = content_stem_set(evidence_text)
+    claim_stems = [stem(word) for word in claim_words]  # aligned on stems: "renders" copies "render"
+    must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
     for sentence in sentence_texts(evidence_text):
-        opcodes = SequenceMatcher(None, claim_words, words(sentence), autojunk=False).get_opcodes()
+        sentence_words = words(sentence)
+        sentence_stems = [stem(word) for word in sentence_words]
+        present = set(sentence_stems)
+        if sum(s in present for s in claim_stems) < must_keep:  # cannot be a copy: skip the alignment
+            continue
+        opcodes = SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
         changed = [op for op in opcodes if op[0] != "equal"]
         if len(changed) != 1 or changed[0][0] not in ("replace", "delete"):  # "delete": words only the claim has
             continue
-        operation, start, end, _, _ = changed[0]
+        operation, start, end, sentence_start, sentence_end = changed[0]
         kind = "swap" if operation == "replace" else "addition"
         kept = len(claim_words) - (end - start)
-        if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < max(2, NEAR_COPY_MIN_KEPT * len(claim_words)):
+        if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < must_keep:
             continue
-        run = claim_words[start:end]
-        if any(stem_ not in evidence_stems for stem_ in content_stems(" ".join(run))):
-            return NearCopy(kind, tuple(run))
+        run = tuple(claim_words[start:end])
+        run_stems = content_stems(" ".join(run))
+        if any(stem_ not in evidence_stems for stem_ in run_stems):
+            return NearCopy(kind, run, sentence)
+        # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice
+        if kind == "swap" and any(stem_ not in content_stem_set(sentence) for stem_ in run_stems) and \
+                content_stems(" ".join(sentence_words[sentence_start:sentence_end])):
+            return NearCopy("splice", run, sentence)
     return None
 
 

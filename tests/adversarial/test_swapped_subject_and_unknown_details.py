@@ -7,6 +7,9 @@ pairs, so the deterministic checks must veto):
   threshold;
 * a claim that adds a detail to the evidence's sentence ("We host on Fly.io for compliance reasons [E1].") passed
   it too;
+* words of one sentence spliced into the other ("DB is Fly.io (SQLite) [E1].") or roles swapped between two
+  sentences ("The server renders state ..." over "... Clients render state ...") passed at any rigor: read with the
+  whole evidence, the verifier entails them;
 * an UNKNOWN sentence that tells of a place and a year nobody checked ("No information is available on the Zanzibar
   outage ... in 2024.") was shown as an honest UNKNOWN.
 """
@@ -27,9 +30,12 @@ pytestmark = [pytest.mark.models,
               pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(), reason="shipped verifier missing")]
 
 
-def _reply(write_script, claims):
-    with ControlPlane(model=write_script([build_envelope(claims)] * 3), db=False, critic=False) as plane:
-        return plane.respond(QUESTION, evidence=EVIDENCE)
+def _reply(write_script, claims, question=QUESTION, evidence=EVIDENCE):
+    with ControlPlane(db=False, critic=False) as router:  # the envelope echoes the mode the router decides
+        decision = router.pipeline.decide(question, pack=router.pipeline.build_pack(evidence))
+    envelope = build_envelope(claims, mode=decision.modeLabel, domain_flags=list(decision.domainFlags))
+    with ControlPlane(model=write_script([envelope] * 3), db=False, critic=False) as plane:
+        return plane.respond(question, evidence=evidence)
 
 
 @pytest.mark.parametrize("swapped", ["AWS hosts us [E1].", "Zanzibar hosts us [E1].", "Microsoft hosts the DB [E1]."])
@@ -69,6 +75,41 @@ def test_a_swapped_lowercase_term_is_never_shown(write_script, swapped, term):
     assert reply.status == "degraded" and not reply.verified
     assert reply.assistant_text.startswith("We host on Fly.io [E1].")
     assert term not in reply.assistant_text
+
+
+@pytest.mark.parametrize(("spliced", "term"), [("DB is Fly.io (SQLite) [E1].", "DB is Fly.io"),
+                                               ("We host on Turso [E1].", "host on Turso")])
+def test_words_spliced_from_the_other_sentence_are_never_shown(write_script, spliced, term):
+    # read with the whole two-sentence evidence the verifier entails them (0.78, 0.76)
+    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (spliced, ["E1"])])
+    assert reply.status == "degraded" and not reply.verified
+    assert term not in reply.assistant_text
+
+
+ROLES = [{"id": "E1", "title": "ADR-011", "trust_tier": "authoritative",
+          "text": "The server is the single source of truth for business rules. Clients render state and collect input."}]
+
+
+@pytest.mark.parametrize("swapped", ["The server renders state and collects input [E1].",
+                                     "Clients are the single source of truth for business rules [E1]."])
+def test_a_role_swap_between_two_sentences_is_never_shown(write_script, swapped):
+    reply = _reply(write_script, [(swapped, ["E1"])], "What does the client do?", ROLES)
+    assert not reply.verified and swapped.replace(" [E1]", "") not in reply.assistant_text
+
+
+@pytest.mark.parametrize(("text", "question", "claim"), [
+    ("The Orion project ships on 14 March 2027. Its budget is 2.4 million euros.", "What is the Orion budget?",
+     "The Orion project's budget is 2.4 million euros [E1]."),
+    ("Orion is our flagship project. The project ships on 14 March 2027.", "When does Orion ship?",
+     "Orion ships on 14 March 2027 [E1]."),
+    ("Paris is the capital. The city hosts the festival every June.", "Who hosts the festival?",
+     "Paris hosts the festival every June [E1]."),
+])
+def test_a_name_given_for_what_its_sentence_calls_it_is_still_verified(write_script, text, question, claim):
+    # the splice rule's faithful twin: the verifier on the sentence alone entails it (0.71-0.77)
+    evidence = [{"id": "E1", "title": "Notes", "text": text, "trust_tier": "authoritative"}]
+    reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
+    assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
 
 
 @pytest.mark.parametrize(("added", "detail"), [("We host on Fly.io for compliance reasons [E1].", "compliance"),

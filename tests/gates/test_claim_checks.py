@@ -188,24 +188,36 @@ def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
     assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
 
 
-@pytest.mark.parametrize(("evidence", "claim", "change"), [
-    ("We host on Fly.io. DB is Turso (SQLite).", "We host on aws [E1].", NearCopy("swap", ("aws",))),
-    ("We host on Fly.io. DB is Turso (SQLite).", "DB is postgres (SQLite).", NearCopy("swap", ("postgres",))),
-    ("The rollout takes two weeks.", "The rollout takes two sprints.", NearCopy("swap", ("sprints",))),
+HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "kind", "run", "sentence"), [
+    (HOSTING, "We host on aws [E1].", "swap", ("aws",), "We host on Fly.io."),
+    (HOSTING, "DB is postgres (SQLite).", "swap", ("postgres",), "DB is Turso (SQLite)."),
+    ("The rollout takes two weeks.", "The rollout takes two sprints.", "swap", ("sprints",),
+     "The rollout takes two weeks."),
     # a swap by form that is faithful: the NLI gate keeps it, since its verifier does not lean contradicted
     ("Marr sought authorization to scramble the fighters.", "Marr asked for permission to scramble the fighters.",
-     NearCopy("swap", ("asked", "for", "permission"))),
-    ("We host on Fly.io.", "We host on Fly.io for compliance reasons [E1].",
-     NearCopy("addition", ("for", "compliance", "reasons"))),
-    ("We host on Fly.io.", "We host our app on Fly.io.", NearCopy("addition", ("our", "app"))),
+     "swap", ("asked", "for", "permission"), "Marr sought authorization to scramble the fighters."),
+    # words of the other sentence spliced in: only the verifier on that sentence alone tells these from a name
+    # given for a description ("Orion ships ..." over "Orion is ours. The project ships ...")
+    (HOSTING, "DB is Fly.io (SQLite) [E1].", "splice", ("fly", "io"), "DB is Turso (SQLite)."),
+    (HOSTING, "We host on Turso.", "splice", ("turso",), "We host on Fly.io."),
+    ("The server is the source of truth. Clients render state and collect input.",
+     "The server renders state and collects input.", "splice", ("the", "server"),
+     "Clients render state and collect input."),  # aligned on stems: "renders" copies "render"
+    ("Orion is our flagship. The project ships on 14 March 2027.", "Orion ships on 14 March 2027.", "splice",
+     ("orion",), "The project ships on 14 March 2027."),
+    ("We host on Fly.io.", "We host on Fly.io for compliance reasons [E1].", "addition",
+     ("for", "compliance", "reasons"), "We host on Fly.io."),
+    ("We host on Fly.io.", "We host our app on Fly.io.", "addition", ("our", "app"), "We host on Fly.io."),
 ])
-def test_a_near_copy_with_words_the_evidence_never_uses(evidence, claim, change):
-    assert near_copy(evidence, claim) == change
+def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind, run, sentence):
+    assert near_copy(evidence, claim) == NearCopy(kind, run, sentence)
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("We host on Fly.io.", "We host on Fly.io [E1]."),  # the sentence itself
-    ("We host on Fly.io. DB is Turso (SQLite).", "We host on Turso."),  # its word is the evidence's own
     ("We host on Fly.io.", "We host on Fly.io too."),  # an added word with no content
     ("We host on Fly.io in two regions.", "We host on Fly.io."),  # words left out: the claim says less
     ("We host on Fly.io.", "Fly.io is where our servers run."),  # a paraphrase, not a near copy
@@ -215,6 +227,9 @@ def test_a_near_copy_with_words_the_evidence_never_uses(evidence, claim, change)
     ("The team ships the release on Fridays after review.",
      "The team publishes every new version on Fridays after review."),  # four words replaced: a rewrite
     ("We host on Fly.io.", "We host on Fly.io with failover across three regions and daily backups."),  # too long
+    # a pronoun replaced by its antecedent is no splice: the verifier reads the pair as a whole
+    ("The Orion project ships in March. Its budget is 2.4 million euros.",
+     "The Orion project's budget is 2.4 million euros."),
 ])
 def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
     assert near_copy(evidence, claim) is None

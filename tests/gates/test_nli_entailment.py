@@ -117,8 +117,44 @@ def test_an_added_detail_passes_only_when_entailed_with_high_rigor_confidence(en
         assert "'for compliance reasons'" in checks[0]["detail"]
     # the bar is the gate's param
     lowered = run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io for compliance reasons [E1].", ["E1"])]),
-                       backend, addition_min_entailment=0.2)
+                       backend, near_copy_min_entailment=0.2)
     assert not lowered.failed
+
+
+class SentenceTableBackend(TableNliBackend):
+    """Scores by the exact premise: the whole evidence and each sentence alone can differ (the splice rule's case)."""
+
+    def score(self, pairs):
+        out = []
+        for premise, _ in pairs:
+            ent, con = self.table.get(premise, self.default)
+            out.append(NliScore(entailment=ent, contradiction=con, neutral=max(0.0, 1 - ent - con)))
+        return out
+
+
+@pytest.mark.parametrize(("alone", "fails"), [(0.16, True), (0.56, True), (0.75, False)])
+def test_a_splice_is_judged_by_its_sentence_alone(alone, fails):
+    # read with the whole evidence the verifier entails "DB is Fly.io (SQLite)" (0.78 with the shipped one)
+    backend = SentenceTableBackend({E_HOST["text"]: (0.78, 0.12), "DB is Turso (SQLite).": (alone, 0.1)})
+    result = run_gate(ARCH_Q, [E_HOST], envelope([("DB is Fly.io (SQLite) [E1].", ["E1"])]), backend)
+    checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "splice"]
+    assert result.failed is fails and len(checks) == int(fails)
+    if fails:
+        assert "'fly io'" in checks[0]["detail"] and "'DB is Turso (SQLite).'" in checks[0]["detail"]
+
+
+def test_the_splice_pair_goes_to_the_backend_in_the_same_call():
+    seen = []
+
+    class Recording(SentenceTableBackend):
+        def score(self, pairs):
+            seen.append(list(pairs))
+            return super().score(pairs)
+
+    backend = Recording({E_HOST["text"]: (0.78, 0.12), "DB is Turso (SQLite).": (0.16, 0.7)})
+    run_gate(ARCH_Q, [E_HOST], envelope([("We host on Fly.io [E1].", ["E1"]), ("DB is Fly.io (SQLite) [E1].", ["E1"])]),
+             backend)
+    assert len(seen) == 1 and ("DB is Turso (SQLite).", "DB is Fly.io (SQLite).") in seen[0]
 
 
 def test_the_near_copy_rules_are_off_with_the_content_check():
