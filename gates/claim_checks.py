@@ -600,7 +600,8 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
     return findings
 
 
-# A near copy: the words kept are at least this share of the claim (and two); the changed run is at most this long
+# A near copy: a swap keeps at least this share of the claim (and two words), an addition all of its sentence (two
+# words at least); the changed run is at most this long
 NEAR_COPY_MIN_KEPT = 0.6
 NEAR_COPY_MAX_WORDS = {"swap": 3, "addition": 4}
 
@@ -640,7 +641,8 @@ def near_copy(evidence_text: str, claim_text: str) -> NearCopy | None:
         sentence_words = words(sentence)
         sentence_stems = [stem(word) for word in sentence_words]
         present = set(sentence_stems)
-        if sum(s in present for s in claim_stems) < must_keep:  # cannot be a copy: skip the alignment
+        # cannot be a copy (kept words must be in the sentence: the share, or all of it for an addition): no alignment
+        if sum(s in present for s in claim_stems) < max(2, min(must_keep, len(sentence_words))):
             continue
         opcodes = SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
         changed = [op for op in opcodes if op[0] != "equal"]
@@ -649,7 +651,9 @@ def near_copy(evidence_text: str, claim_text: str) -> NearCopy | None:
         operation, start, end, sentence_start, sentence_end = changed[0]
         kind = "swap" if operation == "replace" else "addition"
         kept = len(claim_words) - (end - start)
-        if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < must_keep:
+        # an addition keeps all of the sentence (its one change adds words): a short sentence with a long reason
+        # added is one; a swap must keep most of the claim
+        if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < (2 if kind == "addition" else must_keep):
             continue
         run = tuple(claim_words[start:end])
         run_stems = content_stems(" ".join(run))

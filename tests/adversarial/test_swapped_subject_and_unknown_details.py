@@ -113,7 +113,8 @@ def test_a_name_given_for_what_its_sentence_calls_it_is_still_verified(write_scr
 
 
 @pytest.mark.parametrize(("added", "detail"), [("We host on Fly.io for compliance reasons [E1].", "compliance"),
-                                              ("We host on Fly.io with automatic failover [E1].", "failover")])
+                                              ("We host on Fly.io with automatic failover [E1].", "failover"),
+                                              ("We host on Fly.io because it is cheaper [E1].", "cheaper")])
 def test_a_detail_added_to_the_evidence_is_never_shown(write_script, added, detail):
     # "for compliance reasons" was shown as verified: entailment above the medium threshold, coverage 3 of 4
     reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (added, ["E1"])])
