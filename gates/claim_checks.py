@@ -329,6 +329,10 @@ ANTONYMS = [
     ("valid", "invalid"), ("opened", "closed"), ("guilty", "innocent"), ("convicted", "acquitted"),
     ("increase", "reduce"), ("increases", "reduces"), ("increased", "reduced"), ("raised", "lowered"),
     ("rose", "dropped"), ("gained", "lost"),
+    # who gives and who takes ("The company sold the startup." over "... acquired the startup.")
+    ("buy", "sell"), ("buys", "sells"), ("bought", "sold"), ("acquire", "sell"), ("acquires", "sells"),
+    ("acquired", "sold"), ("hire", "fire"), ("hired", "fired"), ("lend", "borrow"), ("lent", "borrowed"),
+    ("import", "export"), ("imports", "exports"), ("imported", "exported"), ("arrived", "departed"),
 ]
 
 
@@ -509,6 +513,14 @@ CERTAINTY = frozenset({"proves", "proved", "proven", "prove", "confirms", "confi
                        "demonstrates", "demonstrated", "establishes", "established", "clearly"})
 
 
+def _hedges(text_words: list[str], text: str) -> set[str]:
+    """The hedge words of a text; "May" is the month, not a hedge, unless it is also written in lower case."""
+    found = _has_any(text_words, HEDGES)
+    if "may" in found and not re.search(r"\bmay\b", text):
+        found.discard("may")
+    return found
+
+
 def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     sentence, share = best_sentence(evidence_text, claim_text)
@@ -520,7 +532,7 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if c_causal and e_corr and not e_causal and not c_corr:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "causation",
                                      f"claim states causation {sorted(c_causal)}; the evidence reports {sorted(e_corr)}"))
-    e_hedge, c_hedge = _has_any(ew, HEDGES), _has_any(cw, HEDGES)
+    e_hedge, c_hedge = _hedges(ew, sentence), _hedges(cw, claim_text)
     if e_hedge and not c_hedge:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "hedge",
                                      f"evidence hedges ({sorted(e_hedge)}); the claim states it without a hedge"))
@@ -626,14 +638,17 @@ class NearCopy:
 
 
 @memo_by_text
-def near_copy(evidence_text: str, claim_text: str) -> NearCopy | None:
-    """The claim as a near copy of an evidence sentence (see :class:`NearCopy`), or None. Not a verdict on its own:
+def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
+    """The claim as a near copy of each evidence sentence it nearly copies (see :class:`NearCopy`); () if none. A
+    role swap is often a copy of two sentences at once ("The tenant pays for repairs." over "The landlord pays for
+    repairs. The tenant pays for utilities."), and one of them may read as entailing it. Not a verdict on its own:
     a swap can be a synonym ("She kept everything." over "She would save everything."), so the NLI gate weighs it
     with its verifier's scores (gates/nli_entailment.py, ``near_copy_findings``). Coverage and the name check miss
     these: most content words are there, and the run is lower-case or the evidence's own."""
     claim_words = words(strip_markers(claim_text))
     if len(claim_words) < 3:
-        return None
+        return ()
+    copies = []
     evidence_stems = content_stem_set(evidence_text)
     claim_stems = [stem(word) for word in claim_words]  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
@@ -658,12 +673,13 @@ def near_copy(evidence_text: str, claim_text: str) -> NearCopy | None:
         run = tuple(claim_words[start:end])
         run_stems = content_stems(" ".join(run))
         if any(stem_ not in evidence_stems for stem_ in run_stems):
-            return NearCopy(kind, run, sentence)
+            copies.append(NearCopy(kind, run, sentence))
+            continue
         # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice
         if kind == "swap" and any(stem_ not in content_stem_set(sentence) for stem_ in run_stems) and \
                 content_stems(" ".join(sentence_words[sentence_start:sentence_end])):
-            return NearCopy("splice", run, sentence)
-    return None
+            copies.append(NearCopy("splice", run, sentence))
+    return tuple(copies)
 
 
 CHECKS: dict[str, Callable[[str, str], list[CheckFinding]]] = {

@@ -50,7 +50,7 @@ from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim
 from .attempt import AttemptView
 from .categories import states_absence
-from .claim_checks import CHECKS, CheckFinding, near_copy, run_checks
+from .claim_checks import CHECKS, CheckFinding, near_copies, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliScore
@@ -330,9 +330,8 @@ class NliEntailmentGate(BaseGate):
         for work in works:
             evidence_text = "\n".join(item.text for item in work.items)
             for atom in work.atoms:
-                copy = near_copy(evidence_text, atom.text)
-                if copy is not None and copy.kind == "splice":
-                    pairs.append((copy.sentence, atom.text))
+                pairs.extend((copy.sentence, atom.text) for copy in near_copies(evidence_text, atom.text)
+                             if copy.kind == "splice")
         return list(dict.fromkeys(pairs))
 
     def _pairs(self, works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
@@ -493,30 +492,30 @@ def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_tex
                        min_entailment: float = NEAR_COPY_MIN_ENTAILMENT,
                        by_sentence: Mapping[tuple[str, str], NliScore] | None = None) -> list[CheckFinding]:
     """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for words that sentence does not hold
-    (claim_checks.near_copy), judged with the verifier: a swapped term fails where the claim's best score leans
+    (claim_checks.near_copies), judged with the verifier: a swapped term fails where the claim's best score leans
     contradicted (a swap may be a synonym); a splice unless the claim's score against that sentence alone reaches
     ``min_entailment`` ("DB is Fly.io (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole
     evidence the verifier entails it, 0.78; "Orion ships ..." against "The project ships ...": 0.75); an added detail
     unless its best score reaches ``min_entailment``. The medium threshold alone passed all three."""
     best = max(scores, key=lambda s: s.entailment, default=None)
-    copy = near_copy(evidence_text, claim_text) if best is not None else None
-    if copy is None:
+    if best is None:
         return []
-    run = " ".join(copy.words)
-    if copy.kind == "swap" and best.contradiction > best.entailment:
-        return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
-                            f"claim puts {run!r} in place of the evidence's own words, which its verifier reads as "
-                            f"contradicted ({best.contradiction:.2f} > entailment {best.entailment:.2f})")]
-    alone = (by_sentence or {}).get((copy.sentence, claim_text))
-    if copy.kind == "splice" and (alone is None or alone.entailment < min_entailment):
-        why = "was not scored" if alone is None else f"entails it at {alone.entailment:.2f} < {min_entailment:.2f}"
-        return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "splice",
-                            f"claim puts {run!r}, from elsewhere in the evidence, into {copy.sentence!r}; the verifier "
-                            f"on that sentence alone {why}")]
-    if copy.kind == "addition" and best.entailment < min_entailment:
-        return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "addition",
-                            f"claim adds {run!r} to the evidence's sentence, and its verifier does not entail it "
-                            f"with confidence ({best.entailment:.2f} < {min_entailment:.2f})")]
+    for copy in near_copies(evidence_text, claim_text):  # one failing reading is enough
+        run = " ".join(copy.words)
+        if copy.kind == "swap" and best.contradiction > best.entailment:
+            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
+                                f"claim puts {run!r} in place of the evidence's own words, which its verifier reads "
+                                f"as contradicted ({best.contradiction:.2f} > entailment {best.entailment:.2f})")]
+        alone = (by_sentence or {}).get((copy.sentence, claim_text))
+        if copy.kind == "splice" and (alone is None or alone.entailment < min_entailment):
+            why = "was not scored" if alone is None else f"entails it at {alone.entailment:.2f} < {min_entailment:.2f}"
+            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "splice",
+                                f"claim puts {run!r}, from elsewhere in the evidence, into {copy.sentence!r}; the "
+                                f"verifier on that sentence alone {why}")]
+        if copy.kind == "addition" and best.entailment < min_entailment:
+            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "addition",
+                                f"claim adds {run!r} to the evidence's sentence, and its verifier does not entail it "
+                                f"with confidence ({best.entailment:.2f} < {min_entailment:.2f})")]
     return []
 
 

@@ -12,7 +12,7 @@ from controlplane.gates.claim_checks import (
     check_numbers,
     check_qualifiers,
     check_strength,
-    near_copy,
+    near_copies,
     quantities,
     run_checks,
     vetoes,
@@ -216,7 +216,7 @@ HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
      "We host on Fly.io."),
 ])
 def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind, run, sentence):
-    assert near_copy(evidence, claim) == NearCopy(kind, run, sentence)
+    assert near_copies(evidence, claim) == (NearCopy(kind, run, sentence),)
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
@@ -235,4 +235,19 @@ def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind
      "The Orion project's budget is 2.4 million euros."),
 ])
 def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
-    assert near_copy(evidence, claim) is None
+    assert near_copies(evidence, claim) == ()
+
+
+def test_a_role_swap_can_be_a_near_copy_of_both_sentences():
+    evidence = "The landlord pays for repairs. The tenant pays for utilities."
+    assert near_copies(evidence, "The tenant pays for repairs.") == (
+        NearCopy("splice", ("tenant",), "The landlord pays for repairs."),
+        NearCopy("splice", ("repairs",), "The tenant pays for utilities."))
+
+
+@pytest.mark.parametrize(("evidence", "claim", "flagged"), [
+    ("Acme signed the contract in May. The company will deliver the units.", "Acme will deliver the units.", False),
+    ("The drug may reduce pain.", "The drug reduces pain.", True),
+])
+def test_the_month_may_is_no_hedge(evidence, claim, flagged):
+    assert bool(check_strength(evidence, claim)) is flagged
