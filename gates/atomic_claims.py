@@ -293,6 +293,12 @@ RULES = (
 )
 
 
+def unsplit(text: str) -> str:
+    """The text as one claim, cleaned the way its atomic claims are (markers and spaces before punctuation gone): what
+    ``split_atomic`` gives when no rule splits it."""
+    return _clean(strip_markers(text))
+
+
 def split_atomic(text: str, *, strip_inline_markers: bool = True) -> list[AtomicClaim]:
     """Atomic claims of ``text`` in order. Always at least one claim for non-empty text."""
     return list(_split_atomic(text, strip_inline_markers))

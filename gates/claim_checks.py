@@ -635,6 +635,13 @@ class NearCopy:
     kind: str
     words: tuple[str, ...]
     sentence: str
+    replaced: tuple[str, ...] = ()  # the sentence's words the run stands for, as written (none for an addition)
+    name_for_name: bool = False  # a swap or splice that puts a name where the sentence has another name
+
+
+def _is_name(tokens: list[str] | tuple[str, ...], position: int) -> bool:
+    """Whether words are a name: a content word among them capitalised, not at the start of its sentence."""
+    return position > 0 and any(t[0].isupper() and t.lower() not in STOPWORDS for t in tokens)
 
 
 @memo_by_text
@@ -645,7 +652,8 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     a swap can be a synonym ("She kept everything." over "She would save everything."), so the NLI gate weighs it
     with its verifier's scores (gates/nli_entailment.py, ``near_copy_findings``). Coverage and the name check miss
     these: most content words are there, and the run is lower-case or the evidence's own."""
-    claim_words = words(strip_markers(claim_text))
+    claim_tokens = WORD.findall(strip_markers(claim_text))
+    claim_words = [token.lower() for token in claim_tokens]
     if len(claim_words) < 3:
         return ()
     copies = []
@@ -672,13 +680,16 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             continue
         run = tuple(claim_words[start:end])
         run_stems = content_stems(" ".join(run))
+        replaced = tuple(WORD.findall(sentence)[sentence_start:sentence_end])
+        names = (kind == "swap" and _is_name(claim_tokens[start:end], start) and
+                 _is_name(replaced, sentence_start))
         if any(stem_ not in evidence_stems for stem_ in run_stems):
-            copies.append(NearCopy(kind, run, sentence))
+            copies.append(NearCopy(kind, run, sentence, replaced, names))
             continue
         # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice
         if kind == "swap" and any(stem_ not in content_stem_set(sentence) for stem_ in run_stems) and \
                 content_stems(" ".join(sentence_words[sentence_start:sentence_end])):
-            copies.append(NearCopy("splice", run, sentence))
+            copies.append(NearCopy("splice", run, sentence, replaced, names))
     return tuple(copies)
 
 

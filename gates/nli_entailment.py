@@ -47,7 +47,7 @@ from controlplane.contracts.text import MEANING_WORDS, meaning_stems, strip_mark
 from controlplane.evidence_pack.staleness import Staleness, is_time_sensitive, staleness
 
 from .anchoring import beyond_claims
-from .atomic_claims import AtomicClaim
+from .atomic_claims import AtomicClaim, unsplit
 from .attempt import AttemptView
 from .categories import states_absence
 from .claim_checks import CHECKS, CheckFinding, near_copies, run_checks
@@ -208,7 +208,7 @@ class NliEntailmentGate(BaseGate):
         to_score = [w for w in works if w.scored and not w.verbatim_ids]
         unavailable = None
         scores: list[NliScore] = []
-        by_sentence: dict[tuple[str, str], NliScore] = {}
+        copy_scores: dict[tuple[str, str], NliScore] = {}
         if to_score:
             if backend is None:
                 unavailable = "no NLI backend is configured (GateServices.nli_backend); claims cannot be verified"
@@ -217,11 +217,12 @@ class NliEntailmentGate(BaseGate):
                                "domains need an NLI backend (similarity alone never passes)")
             else:
                 pairs = self._pairs(to_score)
-                # a splice is judged against its one sentence too: scored in the same call, after the claim pairs
-                splices = self._splice_pairs(to_score) if "content" in checks else []
+                # near copies are judged as whole claims and a splice against its one sentence too: scored in the
+                # same call, after the claim pairs
+                extra = self._near_copy_pairs(to_score) if "content" in checks else []
                 try:  # each distinct pair once per attempt, shared with evidence_conflicts (gates/attempt.py)
-                    scores = view.scores(backend, pairs + splices)
-                    by_sentence = dict(zip(splices, scores[len(pairs):], strict=True))
+                    scores = view.scores(backend, pairs + extra)
+                    copy_scores = dict(zip(extra, scores[len(pairs):], strict=True))
                 except Exception as exc:
                     unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
         # the backend's calibrated decision threshold is read after scoring: a lazily loaded backend knows it only then
@@ -243,7 +244,7 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})
                 continue
             self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params, facts,
-                         by_sentence)
+                         copy_scores)
         for work in works:
             if work.verbatim_ids and work.scored:
                 quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
@@ -324,14 +325,21 @@ class NliEntailmentGate(BaseGate):
         return premises
 
     @staticmethod
-    def _splice_pairs(works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
-        """(sentence, atom) for each atom that splices words of one evidence sentence into another (NearCopy)."""
+    def _near_copy_pairs(works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
+        """The extra pairs the near-copy rules read (NearCopy): (sentence, text) for each atom, or whole claim, that
+        splices words of one evidence sentence into another; and (cited text, claim) for a whole claim that is a
+        near copy but was split into other atoms ("... gold, especially from Victoria and China." becomes
+        "... search for especially from Victoria.", which copies nothing)."""
         pairs = []
         for work in works:
             evidence_text = "\n".join(item.text for item in work.items)
-            for atom in work.atoms:
-                pairs.extend((copy.sentence, atom.text) for copy in near_copies(evidence_text, atom.text)
-                             if copy.kind == "splice")
+            texts = [atom.text for atom in work.atoms]
+            whole = _whole_claim(work)
+            if whole is not None and near_copies(evidence_text, whole):
+                pairs.append((evidence_text, whole))
+                texts.append(whole)
+            for text in texts:
+                pairs.extend((copy.sentence, text) for copy in near_copies(evidence_text, text) if copy.kind == "splice")
         return list(dict.fromkeys(pairs))
 
     def _pairs(self, works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
@@ -346,7 +354,7 @@ class NliEntailmentGate(BaseGate):
     def _decide(self, work: ClaimWork, scores: Sequence[NliScore], min_entailment: float, th, checks: list[str],
                 stale_fails: set[Volatility], now, time_sensitive: bool, params: dict[str, Any],
                 facts: ItemFactsCache | None = None,
-                by_sentence: dict[tuple[str, str], NliScore] | None = None) -> None:
+                copy_scores: dict[tuple[str, str], NliScore] | None = None) -> None:
         if facts is None:
             facts = ItemFactsCache(now, time_sensitive, th, params.get("retrieval_quality", "relative"))
         items = {item.id: item for item in work.items}
@@ -354,6 +362,7 @@ class NliEntailmentGate(BaseGate):
         combined_text = "\n".join(item.text for item in work.items)
         gap = float(params.get("credibility_gap", CREDIBILITY_GAP))
         outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
+        copy_min = float(params.get("near_copy_min_entailment", NEAR_COPY_MIN_ENTAILMENT))
         atom_records = []
         trees: list[TreeDecision] = []
         veto_codes: list[str] = []
@@ -385,9 +394,7 @@ class NliEntailmentGate(BaseGate):
             trees.append(tree)
             findings = run_checks(combined_text, atom.text, checks) if checks else []
             if "content" in checks:
-                findings += near_copy_findings(rows.values(), combined_text, atom.text,
-                                               float(params.get("near_copy_min_entailment", NEAR_COPY_MIN_ENTAILMENT)),
-                                               by_sentence or {})
+                findings += near_copy_findings(rows.values(), combined_text, atom.text, copy_min, copy_scores or {})
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": atom.text, "code": f.code.value, "check": f.check, "detail": f.detail}
                                 for f in findings)
@@ -395,6 +402,14 @@ class NliEntailmentGate(BaseGate):
                                  "scores": {i: {"entailment": round(rows[i].entailment, 4),
                                                 "contradiction": round(rows[i].contradiction, 4)} for i in rows}})
 
+        whole = _whole_claim(work) if "content" in checks else None
+        if whole is not None and (combined_text, whole) in (copy_scores or {}):
+            # the claim as written, when its atoms are other texts: a near copy must not hide behind its split
+            findings = near_copy_findings([copy_scores[(combined_text, whole)]], combined_text, whole, copy_min,
+                                          copy_scores)
+            veto_codes.extend(f.code.value for f in findings)
+            findings_out.extend({"atom": whole, "code": f.code.value, "check": f.check, "detail": f.detail}
+                                for f in findings)
         status = trees[0].status if len(trees) == 1 else max((t.status for t in trees), key=lambda s: _RANK[s])
         codes = [r.value for t in trees for r in t.reasons]
         entailment = min(t.max_entailment or 0.0 for t in trees)
@@ -488,12 +503,19 @@ class NliEntailmentGate(BaseGate):
         return beyond_claims(text, start, end, [(a.start, a.end) for a in inside])
 
 
+def _whole_claim(work: ClaimWork) -> str | None:
+    """The claim's text without markers, when its atoms are other texts (else None: the atoms are the claim)."""
+    whole = unsplit(work.text)
+    return whole if whole and [atom.text for atom in work.atoms] != [whole] else None
+
+
 def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_text: str,
                        min_entailment: float = NEAR_COPY_MIN_ENTAILMENT,
-                       by_sentence: Mapping[tuple[str, str], NliScore] | None = None) -> list[CheckFinding]:
+                       copy_scores: Mapping[tuple[str, str], NliScore] | None = None) -> list[CheckFinding]:
     """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for words that sentence does not hold
-    (claim_checks.near_copies), judged with the verifier: a swapped term fails where the claim's best score leans
-    contradicted (a swap may be a synonym); a splice unless the claim's score against that sentence alone reaches
+    (claim_checks.near_copies), judged with the verifier: a name put for another name fails outright; a swapped-in
+    term the evidence never uses fails unless the claim's best score reaches ``min_entailment`` without leaning
+    contradicted (a swap may be a synonym: "passed the budget" for "approved the budget"); a splice unless the claim's score against that sentence alone reaches
     ``min_entailment`` ("DB is Fly.io (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole
     evidence the verifier entails it, 0.78; "Orion ships ..." against "The project ships ...": 0.75); an added detail
     unless its best score reaches ``min_entailment``. The medium threshold alone passed all three."""
@@ -502,11 +524,16 @@ def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_tex
         return []
     for copy in near_copies(evidence_text, claim_text):  # one failing reading is enough
         run = " ".join(copy.words)
-        if copy.kind == "swap" and best.contradiction > best.entailment:
+        instead = " ".join(copy.replaced)
+        if copy.name_for_name:  # no description replaced by its name: one name put for another
+            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
+                                f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]
+        if copy.kind == "swap" and (best.contradiction > best.entailment or best.entailment < min_entailment):
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
-                                f"claim puts {run!r} in place of the evidence's own words, which its verifier reads "
-                                f"as contradicted ({best.contradiction:.2f} > entailment {best.entailment:.2f})")]
-        alone = (by_sentence or {}).get((copy.sentence, claim_text))
+                                f"claim puts {run!r}, a term the evidence never uses, in place of {instead!r}; its "
+                                f"verifier gives entailment {best.entailment:.2f} (needs {min_entailment:.2f}) and "
+                                f"contradiction {best.contradiction:.2f}")]
+        alone = (copy_scores or {}).get((copy.sentence, claim_text))
         if copy.kind == "splice" and (alone is None or alone.entailment < min_entailment):
             why = "was not scored" if alone is None else f"entails it at {alone.entailment:.2f} < {min_entailment:.2f}"
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "splice",

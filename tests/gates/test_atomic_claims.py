@@ -65,3 +65,9 @@ def test_splitting_is_deterministic_and_bounded():
     first = split_atomic(text)
     assert first == split_atomic(text)
     assert 1 <= len(first) <= 25
+
+
+def test_unsplit_cleans_a_claim_as_its_atoms_are_cleaned():
+    from controlplane.gates.atomic_claims import unsplit
+
+    assert unsplit("We host on aws [E1].") == "We host on aws." == split_atomic("We host on aws [E1].")[0].text

@@ -216,7 +216,7 @@ HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
      "We host on Fly.io."),
 ])
 def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind, run, sentence):
-    assert near_copies(evidence, claim) == (NearCopy(kind, run, sentence),)
+    assert [(c.kind, c.words, c.sentence) for c in near_copies(evidence, claim)] == [(kind, run, sentence)]
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
@@ -241,8 +241,22 @@ def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
 def test_a_role_swap_can_be_a_near_copy_of_both_sentences():
     evidence = "The landlord pays for repairs. The tenant pays for utilities."
     assert near_copies(evidence, "The tenant pays for repairs.") == (
-        NearCopy("splice", ("tenant",), "The landlord pays for repairs."),
-        NearCopy("splice", ("repairs",), "The tenant pays for utilities."))
+        NearCopy("splice", ("tenant",), "The landlord pays for repairs.", ("landlord",)),
+        NearCopy("splice", ("repairs",), "The tenant pays for utilities.", ("utilities",)))
+
+
+@pytest.mark.parametrize(("evidence", "claim", "replaced", "name_for_name"), [
+    ("The economy of Victoria is diversified. Victoria is a state of Australia.",
+     "The economy of Australia is diversified.", ("Victoria",), True),
+    ("We host on Fly.io. DB is Turso (SQLite).", "We host on Turso.", ("Fly", "io"), True),
+    ("We host on Fly.io.", "We host on aws.", ("Fly", "io"), False),  # "aws" is not written as a name
+    # a description replaced by a name: the verifier decides ("Orion ships ...")
+    ("Orion is our flagship. The project ships on 14 March 2027.", "Orion ships on 14 March 2027.",
+     ("The", "project"), False),
+])
+def test_what_a_near_copy_replaces_and_whether_it_puts_a_name_for_a_name(evidence, claim, replaced, name_for_name):
+    (copy,) = near_copies(evidence, claim)
+    assert copy.replaced == replaced and copy.name_for_name is name_for_name
 
 
 @pytest.mark.parametrize(("evidence", "claim", "flagged"), [

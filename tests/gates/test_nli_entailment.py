@@ -94,8 +94,9 @@ def test_deterministic_checks_veto_even_a_confident_nli_entailment(claim, code):
     assert record["decision"] == "REJECTED" and record["confidence_factors"]["reasoning_validity"] == 0.1
 
 
-@pytest.mark.parametrize(("scores", "fails"), [((0.18, 0.58), True), ((0.9, 0.05), False), ((0.4, 0.3), False)])
-def test_a_swapped_term_fails_only_where_the_verifier_leans_contradicted(scores, fails):
+@pytest.mark.parametrize(("scores", "fails"), [((0.18, 0.58), True), ((0.4, 0.3), True), ((0.6, 0.7), True),
+                                              ((0.9, 0.05), False), ((0.6, 0.3), False)])
+def test_a_swapped_term_passes_only_when_entailed_with_confidence_and_not_contradicted(scores, fails):
     # "We host on aws" copies E1's sentence but for its host: the medium threshold alone passed it (0.18 >= 0.13)
     backend = TableNliBackend({E_HOST["text"]: scores})
     result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on aws [E1].", ["E1"])]), backend)
@@ -104,6 +105,7 @@ def test_a_swapped_term_fails_only_where_the_verifier_leans_contradicted(scores,
     assert [c["check"] for c in checks if c["check"] == "swap"] == (["swap"] if fails else [])
     if fails:
         assert "UNSUPPORTED_CONTENT" in result.details["claims"]["c1"] and "'aws'" in checks[-1]["detail"]
+        assert "in place of 'Fly io'" in checks[-1]["detail"]
 
 
 @pytest.mark.parametrize(("entailment", "fails"), [(0.3, True), (0.56, True), (0.6, False)])
@@ -134,13 +136,39 @@ class SentenceTableBackend(TableNliBackend):
 
 @pytest.mark.parametrize(("alone", "fails"), [(0.16, True), (0.56, True), (0.75, False)])
 def test_a_splice_is_judged_by_its_sentence_alone(alone, fails):
-    # read with the whole evidence the verifier entails "DB is Fly.io (SQLite)" (0.78 with the shipped one)
-    backend = SentenceTableBackend({E_HOST["text"]: (0.78, 0.12), "DB is Turso (SQLite).": (alone, 0.1)})
-    result = run_gate(ARCH_Q, [E_HOST], envelope([("DB is Fly.io (SQLite) [E1].", ["E1"])]), backend)
+    # a description replaced by a name from the other sentence: faithful when that sentence alone entails the claim
+    evidence = [{"id": "E1", "trust_tier": "authoritative",
+                 "text": "Orion is our flagship project. The project ships on 14 March 2027."}]
+    backend = SentenceTableBackend({evidence[0]["text"]: (0.9, 0.05), "The project ships on 14 March 2027.": (alone, 0.1)})
+    result = run_gate(ARCH_Q, evidence, envelope([("Orion ships on 14 March 2027 [E1].", ["E1"])]), backend)
     checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "splice"]
     assert result.failed is fails and len(checks) == int(fails)
     if fails:
-        assert "'fly io'" in checks[0]["detail"] and "'DB is Turso (SQLite).'" in checks[0]["detail"]
+        assert "'orion'" in checks[0]["detail"] and "'The project ships on 14 March 2027.'" in checks[0]["detail"]
+
+
+def test_a_name_put_for_another_name_fails_whatever_the_verifier_says():
+    evidence = [{"id": "E1", "trust_tier": "authoritative",
+                 "text": "The economy of Victoria is diversified. Victoria is a state of Australia."}]
+    backend = SentenceTableBackend({evidence[0]["text"]: (0.95, 0.01), "The economy of Victoria is diversified.": (0.95, 0.01)})
+    result = run_gate(ARCH_Q, evidence, envelope([("The economy of Australia is diversified [E1].", ["E1"])]), backend)
+    checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "splice"]
+    assert result.failed and "the name 'australia' where its sentence says 'Victoria'" in checks[0]["detail"]
+
+
+def test_a_near_copy_is_judged_whole_when_the_atomic_split_garbles_it():
+    # split into "... to search for gold.", "... to search for especially from Victoria." and "... for China.", no
+    # atom copies a sentence; the claim as written puts Victoria where its sentence says Ireland
+    evidence = [{"id": "E1", "trust_tier": "authoritative",
+                 "text": "Immigrants came to search for gold, especially from Ireland and China. "
+                         "Many Chinese miners worked in Victoria."}]
+    claim = "Immigrants came to search for gold, especially from Victoria and China [E1]."
+    result = run_gate(ARCH_Q, evidence, envelope([(claim, ["E1"])]), TableNliBackend({evidence[0]["text"]: (0.9, 0.05)}))
+    record = result.details["claim_records"]["c1"]
+    assert len(record["atoms"]) > 1 and result.failed
+    (finding,) = [c for c in record["checks"] if c["check"] == "splice"]
+    assert finding["atom"] == "Immigrants came to search for gold, especially from Victoria and China."
+    assert "'victoria' where its sentence says 'Ireland'" in finding["detail"]
 
 
 def test_the_splice_pair_goes_to_the_backend_in_the_same_call():
