@@ -293,6 +293,7 @@ RULES = (
 )
 
 
+@memo_by_text
 def unsplit(text: str) -> str:
     """The text as one claim, cleaned the way its atomic claims are (markers and spaces before punctuation gone): what
     ``split_atomic`` gives when no rule splits it."""

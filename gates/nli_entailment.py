@@ -94,6 +94,7 @@ class ClaimWork:
     confidence: float | None = None
     pair_index: list[tuple[int, str, str]] = field(default_factory=list)  # (pair row, atom text, item id or *)
     verbatim_ids: list[str] = field(default_factory=list)  # cited items the claim quotes as whole sentences
+    whole_copy: str | None = None  # the claim as written, when it is a near copy its atoms are not (checked too)
 
     @property
     def scored(self) -> bool:
@@ -336,6 +337,7 @@ class NliEntailmentGate(BaseGate):
             texts = [atom.text for atom in work.atoms]
             whole = _whole_claim(work)
             if whole is not None and near_copies(evidence_text, whole):
+                work.whole_copy = whole
                 pairs.append((evidence_text, whole))
                 texts.append(whole)
             for text in texts:
@@ -402,7 +404,7 @@ class NliEntailmentGate(BaseGate):
                                  "scores": {i: {"entailment": round(rows[i].entailment, 4),
                                                 "contradiction": round(rows[i].contradiction, 4)} for i in rows}})
 
-        whole = _whole_claim(work) if "content" in checks else None
+        whole = work.whole_copy if "content" in checks else None
         if whole is not None and (combined_text, whole) in (copy_scores or {}):
             # the claim as written, when its atoms are other texts: a near copy must not hide behind its split
             findings = near_copy_findings([copy_scores[(combined_text, whole)]], combined_text, whole, copy_min,
