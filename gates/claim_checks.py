@@ -21,9 +21,8 @@ blind to paraphrase. ``run_checks`` runs them all.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from itertools import pairwise
 
 from controlplane.contracts.gate_result import ReasonCode
@@ -639,9 +638,36 @@ class NearCopy:
     name_for_name: bool = False  # a swap or splice that puts a name where the sentence has another name
 
 
-def _is_name(tokens: list[str] | tuple[str, ...], position: int) -> bool:
-    """Whether words are a name: a content word among them capitalised, not at the start of its sentence."""
-    return position > 0 and any(t[0].isupper() and t.lower() not in STOPWORDS for t in tokens)
+def _one_change(claim: Sequence[str], sentence: Sequence[str]) -> tuple[int, int, int, int]:
+    """The claim as the sentence with one run changed: the runs left between their longest common prefix and suffix,
+    as (claim start, claim end, sentence start, sentence end)."""
+    limit = min(len(claim), len(sentence))
+    prefix = 0
+    while prefix < limit and claim[prefix] == sentence[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and claim[-1 - suffix] == sentence[-1 - suffix]:
+        suffix += 1
+    return prefix, len(claim) - suffix, prefix, len(sentence) - suffix
+
+
+@memo_by_text
+def _stem_sequence(text: str) -> tuple[str, ...]:
+    """The stems of every word of a text, markers stripped, in order (an evidence sentence is read by every claim)."""
+    return tuple(stem(word) for word in words(strip_markers(text)))
+
+
+@memo_by_text
+def _stem_set(text: str) -> frozenset[str]:
+    return frozenset(_stem_sequence(text))
+
+
+def _is_name(tokens: list[str] | tuple[str, ...], position: int, other: str) -> bool:
+    """Whether words are a name the ``other`` text lacks: a capitalised content word among them, not at the start of
+    its sentence."""
+    lowered = other.lower()
+    return position > 0 and any(t[0].isupper() and t.lower() not in STOPWORDS and t.lower() not in lowered
+                                for t in tokens)
 
 
 @memo_by_text
@@ -658,31 +684,30 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         return ()
     copies = []
     evidence_stems = content_stem_set(evidence_text)
-    claim_stems = [stem(word) for word in claim_words]  # aligned on stems: "renders" copies "render"
+    claim_stems = _stem_sequence(claim_text)  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
     for sentence in sentence_texts(evidence_text):
         sentence_words = words(sentence)
-        sentence_stems = [stem(word) for word in sentence_words]
-        present = set(sentence_stems)
+        sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)
         # cannot be a copy (kept words must be in the sentence: the share, or all of it for an addition): no alignment
         if sum(s in present for s in claim_stems) < max(2, min(must_keep, len(sentence_words))):
             continue
-        opcodes = SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
-        changed = [op for op in opcodes if op[0] != "equal"]
-        if len(changed) != 1 or changed[0][0] not in ("replace", "delete"):  # "delete": words only the claim has
+        start, end, sentence_start, sentence_end = _one_change(claim_stems, sentence_stems)
+        if start == end:  # the sentence itself, or the sentence with words left out: nothing the claim adds
             continue
-        operation, start, end, sentence_start, sentence_end = changed[0]
-        kind = "swap" if operation == "replace" else "addition"
+        kind = "swap" if sentence_start < sentence_end else "addition"
         kept = len(claim_words) - (end - start)
         # an addition keeps all of the sentence (its one change adds words): a short sentence with a long reason
         # added is one; a swap must keep most of the claim
         if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < (2 if kind == "addition" else must_keep):
             continue
+        if kind == "swap" and sentence_end - sentence_start > NEAR_COPY_MAX_WORDS["swap"]:
+            continue  # a term for a term, not a clause summarised ("supported WWI" for fifteen words)
         run = tuple(claim_words[start:end])
         run_stems = content_stems(" ".join(run))
         replaced = tuple(WORD.findall(sentence)[sentence_start:sentence_end])
-        names = (kind == "swap" and _is_name(claim_tokens[start:end], start) and
-                 _is_name(replaced, sentence_start))
+        names = (kind == "swap" and _is_name(claim_tokens[start:end], start, sentence) and
+                 _is_name(replaced, sentence_start, claim_text))
         if any(stem_ not in evidence_stems for stem_ in run_stems):
             copies.append(NearCopy(kind, run, sentence, replaced, names))
             continue

@@ -516,8 +516,8 @@ def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_tex
                        copy_scores: Mapping[tuple[str, str], NliScore] | None = None) -> list[CheckFinding]:
     """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for words that sentence does not hold
     (claim_checks.near_copies), judged with the verifier: a name put for another name fails outright; a swapped-in
-    term the evidence never uses fails unless the claim's best score reaches ``min_entailment`` without leaning
-    contradicted (a swap may be a synonym: "passed the budget" for "approved the budget"); a splice unless the claim's score against that sentence alone reaches
+    term the evidence never uses fails where the claim's best score leans contradicted (a swap may be a synonym:
+    "Pretend play" for "Make-believe play", which this verifier entails at only 0.53); a splice unless the claim's score against that sentence alone reaches
     ``min_entailment`` ("DB is Fly.io (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole
     evidence the verifier entails it, 0.78; "Orion ships ..." against "The project ships ...": 0.75); an added detail
     unless its best score reaches ``min_entailment``. The medium threshold alone passed all three."""
@@ -530,11 +530,11 @@ def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_tex
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
                                 f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]
-        if copy.kind == "swap" and (best.contradiction > best.entailment or best.entailment < min_entailment):
+        if copy.kind == "swap" and best.contradiction > best.entailment:
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
-                                f"claim puts {run!r}, a term the evidence never uses, in place of {instead!r}; its "
-                                f"verifier gives entailment {best.entailment:.2f} (needs {min_entailment:.2f}) and "
-                                f"contradiction {best.contradiction:.2f}")]
+                                f"claim puts {run!r}, a term the evidence never uses, in place of {instead!r}, which "
+                                f"its verifier reads as contradicted ({best.contradiction:.2f} > entailment "
+                                f"{best.entailment:.2f})")]
         alone = (copy_scores or {}).get((copy.sentence, claim_text))
         if copy.kind == "splice" and (alone is None or alone.entailment < min_entailment):
             why = "was not scored" if alone is None else f"entails it at {alone.entailment:.2f} < {min_entailment:.2f}"

@@ -227,6 +227,9 @@ def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind
     ("The server is the single source of truth for business rules.",
      "The server owns every business rule and decides which client input is valid."),  # more than one change
     ("We host on Fly.io.", "We host it."),  # too short to be a copy of anything
+    # a clause summarised, not a term swapped: "supported WWI" stands for fifteen words
+    ("Most of France went enthusiastically into World War I, and came out of it victorious yet bled white.",
+     "Most of France supported WWI."),
     ("The team ships the release on Fridays after review.",
      "The team publishes every new version on Fridays after review."),  # four words replaced: a rewrite
     ("We host on Fly.io.", "We host on Fly.io with failover across three regions and daily backups."),  # too long
@@ -250,6 +253,9 @@ def test_a_role_swap_can_be_a_near_copy_of_both_sentences():
      "The economy of Australia is diversified.", ("Victoria",), True),
     ("We host on Fly.io. DB is Turso (SQLite).", "We host on Turso.", ("Fly", "io"), True),
     ("We host on Fly.io.", "We host on aws.", ("Fly", "io"), False),  # "aws" is not written as a name
+    # the claim's name is the sentence's own: no name put for another
+    ("The city's motto is Contemnit procellas, which means it defies the storms.",
+     "The city's motto is, appropriately, Contemnit procellas, which means it defies the storms.", (), False),
     # a description replaced by a name: the verifier decides ("Orion ships ...")
     ("Orion is our flagship. The project ships on 14 March 2027.", "Orion ships on 14 March 2027.",
      ("The", "project"), False),

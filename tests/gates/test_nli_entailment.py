@@ -94,9 +94,11 @@ def test_deterministic_checks_veto_even_a_confident_nli_entailment(claim, code):
     assert record["decision"] == "REJECTED" and record["confidence_factors"]["reasoning_validity"] == 0.1
 
 
-@pytest.mark.parametrize(("scores", "fails"), [((0.18, 0.58), True), ((0.4, 0.3), True), ((0.6, 0.7), True),
-                                              ((0.9, 0.05), False), ((0.6, 0.3), False)])
-def test_a_swapped_term_passes_only_when_entailed_with_confidence_and_not_contradicted(scores, fails):
+@pytest.mark.parametrize(("scores", "fails"), [((0.18, 0.58), True), ((0.6, 0.7), True), ((0.9, 0.05), False),
+                                              ((0.4, 0.3), False)])
+def test_a_swapped_term_fails_only_where_the_verifier_leans_contradicted(scores, fails):
+    # a swap can be a synonym the verifier is unsure of ("Pretend play" for "Make-believe play": 0.53), so only a
+    # lean to contradiction fails it
     # "We host on aws" copies E1's sentence but for its host: the medium threshold alone passed it (0.18 >= 0.13)
     backend = TableNliBackend({E_HOST["text"]: scores})
     result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on aws [E1].", ["E1"])]), backend)
@@ -166,9 +168,9 @@ def test_a_near_copy_is_judged_whole_when_the_atomic_split_garbles_it():
     result = run_gate(ARCH_Q, evidence, envelope([(claim, ["E1"])]), TableNliBackend({evidence[0]["text"]: (0.9, 0.05)}))
     record = result.details["claim_records"]["c1"]
     assert len(record["atoms"]) > 1 and result.failed
-    (finding,) = [c for c in record["checks"] if c["check"] == "splice"]
-    assert finding["atom"] == "Immigrants came to search for gold, especially from Victoria and China."
-    assert "'victoria' where its sentence says 'Ireland'" in finding["detail"]
+    whole = [c for c in record["checks"] if c["atom"] == "Immigrants came to search for gold, especially from Victoria and China."]
+    assert [c["check"] for c in whole] == ["splice"]
+    assert "'victoria' where its sentence says 'Ireland'" in whole[0]["detail"]
 
 
 def test_the_splice_pair_goes_to_the_backend_in_the_same_call():
