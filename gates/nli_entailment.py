@@ -50,7 +50,7 @@ from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim, unsplit
 from .attempt import AttemptView
 from .categories import states_absence
-from .claim_checks import CHECKS, CheckFinding, near_copies, run_checks
+from .claim_checks import CHECKS, CheckFinding, NearCopy, near_copies, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliScore
@@ -95,6 +95,7 @@ class ClaimWork:
     pair_index: list[tuple[int, str, str]] = field(default_factory=list)  # (pair row, atom text, item id or *)
     verbatim_ids: list[str] = field(default_factory=list)  # cited items the claim quotes as whole sentences
     whole_copy: str | None = None  # the claim as written, when it is a near copy its atoms are not (checked too)
+    copies: dict[str, tuple[NearCopy, ...]] = field(default_factory=dict)  # atom (or whole claim) -> its near copies
 
     @property
     def scored(self) -> bool:
@@ -334,14 +335,15 @@ class NliEntailmentGate(BaseGate):
         pairs = []
         for work in works:
             evidence_text = "\n".join(item.text for item in work.items)
-            texts = [atom.text for atom in work.atoms]
+            for atom in work.atoms:
+                if found := near_copies(evidence_text, atom.text):
+                    work.copies[atom.text] = found
             whole = _whole_claim(work)
-            if whole is not None and near_copies(evidence_text, whole):
-                work.whole_copy = whole
+            if whole is not None and (found := near_copies(evidence_text, whole)):
+                work.whole_copy, work.copies[whole] = whole, found
                 pairs.append((evidence_text, whole))
-                texts.append(whole)
-            for text in texts:
-                pairs.extend((copy.sentence, text) for copy in near_copies(evidence_text, text) if copy.kind == "splice")
+            for text, found in work.copies.items():
+                pairs.extend((copy.sentence, text) for copy in found if copy.kind == "splice")
         return list(dict.fromkeys(pairs))
 
     def _pairs(self, works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
@@ -395,8 +397,9 @@ class NliEntailmentGate(BaseGate):
             tree = decide(adjusted, min_entailment, th.max_contradiction, th.min_sources)
             trees.append(tree)
             findings = run_checks(combined_text, atom.text, checks) if checks else []
-            if "content" in checks:
-                findings += near_copy_findings(rows.values(), combined_text, atom.text, copy_min, copy_scores or {})
+            if "content" in checks and atom.text in work.copies:
+                findings += near_copy_findings(work.copies[atom.text], rows.values(), atom.text, copy_min,
+                                               copy_scores or {})
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": atom.text, "code": f.code.value, "check": f.check, "detail": f.detail}
                                 for f in findings)
@@ -407,7 +410,7 @@ class NliEntailmentGate(BaseGate):
         whole = work.whole_copy if "content" in checks else None
         if whole is not None and (combined_text, whole) in (copy_scores or {}):
             # the claim as written, when its atoms are other texts: a near copy must not hide behind its split
-            findings = near_copy_findings([copy_scores[(combined_text, whole)]], combined_text, whole, copy_min,
+            findings = near_copy_findings(work.copies[whole], [copy_scores[(combined_text, whole)]], whole, copy_min,
                                           copy_scores)
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": whole, "code": f.code.value, "check": f.check, "detail": f.detail}
@@ -511,11 +514,11 @@ def _whole_claim(work: ClaimWork) -> str | None:
     return whole if whole and [atom.text for atom in work.atoms] != [whole] else None
 
 
-def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_text: str,
+def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], claim_text: str,
                        min_entailment: float = NEAR_COPY_MIN_ENTAILMENT,
                        copy_scores: Mapping[tuple[str, str], NliScore] | None = None) -> list[CheckFinding]:
     """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for words that sentence does not hold
-    (claim_checks.near_copies), judged with the verifier: a name put for another name fails outright; a swapped-in
+    (``copies``, from claim_checks.near_copies), judged with the verifier's ``scores`` for it: a name put for another name fails outright; a swapped-in
     term the evidence never uses fails where the claim's best score leans contradicted (a swap may be a synonym:
     "Pretend play" for "Make-believe play", which this verifier entails at only 0.53); a splice unless the claim's score against that sentence alone reaches
     ``min_entailment`` ("DB is Fly.io (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole
@@ -524,7 +527,7 @@ def near_copy_findings(scores: Iterable[NliScore], evidence_text: str, claim_tex
     best = max(scores, key=lambda s: s.entailment, default=None)
     if best is None:
         return []
-    for copy in near_copies(evidence_text, claim_text):  # one failing reading is enough
+    for copy in copies:  # one failing reading is enough
         run = " ".join(copy.words)
         instead = " ".join(copy.replaced)
         if copy.name_for_name:  # no description replaced by its name: one name put for another
