@@ -629,7 +629,8 @@ class NearCopy:
       render state."): a faithful claim does this too, naming what a sentence calls "the project" ("Orion ships
       ..."), so only the verifier on ``sentence`` alone can tell;
     - "addition": the run is added to the sentence, and the evidence never uses it ("We host on Fly.io for
-      compliance reasons.")."""
+      compliance reasons.");
+    - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ...")."""
 
     kind: str
     words: tuple[str, ...]
@@ -649,6 +650,12 @@ def _one_change(claim: Sequence[str], sentence: Sequence[str]) -> tuple[int, int
     while suffix < limit - prefix and claim[-1 - suffix] == sentence[-1 - suffix]:
         suffix += 1
     return prefix, len(claim) - suffix, prefix, len(sentence) - suffix
+
+
+# Words that move a copied statement in time or make it a plan; added alone to an evidence sentence they change what
+# it says ("We used to host on Fly.io." over "We host on Fly.io."), whatever a verifier makes of it (0.70 entailed).
+_TENSE_OR_PLAN = re.compile(r"used to|(?:plan|plans|planned|planning|intend|intends|intended|going) to|will|would|"
+                            r"no longer|formerly|previously|soon|once")
 
 
 @memo_by_text
@@ -704,6 +711,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         if kind == "swap" and sentence_end - sentence_start > NEAR_COPY_MAX_WORDS["swap"]:
             continue  # a term for a term, not a clause summarised ("supported WWI" for fifteen words)
         run = tuple(claim_words[start:end])
+        if kind == "addition" and _TENSE_OR_PLAN.fullmatch(" ".join(run)):
+            copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
+            continue
         run_stems = content_stems(" ".join(run))
         replaced = tuple(WORD.findall(sentence)[sentence_start:sentence_end])
         names = (kind == "swap" and _is_name(claim_tokens[start:end], start, sentence) and

@@ -530,6 +530,10 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     for copy in copies:  # one failing reading is enough
         run = " ".join(copy.words)
         instead = " ".join(copy.replaced)
+        if copy.kind == "tense":
+            return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "tense",
+                                f"claim adds {run!r} to the evidence's sentence, which moves it in time or makes it a "
+                                f"plan: {copy.sentence!r}")]
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
                                 f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]

@@ -112,6 +112,13 @@ def test_a_name_given_for_what_its_sentence_calls_it_is_still_verified(write_scr
     assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
 
 
+@pytest.mark.parametrize("moved", ["We used to host on Fly.io [E1].", "We plan to host on Fly.io [E1]."])
+def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
+    # read with the evidence the verifier entails them (0.70, 0.62): only the marker differs
+    reply = _reply(write_script, [(moved, ["E1"])])
+    assert not reply.verified and moved.replace(" [E1]", "") not in reply.assistant_text
+
+
 @pytest.mark.parametrize(("added", "detail"), [("We host on Fly.io for compliance reasons [E1].", "compliance"),
                                               ("We host on Fly.io with automatic failover [E1].", "failover"),
                                               ("We host on Fly.io because it is cheaper [E1].", "cheaper")])

@@ -211,6 +211,8 @@ HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
     ("We host on Fly.io.", "We host on Fly.io for compliance reasons [E1].", "addition",
      ("for", "compliance", "reasons"), "We host on Fly.io."),
     ("We host on Fly.io.", "We host our app on Fly.io.", "addition", ("our", "app"), "We host on Fly.io."),
+    ("We host on Fly.io.", "We used to host on Fly.io.", "tense", ("used", "to"), "We host on Fly.io."),
+    ("We host on Fly.io.", "We will host on Fly.io.", "tense", ("will",), "We host on Fly.io."),
     # four words added to a five-word sentence: most of the claim is new, all of the sentence is kept
     ("We host on Fly.io.", "We host on Fly.io because it is cheaper.", "addition", ("because", "it", "is", "cheaper"),
      "We host on Fly.io."),

@@ -187,6 +187,14 @@ def test_the_splice_pair_goes_to_the_backend_in_the_same_call():
     assert len(seen) == 1 and ("DB is Turso (SQLite).", "DB is Fly.io (SQLite).") in seen[0]
 
 
+def test_a_copied_sentence_moved_in_time_fails_however_entailed():
+    backend = TableNliBackend({E_HOST["text"]: (0.95, 0.01)})
+    result = run_gate(ARCH_Q, [E_HOST], envelope([("We used to host on Fly.io [E1].", ["E1"])]), backend)
+    assert result.failed and "QUALIFIER_DRIFT" in result.details["claims"]["c1"]
+    (finding,) = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "tense"]
+    assert "'used to'" in finding["detail"]
+
+
 def test_the_near_copy_rules_are_off_with_the_content_check():
     backend = TableNliBackend({E_HOST["text"]: (0.18, 0.58)})
     result = run_gate(ARCH_Q, [E_HOST], envelope([("We host on aws [E1].", ["E1"])]), backend,
