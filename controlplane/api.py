@@ -66,6 +66,7 @@ from controlplane.model_boundary import (
 from controlplane.pipeline import Pipeline, RunResult, VerifyResult, validate_messages
 from controlplane.policy_bundles.loader import LoadedPolicy
 from controlplane.policy_source import PolicySource, signing_config
+from controlplane.services import EmbeddingSimilarity
 from controlplane.traces.store import TraceStore, TraceStoreError
 
 __all__ = [
@@ -539,6 +540,7 @@ class ControlPlane:
         self._nli_spec = nli_backend
         self.nli_backend = self._resolve_nli(nli_backend)
         self.critic = self._resolve_critic(critic)
+        self.similarity = EmbeddingSimilarity()  # loaded on first use (a swapped term's synonymy: nli_entailment)
 
     def check(self) -> ControlPlane:
         """Fail now, not on the first request: raises ConfigurationError if the policy names a gate that no plugin
@@ -585,8 +587,10 @@ class ControlPlane:
 
     @property
     def services(self) -> GateServices:
-        """What the gates may call: the retriever, the NLI backend (behind the plane's score cache), the critic."""
-        return GateServices(retriever=self.retriever, nli_backend=self.nli_backend, critic=self.critic)
+        """What the gates may call: the retriever, the NLI backend (behind the plane's score cache), the critic, the
+        term similarity."""
+        return GateServices(retriever=self.retriever, nli_backend=self.nli_backend, critic=self.critic,
+                            similarity=self.similarity)
 
     def _pipeline_now(self) -> Pipeline:
         policy = self._policy_source.refresh()  # a promotion or rollback since the last request takes effect here

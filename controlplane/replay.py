@@ -337,6 +337,7 @@ class _Replayer:
         self.plane = ControlPlane(model=self.model, policy=self._effective_policy(), db=False, registry=registry,
                                   nli_backend=self.nli if self.nli is not None else "none", critic=False,
                                   require_signed=False).pipeline
+        self.similarity = self.plane.services.similarity  # the same deterministic cosines as the request read
         self.pre_results: list[GateResult] = []
         self.out = TraceReplay(
             trace_id=bundle.trace_id, policy_hash=self.policy.hash, recorded_policy_hash=bundle.policy.hash,
@@ -397,7 +398,7 @@ class _Replayer:
     def _pre_generation(self, decision: ModeDecision, pack: EvidencePack, normalized: str) -> tuple[str | None, int]:
         configured, items = _retrieval(self.bundle)
         self.plane.services = GateServices(retriever=RecordedRetriever(items) if configured else None,
-                                           nli_backend=self.nli)
+                                           nli_backend=self.nli, similarity=self.similarity)
         recorder = EventRecorder(self.bundle.trace_id)
         usage = BudgetUsage(attempt=0, elapsed_ms=0.0)
         results, new_pack, _ = self.plane.run_pre_generation(decision, pack, normalized, usage, recorder)
@@ -436,6 +437,7 @@ class _Replayer:
             self.plane.services = GateServices(
                 nli_backend=self.nli,
                 critic=RecordedCritic(findings) if isinstance(findings, list) else None,
+                similarity=self.similarity,
             )
             usage = BudgetUsage(attempt=n, regen_attempts_used=n - 1, tool_calls=tool_calls, tokens_in=record.tokens_in,
                                 tokens_out=record.tokens_out, elapsed_ms=_elapsed_ms(bundle, n),
@@ -495,7 +497,7 @@ class _Replayer:
         recorded_gates = {g.gate_id: g for g in record.gate_results}
         critic_record = recorded_gates.get(CRITIC_GATE)
         findings = critic_record.details.get("findings") if critic_record is not None else None
-        self.plane.services = GateServices(nli_backend=self.nli,
+        self.plane.services = GateServices(nli_backend=self.nli, similarity=self.similarity,
                                            critic=RecordedCritic(findings) if isinstance(findings, list) else None)
         usage = BudgetUsage(attempt=1, elapsed_ms=_elapsed_ms(self.bundle, 1))
         evaluation = self.plane.evaluate_attempt(record.raw_output, decision, pack, normalized, usage,

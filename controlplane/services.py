@@ -112,6 +112,39 @@ class CachedNliBackend:
         return getattr(self.backend, item)
 
 
+class EmbeddingSimilarity:
+    """TermSimilarity from the evidence embedder (MiniLM, the one the pack and prose attribution use), loaded on the
+    first call: most requests never ask (only a claim that swaps a term into a copied sentence does). Deterministic,
+    so a replay reads the same cosines. A model that cannot load raises ConfigurationError naming its setting, and the
+    gate that asked fails closed."""
+
+    name = "minilm-cosine"
+
+    def __init__(self, maxsize: int = 4096) -> None:
+        self.maxsize = maxsize
+        self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def similarity(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        keys = [(a, b) for a, b in pairs]
+        with self._lock:
+            todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if todo:
+            from controlplane.evidence_pack.embeddings import load_model
+
+            model = load_model()
+            texts = list(dict.fromkeys(t for pair in todo for t in pair))
+            vectors = dict(zip(texts, model.encode(texts, normalize_embeddings=True, convert_to_numpy=True),
+                               strict=True))
+            with self._lock:
+                for a, b in todo:
+                    self._cache[(a, b)] = float(vectors[a] @ vectors[b])
+                while len(self._cache) > self.maxsize:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            return [self._cache[k] for k in keys]
+
+
 def policy_backend_name(policy: PolicyBundle | None) -> str | None:
     if policy is None:
         return None
@@ -147,7 +180,8 @@ def build_services(nli_backend: str | None = None, retriever: Retriever | None =
     """GateServices for ControlPlane(services=...): NLI backend by name, plus an optional retriever and critic."""
     backend = resolve_nli_backend(nli_backend, policy, **nli_options)
     return GateServices(retriever=retriever, nli_backend=CachedNliBackend(backend) if backend is not None else None,
-                        critic=critic)
+                        critic=critic, similarity=EmbeddingSimilarity())
 
 
-__all__ = ["CachedNliBackend", "LazyNliBackend", "NliBackendUnavailable", "build_services", "resolve_nli_backend"]
+__all__ = ["CachedNliBackend", "EmbeddingSimilarity", "LazyNliBackend", "NliBackendUnavailable", "build_services",
+           "resolve_nli_backend"]

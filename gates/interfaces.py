@@ -69,6 +69,14 @@ class Critic(Protocol):
         ...
 
 
+@runtime_checkable
+class TermSimilarity(Protocol):
+    def similarity(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Cosine similarity of each (text, text) pair, in order: how close in meaning two short terms are (the
+        near-copy rule asks it whether a swapped-in term could be a synonym of the one it replaces)."""
+        ...
+
+
 NliBackendFactory = Callable[..., NliBackend]
 RetrieverFactory = Callable[..., Retriever]
 
@@ -89,6 +97,7 @@ class GateServices:
     retriever: Retriever | None = None
     nli_backend: NliBackend | None = None
     critic: Critic | None = None
+    similarity: TermSimilarity | None = None
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,22 @@ INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near ze
 # high-rigor bar (the bundle's 0.57, the shipped verifier's high operating point 0.5686); gate param
 # near_copy_min_entailment
 NEAR_COPY_MIN_ENTAILMENT = 0.57
+# A term swapped into a copied sentence must be this close in meaning (GateServices.similarity, MiniLM cosine) to the
+# words it replaces: "region" -> "complexity" 0.10, "make-believe" -> "pretend" above it; gate param swap_min_similarity
+SWAP_MIN_SIMILARITY = 0.2
+
+
+@dataclass(frozen=True)
+class NearCopyFacts:
+    """What the near-copy rules read besides a claim's own scores: the extra pairs' scores (a whole claim, a splice's
+    sentence alone), the similarity of swapped terms (None: no similarity service; ``term_error``: it failed) and the
+    two bars."""
+
+    copy_scores: Mapping[tuple[str, str], NliScore] = field(default_factory=dict)
+    term_cosines: Mapping[tuple[str, str], float] | None = None
+    term_error: str | None = None
+    min_entailment: float = NEAR_COPY_MIN_ENTAILMENT
+    min_similarity: float = SWAP_MIN_SIMILARITY
 _RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
 
 
@@ -211,6 +227,8 @@ class NliEntailmentGate(BaseGate):
         unavailable = None
         scores: list[NliScore] = []
         copy_scores: dict[tuple[str, str], NliScore] = {}
+        term_cosines: dict[tuple[str, str], float] | None = None
+        term_error: str | None = None
         if to_score:
             if backend is None:
                 unavailable = "no NLI backend is configured (GateServices.nli_backend); claims cannot be verified"
@@ -227,6 +245,7 @@ class NliEntailmentGate(BaseGate):
                     copy_scores = dict(zip(extra, scores[len(pairs):], strict=True))
                 except Exception as exc:
                     unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
+                term_cosines, term_error = self._term_cosines(to_score, inp.services.similarity)
         # the backend's calibrated decision threshold is read after scoring: a lazily loaded backend knows it only then
         min_entailment = th.min_entailment
         calibrated = backend_threshold(backend)
@@ -246,7 +265,9 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.VERIFIER_UNAVAILABLE], status=None, extra={"why": unavailable})
                 continue
             self._decide(work, scores, min_entailment, th, checks, stale_fails, now, time_sensitive, params, facts,
-                         copy_scores)
+                         NearCopyFacts(copy_scores, term_cosines, term_error,
+                                       float(params.get("near_copy_min_entailment", NEAR_COPY_MIN_ENTAILMENT)),
+                                       float(params.get("swap_min_similarity", SWAP_MIN_SIMILARITY))))
         for work in works:
             if work.verbatim_ids and work.scored:
                 quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
@@ -346,6 +367,25 @@ class NliEntailmentGate(BaseGate):
                 pairs.extend((copy.sentence, text) for copy in found if copy.kind == "splice")
         return list(dict.fromkeys(pairs))
 
+    @staticmethod
+    def _term_cosines(works: Sequence[ClaimWork], similarity: Any,
+                      ) -> tuple[dict[tuple[str, str], float] | None, str | None]:
+        """The similarity of each swapped term to the words it replaces, asked once for the attempt (and only when a
+        claim swaps one in). (None, None) without a similarity service; (None, why) when it failed."""
+        if similarity is None:
+            return None, None
+        terms = list(dict.fromkeys((" ".join(c.replaced), " ".join(c.words)) for work in works
+                                   for found in work.copies.values() for c in found if c.kind == "swap"))
+        if not terms:
+            return {}, None
+        try:
+            values = list(similarity.similarity(terms))
+            if len(values) != len(terms):
+                raise ValueError(f"returned {len(values)} similarities for {len(terms)} pairs")
+            return dict(zip(terms, (float(v) for v in values), strict=True)), None
+        except Exception as exc:
+            return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+
     def _pairs(self, works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
         pairs: list[tuple[str, str]] = []
         for work in works:
@@ -358,7 +398,7 @@ class NliEntailmentGate(BaseGate):
     def _decide(self, work: ClaimWork, scores: Sequence[NliScore], min_entailment: float, th, checks: list[str],
                 stale_fails: set[Volatility], now, time_sensitive: bool, params: dict[str, Any],
                 facts: ItemFactsCache | None = None,
-                copy_scores: dict[tuple[str, str], NliScore] | None = None) -> None:
+                copies: NearCopyFacts | None = None) -> None:
         if facts is None:
             facts = ItemFactsCache(now, time_sensitive, th, params.get("retrieval_quality", "relative"))
         items = {item.id: item for item in work.items}
@@ -366,7 +406,7 @@ class NliEntailmentGate(BaseGate):
         combined_text = "\n".join(item.text for item in work.items)
         gap = float(params.get("credibility_gap", CREDIBILITY_GAP))
         outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
-        copy_min = float(params.get("near_copy_min_entailment", NEAR_COPY_MIN_ENTAILMENT))
+        copies = copies or NearCopyFacts()
         atom_records = []
         trees: list[TreeDecision] = []
         veto_codes: list[str] = []
@@ -398,8 +438,7 @@ class NliEntailmentGate(BaseGate):
             trees.append(tree)
             findings = run_checks(combined_text, atom.text, checks) if checks else []
             if "content" in checks and atom.text in work.copies:
-                findings += near_copy_findings(work.copies[atom.text], rows.values(), atom.text, copy_min,
-                                               copy_scores or {})
+                findings += near_copy_findings(work.copies[atom.text], rows.values(), atom.text, copies)
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": atom.text, "code": f.code.value, "check": f.check, "detail": f.detail}
                                 for f in findings)
@@ -408,10 +447,10 @@ class NliEntailmentGate(BaseGate):
                                                 "contradiction": round(rows[i].contradiction, 4)} for i in rows}})
 
         whole = work.whole_copy if "content" in checks else None
-        if whole is not None and (combined_text, whole) in (copy_scores or {}):
+        if whole is not None and (combined_text, whole) in copies.copy_scores:
             # the claim as written, when its atoms are other texts: a near copy must not hide behind its split
-            findings = near_copy_findings(work.copies[whole], [copy_scores[(combined_text, whole)]], whole, copy_min,
-                                          copy_scores)
+            findings = near_copy_findings(work.copies[whole], [copies.copy_scores[(combined_text, whole)]], whole,
+                                          copies)
             veto_codes.extend(f.code.value for f in findings)
             findings_out.extend({"atom": whole, "code": f.code.value, "check": f.check, "detail": f.detail}
                                 for f in findings)
@@ -515,15 +554,23 @@ def _whole_claim(work: ClaimWork) -> str | None:
 
 
 def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], claim_text: str,
-                       min_entailment: float = NEAR_COPY_MIN_ENTAILMENT,
-                       copy_scores: Mapping[tuple[str, str], NliScore] | None = None) -> list[CheckFinding]:
-    """UNSUPPORTED_CONTENT for a claim that copies an evidence sentence but for words that sentence does not hold
-    (``copies``, from claim_checks.near_copies), judged with the verifier's ``scores`` for it: a name put for another name fails outright; a swapped-in
-    term the evidence never uses fails where the claim's best score leans contradicted (a swap may be a synonym:
-    "Pretend play" for "Make-believe play", which this verifier entails at only 0.53); a splice unless the claim's score against that sentence alone reaches
-    ``min_entailment`` ("DB is Fly.io (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole
-    evidence the verifier entails it, 0.78; "Orion ships ..." against "The project ships ...": 0.75); an added detail
-    unless its best score reaches ``min_entailment``. The medium threshold alone passed all three."""
+                       facts: NearCopyFacts | None = None) -> list[CheckFinding]:
+    """UNSUPPORTED_CONTENT (QUALIFIER_DRIFT for a tense) for a claim that copies an evidence sentence but for words
+    that sentence does not hold (``copies``, from claim_checks.near_copies), judged with the verifier's ``scores`` for
+    it and ``facts``:
+
+    - a word of time or plan added alone fails; so does a name put for another name;
+    - a swapped-in term the evidence never uses fails where the claim's best score leans contradicted, or where it
+      is far in meaning from the words it replaces ("complexity" for "region"); a near synonym passes ("Pretend
+      play" for "Make-believe play", which this verifier entails at only 0.53); with a similarity service that
+      failed, a swap fails closed;
+    - a splice fails unless the claim's score against that sentence alone reaches the near-copy bar ("DB is Fly.io
+      (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole evidence the verifier entails it,
+      0.78; "Orion ships ..." against "The project ships ...": 0.75);
+    - an added detail fails unless its best score reaches that bar.
+
+    The medium threshold alone passed all of them."""
+    facts = facts or NearCopyFacts()
     best = max(scores, key=lambda s: s.entailment, default=None)
     if best is None:
         return []
@@ -537,21 +584,33 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
                                 f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]
-        if copy.kind == "swap" and best.contradiction > best.entailment:
-            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
-                                f"claim puts {run!r}, a term the evidence never uses, in place of {instead!r}, which "
-                                f"its verifier reads as contradicted ({best.contradiction:.2f} > entailment "
-                                f"{best.entailment:.2f})")]
-        alone = (copy_scores or {}).get((copy.sentence, claim_text))
-        if copy.kind == "splice" and (alone is None or alone.entailment < min_entailment):
-            why = "was not scored" if alone is None else f"entails it at {alone.entailment:.2f} < {min_entailment:.2f}"
+        if copy.kind == "swap":
+            if best.contradiction > best.entailment:
+                return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
+                                    f"claim puts {run!r}, a term the evidence never uses, in place of {instead!r}, "
+                                    f"which its verifier reads as contradicted ({best.contradiction:.2f} > entailment "
+                                    f"{best.entailment:.2f})")]
+            if facts.term_error is not None:
+                return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
+                                    f"claim puts {run!r} in place of {instead!r}; whether they mean the same could not "
+                                    f"be checked: {facts.term_error}")]
+            cosine = (facts.term_cosines or {}).get((instead, run))
+            if cosine is not None and cosine < facts.min_similarity:
+                return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "swap",
+                                    f"claim puts {run!r}, a term the evidence never uses, in place of {instead!r}, "
+                                    f"which is far from it in meaning (similarity {cosine:.2f} < "
+                                    f"{facts.min_similarity:.2f})")]
+        alone = facts.copy_scores.get((copy.sentence, claim_text))
+        if copy.kind == "splice" and (alone is None or alone.entailment < facts.min_entailment):
+            why = ("was not scored" if alone is None
+                   else f"entails it at {alone.entailment:.2f} < {facts.min_entailment:.2f}")
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "splice",
                                 f"claim puts {run!r}, from elsewhere in the evidence, into {copy.sentence!r}; the "
                                 f"verifier on that sentence alone {why}")]
-        if copy.kind == "addition" and best.entailment < min_entailment:
+        if copy.kind == "addition" and best.entailment < facts.min_entailment:
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "addition",
                                 f"claim adds {run!r} to the evidence's sentence, and its verifier does not entail it "
-                                f"with confidence ({best.entailment:.2f} < {min_entailment:.2f})")]
+                                f"with confidence ({best.entailment:.2f} < {facts.min_entailment:.2f})")]
     return []
 
 

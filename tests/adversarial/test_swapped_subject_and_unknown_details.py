@@ -127,3 +127,22 @@ def test_a_detail_added_to_the_evidence_is_never_shown(write_script, added, deta
     reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (added, ["E1"])])
     assert reply.status == "degraded" and not reply.verified
     assert detail not in reply.assistant_text
+
+
+NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
+             "text": "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders."}]
+BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
+           "text": "The committee approved the budget on Tuesday."}]
+
+
+def test_a_swapped_word_far_in_meaning_from_its_original_is_never_shown(write_script):
+    # the verifier entails it and does not lean contradicted; "complexity" for "region" is 0.10 by MiniLM cosine
+    claim = "The Normans gave their name to Normandy, a complexity in France [E1]."
+    reply = _reply(write_script, [(claim, ["E1"])], "What did the Normans give their name to?", NORMANDY)
+    assert not reply.verified and "complexity" not in reply.assistant_text
+
+
+def test_a_near_synonym_swapped_in_is_still_verified(write_script):
+    claim = "The committee passed the budget on Tuesday [E1]."
+    reply = _reply(write_script, [(claim, ["E1"])], "When was the budget approved?", BUDGET)
+    assert reply.status == "pass" and reply.verified and reply.assistant_text == claim

@@ -8,6 +8,7 @@ shipped verifier when its weights exist (controlplane/nli/verifier/config.json),
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,60 @@ def test_a_copied_sentence_moved_in_time_fails_however_entailed():
     assert result.failed and "QUALIFIER_DRIFT" in result.details["claims"]["c1"]
     (finding,) = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "tense"]
     assert "'used to'" in finding["detail"]
+
+
+class TableSimilarity:
+    """A TermSimilarity with set cosines (the real one is controlplane.services.EmbeddingSimilarity, MiniLM)."""
+
+    def __init__(self, table=None, error=None):
+        self.table, self.error, self.asked = dict(table or {}), error, []
+
+    def similarity(self, pairs):
+        self.asked.append(list(pairs))
+        if self.error:
+            raise RuntimeError(self.error)
+        return [self.table.get(pair, 0.9) for pair in pairs]
+
+
+E_REGION = {"id": "E1", "text": "Normandy is a region in France.", "trust_tier": "authoritative"}
+
+
+def _swap_gate(similarity):
+    # the verifier entails the swap (as the shipped one does for long sentences) and does not lean contradicted
+    inp = gate_input("nli_entailment", ARCH_Q, [E_REGION], envelope([("Normandy is a complexity in France [E1].", ["E1"])]),
+                     TableNliBackend({E_REGION["text"]: (0.7, 0.1)}))
+    return NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(inp.services,
+                                                                                               similarity=similarity)))
+
+
+@pytest.mark.parametrize(("cosine", "fails"), [(0.1, True), (0.19, True), (0.2, False), (0.6, False)])
+def test_a_swapped_term_far_in_meaning_from_the_words_it_replaces_fails(cosine, fails):
+    similarity = TableSimilarity({("region", "complexity"): cosine})
+    result = _swap_gate(similarity)
+    assert similarity.asked == [[("region", "complexity")]]  # asked once for the attempt
+    checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "swap"]
+    assert result.failed is fails and len(checks) == int(fails)
+    if fails:
+        assert "far from it in meaning" in checks[0]["detail"] and "'region'" in checks[0]["detail"]
+
+
+def test_a_similarity_service_that_fails_fails_the_swap_closed():
+    result = _swap_gate(TableSimilarity(error="model missing"))
+    (check,) = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "swap"]
+    assert result.failed and "could not be checked: RuntimeError: model missing" in check["detail"]
+
+
+def test_without_a_similarity_service_the_synonymy_rule_is_off():
+    assert not _swap_gate(None).failed
+
+
+def test_the_similarity_service_is_not_asked_when_no_claim_swaps_a_term():
+    similarity = TableSimilarity()
+    inp = gate_input("nli_entailment", ARCH_Q, [E_HOST], envelope([("We host on Fly.io [E1].", ["E1"])]),
+                     TableNliBackend({E_HOST["text"]: (0.9, 0.05)}))
+    NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(inp.services,
+                                                                                        similarity=similarity)))
+    assert similarity.asked == []
 
 
 def test_the_near_copy_rules_are_off_with_the_content_check():

@@ -5,7 +5,8 @@ Data: tests/nli/data/faithfulness_cases.jsonl (written for this test, never used
 threshold choice). Paraphrases are reordered, use synonyms, merge clauses, drop details or rewrite units without
 changing them; edits change one thing: a number, a unit, a qualifier, a negation, the population, the timeframe,
 or state a correlation as causation. Backend: the shipped verifier (real weights, the default runtime) plus the
-deterministic checks of gates/claim_checks.py, exactly as the default bundle configures the gate.
+deterministic checks of gates/claim_checks.py, exactly as the default bundle configures the gate, with the term
+similarity service (MiniLM) an assembled plane gives it.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.nli.shipped import verifier_dir
 from controlplane.policy_bundles.loader import load_bundle
 from controlplane.router import route
+from controlplane.services import EmbeddingSimilarity
 
 CASES_FILE = Path(__file__).parent / "data" / "faithfulness_cases.jsonl"
 CASES = [json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
 QUESTION = "What does the report say about this?"  # routes to a medium-rigor domain (asserted below)
 POLICY = load_bundle().bundle
+SIMILARITY = EmbeddingSimilarity()  # as every assembled plane has it (controlplane.ControlPlane.services)
 
 pytestmark = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
                                 reason="shipped verifier weights are missing")
@@ -72,7 +75,7 @@ def gate_verdict(case: dict, backend) -> tuple[bool, list[str], dict]:
         spec=spec,
         user_message=QUESTION,
         envelope=OutputEnvelope.model_validate(envelope),
-        services=GateServices(nli_backend=backend),
+        services=GateServices(nli_backend=backend, similarity=SIMILARITY),
     )
     result = NliEntailmentGate().evaluate(inp)
     record = result.details["claim_records"]["c1"]

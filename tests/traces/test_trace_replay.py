@@ -305,3 +305,28 @@ def test_a_redacted_bundle_of_an_unedited_trace_reproduces_the_gates_after_one_t
     trace = replay_bundles(read_bundles(path)).traces[0]
     assert {c["gate_id"] for c in trace.could_not_run} == {"nli_entailment"}
     assert trace.reproduced, [d.line() for d in trace.differences]
+
+
+@pytest.mark.models
+def test_a_swap_refused_by_the_term_similarity_replays_the_same(write_script, tmp_path: Path):
+    """The near-copy rule asks the plane's term similarity (MiniLM) whether a swapped-in word could mean the one it
+    replaces; a replay must ask the same service, or its nli_entailment verdict would differ."""
+    from controlplane.api import ControlPlane
+    from tests.conftest import build_envelope
+
+    evidence = [{"id": "E1", "trust_tier": "authoritative",
+                 "text": "The Normans gave their name to Normandy, a region in France."}]
+    question = "What did the Normans give their name to?"
+    with ControlPlane(db=False, critic=False) as router:
+        decision = router.pipeline.decide(question, pack=router.pipeline.build_pack(evidence))
+    claim = "The Normans gave their name to Normandy, a complexity in France [E1]."
+    script = write_script([build_envelope([(claim, ["E1"])], mode=decision.modeLabel,
+                                          domain_flags=list(decision.domainFlags))] * 3)
+    store = TraceStore(tmp_path / "t.db")
+    with ControlPlane(model=script, db=store, critic=False) as plane:
+        reply = plane.respond(question, evidence=evidence)
+    nli = next(g for g in reply.gate_results if g.gate_id == "nli_entailment" and g.attempt == 1)
+    assert nli.result == "fail" and not reply.verified
+    replayed = replay_trace(store.load_bundle(reply.trace_id))
+    assert replayed.reproduced, [d.line() for d in replayed.differences]
+    store.close()
