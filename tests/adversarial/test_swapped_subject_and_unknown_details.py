@@ -66,24 +66,25 @@ def test_an_honest_unknown_is_still_shown(write_script):
     assert reply.assistant_text == honest and reply.status == "pass" and not reply.verified
 
 
-@pytest.mark.parametrize(("swapped", "term"), [("We host on aws [E1].", "aws"), ("We host on heroku [E1].", "heroku"),
-                                               ("DB is postgres (SQLite) [E1].", "postgres")])
-def test_a_swapped_lowercase_term_is_never_shown(write_script, swapped, term):
-    # the medium threshold alone passed the first (entailment 0.18 >= 0.13); claim_checks.swapped_terms and the
-    # verifier's lean to contradiction now fail it (gates/nli_entailment.swap_findings)
-    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (swapped, ["E1"])])
-    assert reply.status == "degraded" and not reply.verified
-    assert reply.assistant_text.startswith("We host on Fly.io [E1].")
-    assert term not in reply.assistant_text
+# Near copies of the hosting evidence that say something else: (the lie, words of it that must not be shown)
+NEAR_COPY_LIES = [
+    # a term the evidence never uses, where the verifier leans contradicted (the medium threshold alone passed "aws":
+    # entailment 0.18 >= 0.13)
+    ("We host on aws [E1].", "aws"), ("We host on heroku [E1].", "heroku"), ("DB is postgres (SQLite) [E1].", "postgres"),
+    # words spliced from the other sentence: read with the whole evidence the verifier entails them (0.78, 0.76)
+    ("DB is Fly.io (SQLite) [E1].", "DB is Fly.io"), ("We host on Turso [E1].", "host on Turso"),
+    # a detail added: "for compliance reasons" was shown as verified (above the medium bar, 3 of 4 words covered)
+    ("We host on Fly.io for compliance reasons [E1].", "compliance"),
+    ("We host on Fly.io with automatic failover [E1].", "failover"),
+    ("We host on Fly.io because it is cheaper [E1].", "cheaper"),
+]
 
 
-@pytest.mark.parametrize(("spliced", "term"), [("DB is Fly.io (SQLite) [E1].", "DB is Fly.io"),
-                                               ("We host on Turso [E1].", "host on Turso")])
-def test_words_spliced_from_the_other_sentence_are_never_shown(write_script, spliced, term):
-    # read with the whole two-sentence evidence the verifier entails them (0.78, 0.76)
-    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (spliced, ["E1"])])
+@pytest.mark.parametrize(("lie", "words"), NEAR_COPY_LIES)
+def test_a_near_copy_that_says_something_else_is_never_shown(write_script, lie, words):
+    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (lie, ["E1"])])
     assert reply.status == "degraded" and not reply.verified
-    assert term not in reply.assistant_text
+    assert reply.assistant_text.startswith("We host on Fly.io [E1].") and words not in reply.assistant_text
 
 
 ROLES = [{"id": "E1", "title": "ADR-011", "trust_tier": "authoritative",
@@ -117,16 +118,6 @@ def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
     # read with the evidence the verifier entails them (0.70, 0.62): only the marker differs
     reply = _reply(write_script, [(moved, ["E1"])])
     assert not reply.verified and moved.replace(" [E1]", "") not in reply.assistant_text
-
-
-@pytest.mark.parametrize(("added", "detail"), [("We host on Fly.io for compliance reasons [E1].", "compliance"),
-                                              ("We host on Fly.io with automatic failover [E1].", "failover"),
-                                              ("We host on Fly.io because it is cheaper [E1].", "cheaper")])
-def test_a_detail_added_to_the_evidence_is_never_shown(write_script, added, detail):
-    # "for compliance reasons" was shown as verified: entailment above the medium threshold, coverage 3 of 4
-    reply = _reply(write_script, [("We host on Fly.io [E1].", ["E1"]), (added, ["E1"])])
-    assert reply.status == "degraded" and not reply.verified
-    assert detail not in reply.assistant_text
 
 
 NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
