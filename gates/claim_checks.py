@@ -14,6 +14,10 @@ Each check takes ``(evidence_text, claim_text)`` and returns a list of :class:`C
 - :func:`check_content` -> UNSUPPORTED_CONTENT: claim content-word coverage by the evidence below a threshold, or a
   name (capitalised word) in the claim that the evidence never mentions.
 
+Not a check on its own: :func:`near_copies` finds a claim that copies an evidence sentence but for one short run of
+words (a swap, a splice from another sentence, an addition, a word of time); the NLI gate judges each with its
+verifier (gates/nli_entailment.py, ``near_copy_findings``).
+
 Pure Python (stdlib + controlplane.contracts), English-only heuristics; they are precise on the patterns listed and
 blind to paraphrase. ``run_checks`` runs them all.
 """
@@ -694,7 +698,8 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     claim_stems = _stem_sequence(claim_text)  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
     for sentence in sentence_texts(evidence_text):
-        sentence_words = words(sentence)
+        sentence_tokens = WORD.findall(strip_markers(sentence))  # the tokens _stem_sequence stems, in the same order
+        sentence_words = [token.lower() for token in sentence_tokens]
         sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)
         # cannot be a copy (kept words must be in the sentence: the share, or all of it for an addition): no alignment
         if sum(s in present for s in claim_stems) < max(2, min(must_keep, len(sentence_words))):
@@ -715,7 +720,7 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
             continue
         run_stems = content_stems(" ".join(run))
-        replaced = tuple(WORD.findall(sentence)[sentence_start:sentence_end])
+        replaced = tuple(sentence_tokens[sentence_start:sentence_end])
         names = (kind == "swap" and _is_name(claim_tokens[start:end], start, sentence) and
                  _is_name(replaced, sentence_start, claim_text))
         if any(stem_ not in evidence_stems for stem_ in run_stems):

@@ -14,7 +14,11 @@ this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
    general_thresholds); a contradicting cited item that loses to a supporting one on credibility (> 0.3) or currency
    is overruled and recorded, not counted;
 4. the deterministic checks (gates/claim_checks.py: numbers/units, negation, qualifiers, strength, unsupported
-   content) on (all cited evidence, atomic claim) veto: a finding makes the claim REJECTED with its code;
+   content) on (all cited evidence, atomic claim) veto: a finding makes the claim REJECTED with its code. With the
+   content check on, a claim (or atomic claim) that nearly copies an evidence sentence is also judged as such
+   (``near_copy_findings``: a swapped term, a splice from another sentence, an added detail, a word of time), reading
+   the claim against that sentence alone and the swapped term's similarity (``inp.services.similarity``) where they
+   decide;
 5. credibility (LOW_CREDIBILITY when no supporting source reaches min_credibility), staleness by volatility (a
    warning; STALE_EVIDENCE fails only for the volatilities in ``stale_fails``), and EBOM confidence: min source
    confidence x reasoning validity x verification score (x 0.8 if any supporting item is LIMINAL); below the domain's
@@ -53,7 +57,7 @@ from .categories import states_absence
 from .claim_checks import CHECKS, CheckFinding, NearCopy, near_copies, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
-from .interfaces import BaseGate, GateInput, GateStage, NliScore
+from .interfaces import BaseGate, GateInput, GateStage, NliScore, TermSimilarity
 from .nli_calibration import backend_threshold, is_similarity_only
 from .sufficiency import (
     EvidenceScore,
@@ -92,6 +96,8 @@ class NearCopyFacts:
     term_error: str | None = None
     min_entailment: float = NEAR_COPY_MIN_ENTAILMENT
     min_similarity: float = SWAP_MIN_SIMILARITY
+
+
 _RANK = {Sufficiency.VERIFIED: 0, Sufficiency.LOW_CONFIDENCE: 1, Sufficiency.REJECTED: 2}
 
 
@@ -245,7 +251,8 @@ class NliEntailmentGate(BaseGate):
                     copy_scores = dict(zip(extra, scores[len(pairs):], strict=True))
                 except Exception as exc:
                     unavailable = f"NLI backend {getattr(backend, 'name', '?')!r} failed: {type(exc).__name__}: {str(exc)[:200]}"
-                term_cosines, term_error = self._term_cosines(to_score, inp.services.similarity)
+                else:
+                    term_cosines, term_error = self._term_cosines(to_score, inp.services.similarity)
         # the backend's calibrated decision threshold is read after scoring: a lazily loaded backend knows it only then
         min_entailment = th.min_entailment
         calibrated = backend_threshold(backend)
@@ -368,7 +375,7 @@ class NliEntailmentGate(BaseGate):
         return list(dict.fromkeys(pairs))
 
     @staticmethod
-    def _term_cosines(works: Sequence[ClaimWork], similarity: Any,
+    def _term_cosines(works: Sequence[ClaimWork], similarity: TermSimilarity | None,
                       ) -> tuple[dict[tuple[str, str], float] | None, str | None]:
         """The similarity of each swapped term to the words it replaces, asked once for the attempt (and only when a
         claim swaps one in). (None, None) without a similarity service; (None, why) when it failed."""
