@@ -188,9 +188,6 @@ def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
     assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
 
 
-HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
-
-
 @pytest.mark.parametrize(("evidence", "claim", "kind", "run", "sentence"), [
     (HOSTING, "We host on aws [E1].", "swap", ("aws",), "We host on Fly.io."),
     (HOSTING, "DB is postgres (SQLite).", "swap", ("postgres",), "DB is Turso (SQLite)."),
