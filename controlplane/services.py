@@ -19,12 +19,14 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 from controlplane.contracts import PolicyBundle
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.gates.interfaces import Critic, GateServices, NliBackend, NliScore, Retriever
+
+V = TypeVar("V")
 
 OPTION = "--nli-backend"
 DEFAULT_BACKEND = "shipped"
@@ -70,6 +72,33 @@ class LazyNliBackend:
         return {"name": self.name, "loaded": False, "error": self._error}
 
 
+class PairMemo(Generic[V]):
+    """A bounded LRU of (text, text) -> value in front of a deterministic scorer: what is not known yet is computed
+    in one call, in first-seen order, and every key asked gets its value even if the cache is smaller than the call."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._cache: OrderedDict[tuple[str, str], V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def values(self, keys: Sequence[tuple[str, str]],
+               compute: Callable[[list[tuple[str, str]]], Sequence[V]]) -> tuple[list[V], int]:
+        """The value of each key, in order, and how many distinct keys had to be computed."""
+        with self._lock:
+            known = {k: self._cache[k] for k in keys if k in self._cache}
+            for k in known:
+                self._cache.move_to_end(k)
+        todo = list(dict.fromkeys(k for k in keys if k not in known))
+        fresh = dict(zip(todo, compute(todo), strict=True)) if todo else {}
+        with self._lock:
+            for key, value in fresh.items():
+                self._cache[key] = value
+                while len(self._cache) > self.maxsize:
+                    self._cache.popitem(last=False)
+        found = {**known, **fresh}
+        return [found[k] for k in keys], len(todo)
+
+
 class CachedNliBackend:
     """An LRU cache of (premise, hypothesis) -> NliScore in front of a backend. nli_entailment and
     evidence_conflicts score many of the same pairs, and a regen attempt repeats most of the previous one; the
@@ -79,30 +108,22 @@ class CachedNliBackend:
         self.backend = backend
         self.name = getattr(backend, "name", "nli")
         self.maxsize = maxsize
-        self._cache: OrderedDict[tuple[str, str], NliScore] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: PairMemo[NliScore] = PairMemo(maxsize)
         self.hits = 0
         self.misses = 0
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[NliScore]:
         keys = [(p, h) for p, h in pairs]
-        with self._lock:
-            known = {k: self._cache[k] for k in keys if k in self._cache}
-            for k in known:
-                self._cache.move_to_end(k)
-        todo = list(dict.fromkeys(k for k in keys if k not in known))
-        fresh = list(self.backend.score(todo)) if todo else []
-        if len(fresh) != len(todo):
-            raise ValueError(f"NLI backend {self.name!r} returned {len(fresh)} scores for {len(todo)} pairs")
-        with self._lock:
-            self.hits += len(keys) - len(todo)
-            self.misses += len(todo)
-            for key, value in zip(todo, fresh):
-                self._cache[key] = value
-                while len(self._cache) > self.maxsize:
-                    self._cache.popitem(last=False)
-        found = {**known, **dict(zip(todo, fresh))}
-        return [found[k] for k in keys]
+        scores, computed = self._memo.values(keys, self._score_fresh)
+        self.hits += len(keys) - computed
+        self.misses += computed
+        return scores
+
+    def _score_fresh(self, pairs: list[tuple[str, str]]) -> list[NliScore]:
+        fresh = list(self.backend.score(pairs))
+        if len(fresh) != len(pairs):
+            raise ValueError(f"NLI backend {self.name!r} returned {len(fresh)} scores for {len(pairs)} pairs")
+        return fresh
 
     def metadata(self) -> dict[str, Any]:
         return {**(self.backend.metadata() or {}), "cache": {"hits": self.hits, "misses": self.misses,
@@ -121,28 +142,19 @@ class EmbeddingSimilarity:
     name = "minilm-cosine"
 
     def __init__(self, maxsize: int = 4096) -> None:
-        self.maxsize = maxsize
-        self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: PairMemo[float] = PairMemo(maxsize)
 
     def similarity(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        keys = [(a, b) for a, b in pairs]
-        with self._lock:
-            todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
-        if todo:
-            from controlplane.evidence_pack.embeddings import load_model
+        return self._memo.values([(a, b) for a, b in pairs], self._cosines)[0]
 
-            model = load_model()
-            texts = list(dict.fromkeys(t for pair in todo for t in pair))
-            vectors = dict(zip(texts, model.encode(texts, normalize_embeddings=True, convert_to_numpy=True),
-                               strict=True))
-            with self._lock:
-                for a, b in todo:
-                    self._cache[(a, b)] = float(vectors[a] @ vectors[b])
-                while len(self._cache) > self.maxsize:
-                    self._cache.popitem(last=False)
-        with self._lock:
-            return [self._cache[k] for k in keys]
+    @staticmethod
+    def _cosines(pairs: list[tuple[str, str]]) -> list[float]:
+        from controlplane.evidence_pack.embeddings import load_model
+
+        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
+        vectors = dict(zip(texts, load_model().encode(texts, normalize_embeddings=True, convert_to_numpy=True),
+                           strict=True))
+        return [float(vectors[a] @ vectors[b]) for a, b in pairs]
 
 
 def policy_backend_name(policy: PolicyBundle | None) -> str | None:

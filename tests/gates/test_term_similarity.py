@@ -30,3 +30,20 @@ def test_every_assembled_plane_and_built_services_carry_one():
     assert isinstance(build_services(nli_backend="none").similarity, TermSimilarity)
     with ControlPlane(model=False, db=False, critic=False) as plane:
         assert isinstance(plane.services.similarity, EmbeddingSimilarity)
+
+
+def test_the_pair_memo_answers_every_key_even_past_its_size_and_computes_each_once():
+    from controlplane.services import PairMemo
+
+    calls = []
+
+    def lengths(pairs):
+        calls.append(list(pairs))
+        return [len(a) + len(b) for a, b in pairs]
+
+    memo = PairMemo(2)
+    keys = [("a", "bb"), ("ccc", "d"), ("a", "bb"), ("ee", "ff")]
+    assert memo.values(keys, lengths) == ([3, 4, 3, 4], 3)  # three distinct keys, a cache of two
+    assert calls == [[("a", "bb"), ("ccc", "d"), ("ee", "ff")]]
+    assert memo.values([("ee", "ff")], lengths) == ([4], 0) and len(calls) == 1  # kept: the most recent
+    assert memo.values([("a", "bb")], lengths) == ([3], 1)  # evicted: the least recent
