@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from controlplane.contracts import (
@@ -122,6 +123,12 @@ class ClaimWork:
     @property
     def scored(self) -> bool:
         return bool(self.atoms) and self.decision is None
+
+    @cached_property
+    def cited_text(self) -> str:
+        """The cited items' texts joined: the "*" premise, what the checks and the near-copy rules read. Read only
+        once ``items`` is settled (it is set before any claim is scored)."""
+        return "\n".join(item.text for item in self.items)
 
 
 class ItemFacts(NamedTuple):
@@ -351,7 +358,7 @@ class NliEntailmentGate(BaseGate):
     def _premises(work: ClaimWork) -> list[tuple[str, str]]:
         premises = [(item.id, item.text) for item in work.items]
         if len(work.items) > 1:
-            premises.append(("*", "\n".join(item.text for item in work.items)))
+            premises.append(("*", work.cited_text))
         return premises
 
     @staticmethod
@@ -362,7 +369,7 @@ class NliEntailmentGate(BaseGate):
         "... search for especially from Victoria.", which copies nothing)."""
         pairs = []
         for work in works:
-            evidence_text = "\n".join(item.text for item in work.items)
+            evidence_text = work.cited_text
             for atom in work.atoms:
                 if found := near_copies(evidence_text, atom.text):
                     work.copies[atom.text] = found
@@ -410,7 +417,7 @@ class NliEntailmentGate(BaseGate):
             facts = ItemFactsCache(now, time_sensitive, th, params.get("retrieval_quality", "relative"))
         items = {item.id: item for item in work.items}
         item_facts = {item.id: facts.of(item) for item in work.items}
-        combined_text = "\n".join(item.text for item in work.items)
+        combined_text = work.cited_text
         gap = float(params.get("credibility_gap", CREDIBILITY_GAP))
         outdated_days = float(params.get("outdated_gap_days", OUTDATED_GAP_DAYS))
         copies = copies or NearCopyFacts()
