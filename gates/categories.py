@@ -122,22 +122,58 @@ NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
 ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL, ClaimStatus.REASONING})
 
 
+# The words of saying that something is not known, and of the slot a question asks to fill: these are what an
+# UNKNOWN claim may add to the question's and the evidence's words ("The evidence does not specify the date."). Whole
+# words, not stems: the stem of "founded" is that of "found".
+_ABSENCE_VOCABULARY = frozenset([
+    "evidence", "information", "info", "data", "detail", "details", "document", "documents", "documentation", "source",
+    "sources", "context", "text", "passage", "passages", "record", "records", "material", "mention", "mentions",
+    "mentioned", "say", "says", "said", "state", "states", "stated", "specify", "specifies", "specified", "answer",
+    "answers", "answered", "question", "questions", "know", "knows", "known", "unknown", "available", "provide",
+    "provides", "provided", "give", "gives", "given", "tell", "tells", "list", "lists", "listed", "describe",
+    "describes", "described", "indicate", "indicates", "indicated", "contain", "contains", "contained", "include",
+    "includes", "included", "cover", "covers", "covered", "find", "found", "determine", "determined", "confirm",
+    "confirmed", "verify", "verified", "sure", "clear", "clearly", "unclear", "insufficient", "enough", "nothing",
+    "anything", "able", "unable", "exact", "exactly", "specific", "specifically", "explicit", "explicitly", "relevant",
+    "show", "shows", "shown", "documented", "regarding", "related", "further", "date", "dates", "time", "times",
+    "year", "years", "day", "days", "month", "months", "number", "numbers", "count", "amount", "name", "names",
+    "person", "people", "place", "places", "location", "locations", "reason", "reasons", "cause", "causes", "way",
+    "ways", "method", "methods", "value", "values", "figure", "figures", "size", "kind", "type"])
+# What follows "whether" or "if" is asked about, not presumed: "The evidence does not say whether Turso runs on
+# Fly.io." presumes nothing, "... why the project was cancelled" presumes a cancellation.
+_ASKED_ABOUT = re.compile(r"\b(?:whether|if)\b.*", re.IGNORECASE | re.DOTALL)
+
+
 def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[str]:
-    """The names and numbers an UNKNOWN claim holds that neither the question nor the evidence does. Saying what is
-    not known names at most what was asked and what the evidence holds: "No information is available on the
-    Zanzibar outage of 2024." tells the user of an outage nobody checked (found by QA), and "Zanzibar backups are
-    not documented." presumes backups there."""
+    """What an UNKNOWN claim tells that neither the question nor the evidence does: its new names and numbers, and
+    the words it presumes. Saying what is not known names at most what was asked and what the evidence holds: "No
+    information is available on the Zanzibar outage of 2024." tells the user of an outage nobody checked (found by
+    QA), "Zanzibar backups are not documented." presumes backups there, and "The evidence does not say why the
+    project was cancelled." presumes a cancellation nobody checked. Besides the question's and the evidence's words
+    it may use only the words of absence and of the slot asked for (_ABSENCE_VOCABULARY); after "whether" or "if"
+    only names and numbers count, since what follows is asked about, not presumed."""
     known = f"{question}\n{evidence_text}"
     known_lower = known.lower()
-    tokens = WORD.findall(strip_markers(text))
+    plain = strip_markers(text)
+    tokens = WORD.findall(plain)
     added: list[str] = []
     for index, token in enumerate(tokens):
         if token[0].isdigit():
             new = re.search(rf"(?<![\d.,]){re.escape(token)}(?![\d])", known) is None
         elif index == 0:
-            new = opening_name(token, known_lower, content_stem_set(known))
+            new = token.lower() not in _ABSENCE_VOCABULARY and opening_name(token, known_lower, content_stem_set(known))
         else:
             new = absent_name(token, known_lower)
         if new and token not in added:
             added.append(token)
+    known_stems = content_stem_set(known)
+    presumed = _ASKED_ABOUT.sub("", plain)
+    lowered = {token.lower() for token in added}
+    for word in WORD.findall(presumed):
+        if word[0].isdigit() or word.lower() in lowered or word.lower() in _ABSENCE_VOCABULARY:
+            continue
+        stems = content_stem_set(word)
+        if stems and not stems <= known_stems:
+            added.append(word)
+            lowered.add(word.lower())
     return added

@@ -97,13 +97,47 @@ def test_an_unknown_claim_that_names_what_neither_question_nor_evidence_holds_fa
         ("Zanzibar backups are not documented.", [], "UNKNOWN"),
         ("The evidence does not say whether an outage hit us in 2024.", [], "UNKNOWN"),
         # honest: only what was asked and what the evidence names
-        ("The evidence does not say where we host the backups.", [], "UNKNOWN"),
+        ("The evidence does not say where we host Turso.", [], "UNKNOWN"),
         ("The evidence does not say whether Turso runs on Fly.io.", [], "UNKNOWN"),
         ("No information is available.", [], "UNKNOWN"),
     ])
     result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", question, evidence, env))
     assert result.details["claims"] == {cid: ["CLAIM_CATEGORY_MISMATCH"] for cid in ("c1", "c2", "c3", "c4")}
-    assert result.details["categories"]["c1"]["unknown_adds_details"] == ["Zanzibar", "2024"]
+    assert result.details["categories"]["c1"]["unknown_adds_details"][:2] == ["Zanzibar", "2024"]
+
+
+ORION_QUESTION = "When does the Orion project ship?"
+ORION = [{"id": "E1", "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
+
+
+@pytest.mark.parametrize("text, presumed", [
+    ("The evidence does not say why the Orion project was cancelled.", ["cancelled"]),
+    ("The evidence does not say who founded the Orion project.", ["founded"]),
+    ("No information is available on the delays that moved the launch.", ["delays", "moved", "launch"]),
+    ("The evidence does not say where we host the backups.", ["host", "backups"]),
+])
+def test_an_unknown_claim_that_presumes_what_nobody_checked_fails(text, presumed):
+    """An UNKNOWN sentence in common words can still tell the user something: "... why the Orion project was
+    cancelled" tells of a cancellation that neither the question nor the evidence holds (left open since issue 16's
+    name-and-number rule)."""
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", ORION_QUESTION, ORION,
+                                                       envelope([(text, [], "UNKNOWN")])))
+    assert result.details["claims"] == {"c1": ["CLAIM_CATEGORY_MISMATCH"]}
+    assert result.details["categories"]["c1"]["unknown_adds_details"] == presumed
+
+
+@pytest.mark.parametrize("text", [
+    "The evidence does not say when the Orion project ships.",
+    "The documents do not specify the exact date.",
+    "Insufficient evidence is available to answer this question.",
+    "I could not find the date in the documents.",
+    "The evidence does not say whether the Orion project was cancelled.",
+    "Nothing in the evidence gives the budget of the Orion project.",
+])
+def test_an_unknown_claim_in_the_words_of_the_question_the_evidence_and_absence_passes(text):
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", ORION_QUESTION, ORION,
+                                                       envelope([(text, [], "UNKNOWN")])))
+    assert result.passed, result.details
 
 
 def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, store, shipped_policy):
