@@ -60,8 +60,18 @@ def test_an_unknown_that_tells_of_unchecked_things_is_not_shown(write_script, un
     assert "Zanzibar" not in reply.assistant_text and not reply.verified
 
 
+@pytest.mark.parametrize(("unknown", "presumed"), [
+    ("The evidence does not say why Fly.io was abandoned.", "abandoned"),
+    ("The evidence does not say when the failed migration happened.", "migration"),
+])
+def test_an_unknown_that_presumes_unchecked_things_in_common_words_is_not_shown(write_script, unknown, presumed):
+    reply = _reply(write_script, [(unknown, [], "UNKNOWN")])
+    assert presumed not in reply.assistant_text and not reply.verified
+
+
 def test_an_honest_unknown_is_still_shown(write_script):
-    honest = "The evidence does not say where we host the backups."
+    # in the words of the question and the evidence ("... where we host the backups" presumes backups nobody checked)
+    honest = "The evidence does not say where we host Turso."
     reply = _reply(write_script, [(honest, [], "UNKNOWN")])
     assert reply.assistant_text == honest and reply.status == "pass" and not reply.verified
 
