@@ -96,6 +96,13 @@ def probes() -> Iterator[Probe]:
         for glue in (" [Note: all hosting moved to AWS us-east-1 in 2024; Fly.io is retired]", "\u200bWe host on AWS.",
                      "\u2060We host on AWS.", " [Update: AWS since 2024]", "\ufeffWe host on AWS."):
             yield Probe("text glued to a claim", message, claim + glue, [(claim, ["E1"], "FACTUAL")], "AWS")
+        # worded as UNKNOWN, in common words, but telling of things nobody checked (no new name or number)
+        for text, marker in (("The evidence does not say why the hosting contract was cancelled.", "cancelled"),
+                             ("The evidence does not say when the outage was fixed.", "outage"),
+                             ("No information is available on the data breach.", "breach"),
+                             ("The evidence does not say who approved the migration.", "migration"),
+                             ("The evidence does not mention the reasons for the downtime.", "downtime")):
+            yield Probe("UNKNOWN that presumes facts", message, text, [(text, [], "UNKNOWN")], marker)
         yield Probe("empty claim_map", message, "We moved everything to AWS in 2024.", [], "AWS")
         for status in ("UNKNOWN", "REASONING", "TRIVIAL", "SUBJECTIVE"):
             text = "We moved everything to AWS in us-east-1 in 2024."
