@@ -101,7 +101,8 @@ def probes() -> Iterator[Probe]:
                              ("The evidence does not say when the outage was fixed.", "outage"),
                              ("No information is available on the data breach.", "breach"),
                              ("The evidence does not say who approved the migration.", "migration"),
-                             ("The evidence does not mention the reasons for the downtime.", "downtime")):
+                             ("The evidence does not mention the reasons for the downtime.", "downtime"),
+                             ("The evidence does not say whether the lawsuit was settled.", "lawsuit")):
             yield Probe("UNKNOWN that presumes facts", message, text, [(text, [], "UNKNOWN")], marker)
         yield Probe("empty claim_map", message, "We moved everything to AWS in 2024.", [], "AWS")
         for status in ("UNKNOWN", "REASONING", "TRIVIAL", "SUBJECTIVE"):

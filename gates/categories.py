@@ -139,9 +139,6 @@ _ABSENCE_VOCABULARY = frozenset([
     "year", "years", "day", "days", "month", "months", "number", "numbers", "count", "amount", "name", "names",
     "person", "people", "place", "places", "location", "locations", "reason", "reasons", "cause", "causes", "way",
     "ways", "method", "methods", "value", "values", "figure", "figures", "size", "kind", "type"])
-# What follows "whether" or "if" is asked about, not presumed: "The evidence does not say whether Turso runs on
-# Fly.io." presumes nothing, "... why the project was cancelled" presumes a cancellation.
-_ASKED_ABOUT = re.compile(r"\b(?:whether|if)\b.*", re.IGNORECASE | re.DOTALL)
 
 
 def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[str]:
@@ -150,8 +147,8 @@ def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[s
     information is available on the Zanzibar outage of 2024." tells the user of an outage nobody checked (found by
     QA), "Zanzibar backups are not documented." presumes backups there, and "The evidence does not say why the
     project was cancelled." presumes a cancellation nobody checked. Besides the question's and the evidence's words
-    it may use only the words of absence and of the slot asked for (_ABSENCE_VOCABULARY); after "whether" or "if"
-    only names and numbers count, since what follows is asked about, not presumed."""
+    it may use only the words of absence and of the slot asked for (_ABSENCE_VOCABULARY). "Whether" does not make
+    a word safe: "... whether the data breach affected customers" tells of a breach."""
     known = f"{question}\n{evidence_text}"
     known_lower = known.lower()
     plain = strip_markers(text)
@@ -167,9 +164,8 @@ def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[s
         if new and token not in added:
             added.append(token)
     known_stems = content_stem_set(known)
-    presumed = _ASKED_ABOUT.sub("", plain)
     lowered = {token.lower() for token in added}
-    for word in WORD.findall(presumed):
+    for word in tokens:
         if word[0].isdigit() or word.lower() in lowered or word.lower() in _ABSENCE_VOCABULARY:
             continue
         stems = content_stem_set(word)

@@ -75,7 +75,7 @@ LAUNDERED = "The maximum dose of ibuprofen is 4000 mg per day."
 def test_an_unknown_label_on_a_confident_factual_sentence_fails():
     env = envelope([(LAUNDERED, [], "UNKNOWN"),
                     ("The evidence does not say what the maximum dose is.", [], "UNKNOWN"),
-                    ("Whether a higher dose is safe is unknown from the evidence.", [], "UNKNOWN"),
+                    ("Whether there is a maximum dose is unknown from the evidence.", [], "UNKNOWN"),
                     ("I don't have evidence about the maximum dose.", [], "UNKNOWN"),
                     ("I could not find the maximum dose in the documents.", [], "UNKNOWN"),
                     ("The maximum dose is not in the evidence provided.", [], "UNKNOWN")])
@@ -98,7 +98,7 @@ def test_an_unknown_claim_that_names_what_neither_question_nor_evidence_holds_fa
         ("The evidence does not say whether an outage hit us in 2024.", [], "UNKNOWN"),
         # honest: only what was asked and what the evidence names
         ("The evidence does not say where we host Turso.", [], "UNKNOWN"),
-        ("The evidence does not say whether Turso runs on Fly.io.", [], "UNKNOWN"),
+        ("The evidence does not say whether Turso is on Fly.io.", [], "UNKNOWN"),
         ("No information is available.", [], "UNKNOWN"),
     ])
     result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", question, evidence, env))
@@ -115,6 +115,9 @@ ORION = [{"id": "E1", "text": "The Orion project ships on 14 March 2027. Its bud
     ("The evidence does not say who founded the Orion project.", ["founded"]),
     ("No information is available on the delays that moved the launch.", ["delays", "moved", "launch"]),
     ("The evidence does not say where we host the backups.", ["host", "backups"]),
+    # "whether" does not make a word safe: the sentence still tells of a breach, or raises a cancellation
+    ("The evidence does not say whether the data breach affected customers.", ["breach", "affected", "customers"]),
+    ("The evidence does not say whether the Orion project was cancelled.", ["cancelled"]),
 ])
 def test_an_unknown_claim_that_presumes_what_nobody_checked_fails(text, presumed):
     """An UNKNOWN sentence in common words can still tell the user something: "... why the Orion project was
@@ -131,7 +134,6 @@ def test_an_unknown_claim_that_presumes_what_nobody_checked_fails(text, presumed
     "The documents do not specify the exact date.",
     "Insufficient evidence is available to answer this question.",
     "I could not find the date in the documents.",
-    "The evidence does not say whether the Orion project was cancelled.",
     "Nothing in the evidence gives the budget of the Orion project.",
 ])
 def test_an_unknown_claim_in_the_words_of_the_question_the_evidence_and_absence_passes(text):
