@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from controlplane.contracts import ClaimStatus
-from controlplane.contracts.text import WORD, content_stem_set, memo_by_text, split_sentences, strip_markers
+from controlplane.contracts.text import WORD, content_stem_set, memo_by_text, split_sentences, stem, strip_markers
 
 from .claim_checks import absent_name, opening_name
 
@@ -138,7 +138,26 @@ _ABSENCE_VOCABULARY = frozenset([
     "show", "shows", "shown", "documented", "regarding", "related", "further", "date", "dates", "time", "times",
     "year", "years", "day", "days", "month", "months", "number", "numbers", "count", "amount", "name", "names",
     "person", "people", "place", "places", "location", "locations", "reason", "reasons", "cause", "causes", "way",
-    "ways", "method", "methods", "value", "values", "figure", "figures", "size", "kind", "type"])
+    "ways", "method", "methods", "value", "values", "figure", "figures", "size", "kind", "type", "itself", "himself",
+    "herself", "themselves", "ourselves", "yourself", "yourselves", "myself"])
+_INFLECTIONS = (("ied", "y"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("d", ""))
+
+
+def _roots(word: str) -> set[str]:
+    """The word's stem and its stem with one inflection taken off ("died" -> "die", "carried" -> "carry"), so that
+    an UNKNOWN sentence may inflect the question's words: "... where Harold II died." for "Where did Harold II
+    die?" (seen in the embedded model's replies)."""
+    lowered = word.lower()
+    roots = {stem(lowered)}
+    for suffix, replacement in _INFLECTIONS:
+        if lowered.endswith(suffix) and len(lowered) - len(suffix) + len(replacement) >= 3:
+            roots.add(stem(lowered[: -len(suffix)] + replacement))
+    return roots
+
+
+@memo_by_text
+def _text_roots(text: str) -> frozenset[str]:
+    return frozenset().union(*(_roots(w) for w in WORD.findall(text) if not w[0].isdigit()))
 
 
 def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[str]:
@@ -163,13 +182,12 @@ def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[s
             new = absent_name(token, known_lower)
         if new and token not in added:
             added.append(token)
-    known_stems = content_stem_set(known)
+    known_roots = frozenset().union(*(_text_roots(line) for line in known.splitlines()))
     lowered = {token.lower() for token in added}
     for word in tokens:
         if word[0].isdigit() or word.lower() in lowered or word.lower() in _ABSENCE_VOCABULARY:
             continue
-        stems = content_stem_set(word)
-        if stems and not stems <= known_stems:
+        if content_stem_set(word) and not _roots(word) & known_roots:
             added.append(word)
             lowered.add(word.lower())
     return added

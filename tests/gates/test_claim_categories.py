@@ -158,3 +158,25 @@ def test_laundered_unknown_is_refused_end_to_end_in_high_stakes(write_script, st
     assert result.status in (TraceStatus.REFUSED, TraceStatus.DEGRADED)
     assert LAUNDERED not in result.assistant_text.split("\n")[0]
     assert "does not match its wording" in result.assistant_text
+
+
+@pytest.mark.parametrize(("question", "text"), [
+    # the embedded model's honest UNKNOWN replies in bench/results/squad2_full200.json: inflected question words
+    ("Where did Harold II die?", "The evidence does not say where Harold II died."),
+    ("Who carved out a state for himself from Moorish lands?",
+     "The evidence does not say who carved out a state for themselves from Moorish lands."),
+    ("What kind of sediment particles are there?",
+     "The evidence does not say what is the type of sediment particles that are there."),
+])
+def test_an_unknown_claim_may_inflect_the_questions_words(question, text):
+    result = ClaimCategoriesGate().evaluate(gate_input("claim_categories", question, [], envelope([(text, [], "UNKNOWN")])))
+    assert result.passed, result.details
+
+
+def test_the_few_shot_unknown_copied_onto_another_question_fails():
+    """The same replies: SmolLM2 copied the prompt's worked example ("The evidence does not say who founded the
+    museum.") onto unrelated questions; it tells the user of a museum that nobody asked about."""
+    result = ClaimCategoriesGate().evaluate(gate_input(
+        "claim_categories", "How does Melbourne rank as to population?", [],
+        envelope([("The evidence does not say who founded the museum.", [], "UNKNOWN")])))
+    assert result.details["categories"]["c1"]["unknown_adds_details"] == ["founded", "museum"]
