@@ -166,6 +166,34 @@ class RuleCritic:
         return out
 
 
+# Bounds on what the critic model may write (the grammar enforces them), so that a critique always ends within the
+# critic's max_tokens: at most 3 findings of about 140 tokens each. Unbounded, SmolLM2 ran out of its 768 tokens
+# mid-string after 38 s, and the gate could only fail CRITIC_UNAVAILABLE.
+CRITIC_MAX_FINDINGS = 3
+_CRITIC_STRING_LIMITS = {"finding_id": 16, "claim_id": 16, "explanation": 240, "gate_id": 40, "new_rule": 160}
+
+
+def critic_schema() -> dict[str, Any]:
+    """What the critic model must emit: a JSON array of at most CRITIC_MAX_FINDINGS CriticFinding objects, each
+    string bounded and without the free-form ``patch`` (a CriticFinding without it is still valid; a reviewer writes
+    the patch). The finding schema's $defs sit at the root, where its '#/$defs/...' references resolve (nested in
+    "items" they did not, and the llama.cpp grammar refused every critique)."""
+    finding = generate_schema("CriticFinding")
+    defs = finding.pop("$defs", {})
+    for name, limit in _CRITIC_STRING_LIMITS.items():
+        for properties in (finding["properties"], defs.get("GateDelta", {}).get("properties", {})):
+            if name in properties:
+                bounded = {"type": "string", "maxLength": limit}
+                properties[name] = ({"anyOf": [bounded, {"type": "null"}]} if "anyOf" in properties[name]
+                                    else bounded)
+    finding["properties"]["evidence_ids"] = {"type": "array", "items": {"type": "string", "maxLength": 40},
+                                             "maxItems": 8}
+    if "GateDelta" in defs:
+        defs["GateDelta"]["properties"].pop("patch", None)
+    schema: dict[str, Any] = {"type": "array", "items": finding, "maxItems": CRITIC_MAX_FINDINGS}
+    return {"$defs": defs, **schema} if defs else schema
+
+
 class ModelCritic:
     """The Critic protocol (G7) and the batch critic over one local model, prompted with the CriticFinding schema."""
 
@@ -178,7 +206,7 @@ class ModelCritic:
     def critique(self, payload: dict[str, Any]) -> list[dict[str, Any]]:
         from controlplane.model_boundary import AssembledContext, ChatMessage, GenerationParams
 
-        schema = {"type": "array", "items": generate_schema("CriticFinding")}
+        schema = critic_schema()
         system = (
             "You are a strict reviewer of an answer produced from evidence. Return ONLY a JSON array of CriticFinding "
             "objects (schema below), [] if nothing is wrong. Report claims that are uncited or not supported by the "

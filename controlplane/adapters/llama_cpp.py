@@ -182,7 +182,9 @@ def check_enforceable(schema: Any, path: str = "$", root: Any = None) -> None:
         only({"type", "minLength", "maxLength"}, "a length-bounded string")
         return
     if schema_type == "object" or not keys:
-        only({"type"}, "a free-form object")
+        # additionalProperties: true is the default, so the free-form object's grammar loses nothing by ignoring it
+        only({"type", "additionalProperties"} if schema.get("additionalProperties") is True else {"type"},
+             "a free-form object")
         _check_defs(schema, path, root)
         return
     if schema_type not in _PRIMITIVES:

@@ -85,6 +85,16 @@ def test_the_per_request_schemas_are_enforceable() -> None:
     check_enforceable(mode_decision_schema_for(load_bundle().bundle))
 
 
+def test_the_critic_schema_is_enforceable() -> None:
+    """G7's critic wrapped the CriticFinding schema in an array, leaving its $defs inside the items: '#/$defs/Severity'
+    did not resolve from the root, so every critique on the embedded model failed CRITIC_UNAVAILABLE and a
+    high-rigor question the policy sends to the critic was refused whatever the answer."""
+    from controlplane.critic import critic_schema
+
+    check_enforceable(critic_schema())
+    assert "root ::=" in schema_to_gbnf(critic_schema())
+
+
 def test_string_rule_excludes_raw_control_characters() -> None:
     # llama-cpp-python 0.3.36's converter allows a raw newline inside a JSON string (invalid JSON); ours must not.
     gbnf = schema_to_gbnf({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})
