@@ -11,7 +11,8 @@ CriticFinding. Fail closed:
   support from a snippet (replay reports this as "could not run");
 * findings at or above ``params.min_severity`` (default ``medium``) -> fail CRITIC_FINDING with
   ``details["claims"][claim_id] = ["CRITIC_FINDING"]`` per claim, so regen and degrade act per claim (a finding
-  that names no known claim marks every claim: fail closed).
+  that names no known claim marks every claim that asserts something: fail closed). An honest UNKNOWN claim (one
+  sentence that only states the absence of information) asserts nothing: a finding on it is recorded, not acted on.
 
 ``details["findings"]`` always holds the findings as validated, so a replay can feed them back without a model.
 """
@@ -20,8 +21,9 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
+from controlplane.contracts import ClaimStatus, CostClass, CriticFinding, GateResult, ReasonCode
 
+from .categories import states_absence
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -76,17 +78,24 @@ class SemanticCriticSyncGate(BaseGate):
                     "error": f"finding {index}: field '{'.'.join(map(str, first['loc']))}': {first['msg']}"})
         floor = SEVERITY_RANK.get(str(inp.params.get("min_severity", "medium")), 1)
         claim_ids = {c.claim_id for c in envelope.meta.claim_map}
-        blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor]
+        # An honest UNKNOWN claim states no fact (as claim_dependencies and evidence_graph read it): a finding on it
+        # is recorded, not acted on. The embedded model as critic flagged "The evidence does not answer this
+        # question." and turned an honest UNKNOWN reply into a refusal.
+        honest_unknown = {c.claim_id for c in envelope.meta.claim_map if c.status is ClaimStatus.UNKNOWN
+                          and not c.evidence_ids and states_absence(c.text)}
+        asserting = claim_ids - honest_unknown
+        blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor and f.claim_id not in honest_unknown]
         dumped = [f.model_dump(mode="json") for f in findings]
-        if not blocking:
-            return self.passing(details={"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)})
+        details = {"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)}
+        if honest_unknown:  # findings on these are recorded, not acted on
+            details["honest_unknown_claims"] = sorted(honest_unknown)
         per_claim: dict[str, list[str]] = {}
         global_findings = [f for f in blocking if f.claim_id not in claim_ids]
-        for claim_id in sorted(claim_ids) if global_findings else sorted({f.claim_id for f in blocking}):
+        for claim_id in sorted(asserting) if global_findings else sorted({f.claim_id for f in blocking}):
             per_claim[claim_id] = [ReasonCode.CRITIC_FINDING.value]  # a finding on no known claim marks every claim
-        details = {"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)}
-        if per_claim:
-            details["claims"] = per_claim
+        if not per_claim:
+            return self.passing(details=details)
+        details["claims"] = per_claim
         return self.failing([ReasonCode.CRITIC_FINDING],
                             evidence_refs=[f"claim_map:{c}" for c in sorted(per_claim)], details=details)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -244,3 +245,29 @@ def test_feedback_is_recorded(flows):
     assert bad.exit_code == 2
     missing = cli("feedback", "tr_missing", "--tag", "good", "--db", str(store.path))
     assert missing.exit_code == 2 and "no trace" in missing.output
+
+
+def _g7_unknown_input(gov_policy, critic, statuses=("FACTUAL", "UNKNOWN")) -> GateInput:
+    texts = {"FACTUAL": ("LLCs are pass-through entities [E1].", ["E1"], "FACTUAL"),
+             "UNKNOWN": ("The evidence does not say whether an LLC pays franchise tax.", [], "UNKNOWN")}
+    return dataclasses.replace(_g7_input(gov_policy, critic), envelope=OutputEnvelope.model_validate(
+        envelope([texts[s] for s in statuses], flags=["legal"])))
+
+
+@pytest.mark.parametrize(("statuses", "claim_id", "blocked"), [
+    (("FACTUAL", "UNKNOWN"), "c2", {}),  # a finding on the honest UNKNOWN claim: it asserts nothing to stop
+    (("FACTUAL", "UNKNOWN"), "c1", {"c1": ["CRITIC_FINDING"]}),
+    (("FACTUAL", "UNKNOWN"), None, {"c1": ["CRITIC_FINDING"]}),  # a finding on no claim marks the claims that assert
+    (("UNKNOWN",), "c1", {}),
+    (("UNKNOWN",), None, {}),
+])
+def test_g7_findings_on_honest_unknown_claims_do_not_block(gov_policy, statuses, claim_id, blocked):
+    """Seen with the embedded model as critic: it flagged the honest "The evidence does not answer this question."
+    of an UNKNOWN reply three times, and the reply became a refusal after 33 s. An honest UNKNOWN claim states no
+    fact (as claim_dependencies and evidence_graph read it): the finding is recorded, not acted on."""
+    finding = {"finding_id": "F1", "severity": "high", "type": "UNSUPPORTED_CLAIM", "claim_id": claim_id,
+               "explanation": "no evidence"}
+    result = SemanticCriticSyncGate().evaluate(_g7_unknown_input(gov_policy, ListCritic([finding]), statuses))
+    assert result.details.get("claims", {}) == blocked
+    assert result.passed is (not blocked)
+    assert result.details["findings"][0]["finding_id"] == "F1"
