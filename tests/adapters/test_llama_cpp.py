@@ -223,6 +223,26 @@ def test_uncompilable_schema_raises_instead_of_generating(default_model) -> None
 
 @pytest.mark.models
 @pytest.mark.disable_socket
+def test_the_embedded_model_as_critic_ends_in_valid_bounded_findings(default_model) -> None:
+    """G7 on the embedded default model (the main model is the default critic): the critique compiles to a grammar,
+    ends within the critic's max_tokens and parses as at most CRITIC_MAX_FINDINGS CriticFindings. Before the schema
+    fix it never compiled; unbounded, it ran out of tokens mid-string. (What the findings say is the model's.)"""
+    from controlplane.contracts import CriticFinding
+    from controlplane.critic import CRITIC_MAX_FINDINGS, ModelCritic
+
+    payload = {"user_message": "Where do we host?", "mode_decision": {"modeLabel": "System"},
+               "evidence": [{"id": "E1", "title": "Stack", "text": "We host on Fly.io.", "hash": "x"}],
+               "envelope": {"assistant_text": "We host on AWS [E1].",
+                            "meta": {"claim_map": [{"claim_id": "c1", "text": "We host on AWS [E1].",
+                                                    "evidence_ids": ["E1"], "status": "FACTUAL"}]}}}
+    findings = ModelCritic(default_model).critique(payload)
+    assert isinstance(findings, list) and len(findings) <= CRITIC_MAX_FINDINGS
+    for finding in findings:
+        CriticFinding.model_validate(finding)
+
+
+@pytest.mark.models
+@pytest.mark.disable_socket
 def test_metadata_identifies_the_weights(default_model) -> None:
     from controlplane.adapters.embedded import DEFAULT_MODEL
 
