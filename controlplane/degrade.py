@@ -60,6 +60,8 @@ WHY = {
     "EVIDENCE_TEXT_REDACTED": "its evidence text was redacted, so it could not be checked",
     "CLAIM_CATEGORY_MISMATCH": "its label (opinion, common knowledge or unknown) does not match its wording: it "
                                "states a fact that needs evidence",
+    "CRITIC_FINDING": "a reviewing critic model found it unsupported or contradicted by its evidence",
+    "CRITIC_UNAVAILABLE": "this question needs a review by a critic model, and none could review it",
 }
 
 
@@ -132,9 +134,11 @@ def refuse(
     if why_override:
         lines.append(why_override)
     elif global_codes and not failures:
-        lines.append(f"The answer could not be checked ({', '.join(c.value for c in global_codes)}).")
+        reasons = "; ".join(dict.fromkeys(WHY[c.value] for c in global_codes if c.value in WHY))
+        lines.append(f"The answer could not be checked ({', '.join(c.value for c in global_codes)})"
+                     + (f": {reasons}." if reasons else "."))
     if not pack.evidence:
-        lines.append("No evidence was provided for this question; supply documents or facts that answer it.")
+        lines.append("No evidence was provided or found for this question; supply documents or facts that answer it.")
     return DegradeResult(
         TraceStatus.REFUSED,
         "\n".join(lines),

@@ -108,7 +108,7 @@ def test_confident_answer_without_evidence_is_refused(kit):
     result = kit.run([envelopes(kit)["uncited"]] * 3, evidence=[])
     assert result.status.value == "refused"
     assert not result.verified
-    assert "No evidence was provided" in result.assistant_text
+    assert "No evidence was provided or found" in result.assistant_text
     assert result.degrade["mode"] == "refuse"
 
 

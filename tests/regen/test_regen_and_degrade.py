@@ -117,3 +117,23 @@ def test_delta_for_a_miscategorised_claim(default_policy):
     result = fail("claim_categories", [ReasonCode.CLAIM_CATEGORY_MISMATCH], claims={"c4": ["CLAIM_CATEGORY_MISMATCH"]})
     delta = build_delta(2, [result], pack, decision, 10, 100)
     assert delta.claim_ids == ["c4"] and "labelled SUBJECTIVE, TRIVIAL or UNKNOWN" in delta.instructions[0]
+
+
+def test_the_refusal_says_why_a_critic_finding_or_a_missing_critic_stopped_a_statement():
+    """Seen through `ask`: "A statement was not shown because critic finding." and "The answer could not be checked
+    (CRITIC_UNAVAILABLE)." name a code, not a reason."""
+    from controlplane.degrade import WHY
+
+    assert WHY["CRITIC_FINDING"].startswith("a reviewing critic model")
+    assert "critic" in WHY["CRITIC_UNAVAILABLE"] and "CRITIC" not in WHY["CRITIC_UNAVAILABLE"]
+
+
+def test_a_refusal_for_a_global_code_gives_the_code_and_its_reason(default_policy):
+    from controlplane.degrade import refuse
+
+    decision = route("Is this contract clause enforceable?", default_policy.bundle)
+    text = refuse(decision, [], [ReasonCode.CRITIC_UNAVAILABLE, ReasonCode.TRUNCATED_OUTPUT],
+                  build_pack([]), 2).assistant_text
+    assert ("The answer could not be checked (CRITIC_UNAVAILABLE, TRUNCATED_OUTPUT): this question needs a review "
+            "by a critic model, and none could review it.") in text
+    assert "No evidence was provided or found for this question" in text
