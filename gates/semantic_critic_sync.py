@@ -12,7 +12,8 @@ CriticFinding. Fail closed:
 * findings at or above ``params.min_severity`` (default ``medium``) -> fail CRITIC_FINDING with
   ``details["claims"][claim_id] = ["CRITIC_FINDING"]`` per claim, so regen and degrade act per claim (a finding
   that names no known claim marks every claim that asserts something: fail closed). An honest UNKNOWN claim (one
-  sentence that only states the absence of information) asserts nothing: a finding on it is recorded, not acted on.
+  sentence that only states the absence of information) asserts nothing: a finding on it is recorded, not acted on,
+  and a reply of honest UNKNOWN claims alone passes without calling the critic (nothing to review).
 
 ``details["findings"]`` always holds the findings as validated, so a replay can feed them back without a model.
 """
@@ -40,11 +41,20 @@ class SemanticCriticSyncGate(BaseGate):
         missing = self.needs_envelope(inp)
         if missing is not None:
             return missing
+        envelope = inp.envelope
+        # An honest UNKNOWN claim states no fact (as claim_dependencies and evidence_graph read it): a finding on it
+        # is recorded, not acted on, and a reply of nothing else gives a critic nothing to review. The embedded model
+        # as critic flagged "The evidence does not answer this question." and turned an honest UNKNOWN reply into a
+        # refusal after 33 s.
+        honest_unknown = {c.claim_id for c in envelope.meta.claim_map if c.status is ClaimStatus.UNKNOWN
+                          and not c.evidence_ids and states_absence(c.text)}
+        if envelope.meta.claim_map and len(honest_unknown) == len(envelope.meta.claim_map):
+            return self.passing(details={"why": "every claim is an honest UNKNOWN: nothing for a critic to review",
+                                         "honest_unknown_claims": sorted(honest_unknown), "critic_called": False})
         critic = inp.services.critic
         if critic is None:
             return self.failing([ReasonCode.CRITIC_UNAVAILABLE],
                                 details={"why": "no critic configured (services.critic); the policy requires one here"})
-        envelope = inp.envelope
         cited = {i for claim in envelope.meta.claim_map for i in claim.evidence_ids}
         needed = [item for item in inp.evidence_pack.evidence if item.id in cited or not cited]
         redacted = sorted(item.id for item in needed if item.redacted)
@@ -78,11 +88,6 @@ class SemanticCriticSyncGate(BaseGate):
                     "error": f"finding {index}: field '{'.'.join(map(str, first['loc']))}': {first['msg']}"})
         floor = SEVERITY_RANK.get(str(inp.params.get("min_severity", "medium")), 1)
         claim_ids = {c.claim_id for c in envelope.meta.claim_map}
-        # An honest UNKNOWN claim states no fact (as claim_dependencies and evidence_graph read it): a finding on it
-        # is recorded, not acted on. The embedded model as critic flagged "The evidence does not answer this
-        # question." and turned an honest UNKNOWN reply into a refusal.
-        honest_unknown = {c.claim_id for c in envelope.meta.claim_map if c.status is ClaimStatus.UNKNOWN
-                          and not c.evidence_ids and states_absence(c.text)}
         asserting = claim_ids - honest_unknown
         blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor and f.claim_id not in honest_unknown]
         dumped = [f.model_dump(mode="json") for f in findings]

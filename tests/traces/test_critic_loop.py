@@ -258,8 +258,6 @@ def _g7_unknown_input(gov_policy, critic, statuses=("FACTUAL", "UNKNOWN")) -> Ga
     (("FACTUAL", "UNKNOWN"), "c2", {}),  # a finding on the honest UNKNOWN claim: it asserts nothing to stop
     (("FACTUAL", "UNKNOWN"), "c1", {"c1": ["CRITIC_FINDING"]}),
     (("FACTUAL", "UNKNOWN"), None, {"c1": ["CRITIC_FINDING"]}),  # a finding on no claim marks the claims that assert
-    (("UNKNOWN",), "c1", {}),
-    (("UNKNOWN",), None, {}),
 ])
 def test_g7_findings_on_honest_unknown_claims_do_not_block(gov_policy, statuses, claim_id, blocked):
     """Seen with the embedded model as critic: it flagged the honest "The evidence does not answer this question."
@@ -271,3 +269,14 @@ def test_g7_findings_on_honest_unknown_claims_do_not_block(gov_policy, statuses,
     assert result.details.get("claims", {}) == blocked
     assert result.passed is (not blocked)
     assert result.details["findings"][0]["finding_id"] == "F1"
+
+
+@pytest.mark.parametrize("critic", [None, "list"])
+def test_g7_does_not_call_a_critic_when_every_claim_is_an_honest_unknown(gov_policy, critic):
+    """Nothing is asserted, so there is nothing to review: no critic call (8-15 s on the embedded model), and no
+    CRITIC_UNAVAILABLE refusal of an honest UNKNOWN reply where no critic is configured."""
+    listing = ListCritic([{"finding_id": "F1", "severity": "high", "type": "UNSUPPORTED_CLAIM", "claim_id": "c1",
+                           "explanation": "x"}]) if critic else None
+    result = SemanticCriticSyncGate().evaluate(_g7_unknown_input(gov_policy, listing, ("UNKNOWN",)))
+    assert result.passed and result.details["critic_called"] is False
+    assert listing is None or listing.payloads == []
