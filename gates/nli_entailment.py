@@ -282,9 +282,11 @@ class NliEntailmentGate(BaseGate):
                          NearCopyFacts(copy_scores, term_cosines, term_error,
                                        float(params.get("near_copy_min_entailment", NEAR_COPY_MIN_ENTAILMENT)),
                                        float(params.get("swap_min_similarity", SWAP_MIN_SIMILARITY))))
+        corroboration = self._corroboration_scores(works, backend, high_stakes, checks, view)
         for work in works:
             if work.verbatim_ids and work.scored:
-                quote_scores = [verbatim_score(premise, hypothesis) for premise, hypothesis in self._pairs([work])]
+                quote_scores = [corroboration.get((premise, hypothesis)) or verbatim_score(premise, hypothesis)
+                                for premise, hypothesis in self._pairs([work])]
                 # the deterministic checks (numbers, negation, qualifiers...) hold trivially for a verbatim quote
                 self._decide(work, quote_scores, min_entailment, th, [], stale_fails, now, time_sensitive, params,
                              facts)
@@ -399,6 +401,23 @@ class NliEntailmentGate(BaseGate):
             return dict(zip(terms, (float(v) for v in values), strict=True)), None
         except Exception as exc:
             return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+
+    def _corroboration_scores(self, works: Sequence[ClaimWork], backend: Any, high_stakes: bool, checks: list[str],
+                              view: Any) -> dict[tuple[str, str], NliScore]:
+        """The verifier's scores of a verbatim quote against the other items it cites (a quote in a high-stakes
+        domain cites every item that states it, controlplane/answer_modes.py): the quoted item entails it by
+        construction, the others must be read to count as independent support. A pair the deterministic checks
+        find fault with (numbers, negation, qualifiers) is left unscored, as is every pair when no NLI backend can
+        read them: they then support nothing, and a claim short of sources fails as before."""
+        pairs = [(item.text, atom.text) for work in works if work.verbatim_ids and work.scored
+                 for atom in work.atoms for item in work.items if item.id not in work.verbatim_ids]
+        pairs = [pair for pair in dict.fromkeys(pairs) if not (checks and run_checks(pair[0], pair[1], checks))]
+        if not pairs or backend is None or (high_stakes and is_similarity_only(backend)):
+            return {}
+        try:
+            return dict(zip(pairs, view.scores(backend, pairs), strict=True))
+        except Exception:  # an unreadable corroboration supports nothing; the quote's own item still stands
+            return {}
 
     def _pairs(self, works: Sequence[ClaimWork]) -> list[tuple[str, str]]:
         pairs: list[tuple[str, str]] = []
