@@ -29,6 +29,7 @@ from typing import Any
 from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import strip_markers
+from controlplane.gates.sufficiency import required_sources, thresholds_for
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
 from controlplane.quote import (
     Candidate,
@@ -82,8 +83,13 @@ class QuoteAnswering:
     not failed yet."""
 
     def __init__(self, policy: PolicyBundle, question: str, pack: EvidencePack, decision: ModeDecision,
-                 scorer: Any | None = None):
+                 scorer: Any | None = None, nli_backend: Any | None = None):
         self.settings = policy.quote
+        self.nli_backend = nli_backend
+        # A high-stakes question needs several independent sources per claim (EBOM): a quote then also cites every
+        # other item that states it, so that two sources saying the same thing are not refused as one.
+        self.min_sources = required_sources(decision, policy).count
+        self.thresholds = thresholds_for(decision, policy)[1]
         self.question = question
         self.notice: str | None = None  # the system's notice to show after the last composed UNKNOWN envelope
         self.pack = pack
@@ -146,8 +152,33 @@ class QuoteAnswering:
         if problem is not None or response.finish_reason is FinishReason.ERROR:
             return response.text
         if chosen:
-            return json.dumps(compose_answer(chosen, self.decision, self.pack), ensure_ascii=False)
+            corroborating = self.corroborating(chosen, turn.record)
+            return json.dumps(compose_answer(chosen, self.decision, self.pack, corroborating), ensure_ascii=False)
         return json.dumps(self.unknown_envelope(), ensure_ascii=False)
+
+    def corroborating(self, chosen: Sequence[Candidate], record: dict[str, Any]) -> dict[tuple[str, int, int], list[str]]:
+        """Per chosen sentence, the other evidence items that entail it (the verifier, at the domain's
+        min_entailment and max_contradiction), where the question needs more than one source; else none, and no
+        verifier call. The gates still check every cited item: an item added here that they do not count as
+        support only leaves the claim short of sources, as before."""
+        if self.min_sources <= 1 or self.nli_backend is None:
+            return {}
+        pairs = [(candidate, item.id, item.text) for candidate in chosen for item in self.pack.evidence
+                 if item.id != candidate.evidence_id and not item.redacted and item.text]
+        if not pairs:
+            return {}
+        try:
+            scores = self.nli_backend.score([(text, candidate.text) for candidate, _, text in pairs])
+        except Exception as exc:  # the gates report an unavailable verifier; the quote stays on its own item
+            record["corroborating_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return {}
+        found: dict[tuple[str, int, int], list[str]] = {}
+        for (candidate, evidence_id, _), score in zip(pairs, scores, strict=True):
+            if score.entailment >= self.thresholds.min_entailment and \
+                    score.contradiction <= self.thresholds.max_contradiction:
+                found.setdefault(candidate.key, []).append(evidence_id)
+        record["corroborating"] = {f"{e}@{s}-{end}": ids for (e, s, end), ids in found.items()}
+        return found
 
     def unknown_envelope(self, lead: str | None = None) -> dict[str, Any]:
         closest = self.ranking.closest(self.settings.closest_passages, exclude=frozenset(self.failed))

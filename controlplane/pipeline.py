@@ -571,7 +571,7 @@ class Pipeline:
 
                 self._scorer = shipped_scorer()
             scorer = self._scorer
-        return QuoteAnswering(self.policy.bundle, question, pack, decision, scorer)
+        return QuoteAnswering(self.policy.bundle, question, pack, decision, scorer, self.services.nli_backend)
 
     def _quote_fallback(self, recorder: EventRecorder, records: list[AttemptRecord], messages: list[dict[str, str]],
                         question: str, pack: EvidencePack, decision: ModeDecision, started: float, tool_calls: int,

@@ -377,22 +377,26 @@ def _envelope(text: str, claims: list[dict[str, Any]], mode: ModeDecision, pack:
     }
 
 
-def _quote_lines(candidates: Sequence[Candidate], text: str, claims: list[dict[str, Any]], separator: str) -> str:
+def _quote_lines(candidates: Sequence[Candidate], text: str, claims: list[dict[str, Any]], separator: str,
+                 corroborating: Mapping[tuple[str, int, int], Sequence[str]] | None = None) -> str:
     for candidate in candidates:
         if text:
             text += separator
         # The marker is part of the claim: strict rigor wants each cited claim to carry its marker inside its span;
         # the verbatim check ignores markers.
-        quoted = f"{candidate.text} [{candidate.evidence_id}]"
-        claims.append(_claim(f"c{len(claims) + 1}", quoted, len(text), [candidate.evidence_id], "FACTUAL"))
+        ids = [candidate.evidence_id, *(corroborating or {}).get(candidate.key, ())]
+        quoted = f"{candidate.text} " + "".join(f"[{evidence_id}]" for evidence_id in ids)
+        claims.append(_claim(f"c{len(claims) + 1}", quoted, len(text), ids, "FACTUAL"))
         text += quoted
     return text
 
 
-def compose_answer(chosen: Sequence[Candidate], mode: ModeDecision, pack: EvidencePack) -> dict[str, Any]:
-    """The chosen sentences, verbatim, each followed by its [E#] marker and backed by one FACTUAL claim."""
+def compose_answer(chosen: Sequence[Candidate], mode: ModeDecision, pack: EvidencePack,
+                   corroborating: Mapping[tuple[str, int, int], Sequence[str]] | None = None) -> dict[str, Any]:
+    """The chosen sentences, verbatim, each followed by its [E#] marker and backed by one FACTUAL claim.
+    ``corroborating``: per candidate (its key), other items that state it too, cited after its own."""
     claims: list[dict[str, Any]] = []
-    text = _quote_lines(chosen, "", claims, " ")
+    text = _quote_lines(chosen, "", claims, " ", corroborating)
     return _envelope(text, claims, mode, pack)
 
 

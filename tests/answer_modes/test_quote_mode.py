@@ -201,3 +201,52 @@ def test_a_statement_question_quotes_the_most_relevant_sentences(scripted_model)
     assert len(result.claims) == 2 and all(c.verdict == "PASS" for c in result.claims)
     record = quote_records(result)[0]["quote"]
     assert record["statement_question"] and record["decided_without_model"]
+
+
+TENANCY = [
+    {"id": "E1", "title": "Tenancy act", "text": "Tenants must give 30 days' written notice before moving out.",
+     "trust_tier": "authoritative", "source": "https://law.example/tenancy-act"},
+    {"id": "E2", "title": "Housing guide", "text": "A tenant has to give the landlord 30 days' written notice before "
+     "moving out.", "trust_tier": "authoritative", "source": "https://gov.example/housing-guide"},
+    {"id": "E3", "title": "Parking", "text": "Residents may park one car in the courtyard.", "trust_tier": "authoritative",
+     "source": "https://gov.example/parking"},
+]
+
+
+@pytest.mark.models
+def test_a_quote_in_a_high_stakes_domain_cites_every_source_that_states_it(scripted_model):
+    """A legal question needs two independent sources per claim (EBOM). A quote cited only the item it came from, so
+    with two authoritative sources saying the same thing the answer was refused (INSUFFICIENT_SOURCES): a faithful
+    answer refused. The quote now also cites every other item that entails it; the gates still check each one."""
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])
+    qp = plane(model, answerability="scorer", services=build_services("shipped"))
+    result = qp.run([{"role": "user", "content": "How much notice must a tenant give before moving out?"}],
+                    evidence=TENANCY)
+    assert result.status is TraceStatus.PASS and result.verified, result.assistant_text
+    [claim] = result.claims
+    assert claim.verdict == "PASS" and sorted(claim.evidence_ids)[:2] == ["E1", "E2"] and "E3" not in claim.evidence_ids
+    assert displayed_lines_all_covered(result)
+
+
+@pytest.mark.models
+def test_a_quote_in_an_ordinary_domain_cites_only_its_own_item(scripted_model):
+    """One source is enough outside high-stakes domains: no corroborating citations, no extra verifier calls."""
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])
+    qp = plane(model, answerability="scorer", services=build_services("shipped"))
+    result = qp.run([{"role": "user", "content": SHIP_Q}], evidence=[*EVIDENCE, {
+        "id": "E2", "title": "Roadmap", "text": SHIP, "trust_tier": "authoritative"}])
+    assert result.verified and [c.evidence_ids for c in result.claims] in ([["E1"]], [["E2"]])
+
+
+@pytest.mark.models
+def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted_model):
+    """The second source gives another notice period: it supports nothing, and the legal answer stays refused for
+    want of a second source (fail closed)."""
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])
+    qp = plane(model, answerability="scorer", services=build_services("shipped"))
+    other = [TENANCY[0], {**TENANCY[1], "text": "A tenant has to give the landlord 60 days' written notice before "
+                                                "moving out."}]
+    result = qp.run([{"role": "user", "content": "How much notice must a tenant give before moving out?"}],
+                    evidence=other)
+    assert result.status is TraceStatus.REFUSED and not result.verified
+    assert "fewer independent sources than this domain requires" in result.assistant_text
