@@ -154,7 +154,7 @@ class QuoteAnswering:
         if chosen:
             corroborating = self.corroborating(chosen, turn.record)
             return json.dumps(compose_answer(chosen, self.decision, self.pack, corroborating), ensure_ascii=False)
-        return json.dumps(self.unknown_envelope(), ensure_ascii=False)
+        return json.dumps(self.unknown_envelope(record=turn.record), ensure_ascii=False)
 
     def corroborating(self, chosen: Sequence[Candidate], record: dict[str, Any]) -> dict[tuple[str, int, int], list[str]]:
         """Per chosen sentence, the other evidence items that entail it (the verifier, at the domain's
@@ -180,10 +180,13 @@ class QuoteAnswering:
         record["corroborating"] = {f"{e}@{s}-{end}": ids for (e, s, end), ids in found.items()}
         return found
 
-    def unknown_envelope(self, lead: str | None = None) -> dict[str, Any]:
+    def unknown_envelope(self, lead: str | None = None, record: dict[str, Any] | None = None) -> dict[str, Any]:
         closest = self.ranking.closest(self.settings.closest_passages, exclude=frozenset(self.failed))
         self.notice = unknown_notice(self.question, with_passages=bool(closest))
-        return compose_unknown(self.question, closest, self.decision, self.pack, lead=lead)
+        # the closest passages are quoted claims too: in a high-stakes domain they cite every item that states them
+        corroborating = self.corroborating(closest, record if record is not None else {}) if closest else {}
+        return compose_unknown(self.question, closest, self.decision, self.pack, lead=lead,
+                               corroborating=corroborating)
 
     def after_failure(self, turn: QuoteTurn, envelope: Any, failed_claim_ids: Sequence[str]) -> None:
         """Sentences whose claims failed a gate are not offered (or quoted as closest passages) again. A composed

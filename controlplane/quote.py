@@ -416,10 +416,11 @@ def unknown_notice(question: str, with_passages: bool) -> str:
 
 
 def compose_unknown(question: str, closest: Sequence[Candidate], mode: ModeDecision, pack: EvidencePack,
-                    lead: str | None = None) -> dict[str, Any]:
+                    lead: str | None = None,
+                    corroborating: Mapping[tuple[str, int, int], Sequence[str]] | None = None) -> dict[str, Any]:
     """UNKNOWN said well (G-5): one UNKNOWN sentence that nothing answers, then the closest passages, quoted and
     cited (each a verified claim). What would answer follows as the system's notice (``unknown_notice``)."""
     first = lead or "The evidence does not answer this question."
     claims = [_claim("c1", first, 0, [], "UNKNOWN")]
-    text = _quote_lines(closest, first, claims, "\n")
+    text = _quote_lines(closest, first, claims, "\n", corroborating)
     return _envelope(text, claims, mode, pack)

@@ -218,14 +218,24 @@ def test_a_quote_in_a_high_stakes_domain_cites_every_source_that_states_it(scrip
     """A legal question needs two independent sources per claim (EBOM). A quote cited only the item it came from, so
     with two authoritative sources saying the same thing the answer was refused (INSUFFICIENT_SOURCES): a faithful
     answer refused. The quote now also cites every other item that entails it; the gates still check each one."""
-    model = scripted_model([{"output": "{}", "purpose": "critic"}])
-    qp = plane(model, answerability="scorer", services=build_services("shipped"))
+    from controlplane.critic import ModelCritic
+
+    # an UNKNOWN reply at high rigor is reviewed by the critic (its citation density is low): one that finds nothing
+    critic = ModelCritic(scripted_model([{"output": "[]", "purpose": "critic"}] * 3))
+    qp = plane(scripted_model([{"output": "{}", "purpose": "critic"}]), answerability="scorer",
+               services=build_services("shipped", critic=critic))
     result = qp.run([{"role": "user", "content": "How much notice must a tenant give before moving out?"}],
                     evidence=TENANCY)
     assert result.status is TraceStatus.PASS and result.verified, result.assistant_text
     [claim] = result.claims
     assert claim.verdict == "PASS" and sorted(claim.evidence_ids)[:2] == ["E1", "E2"] and "E3" not in claim.evidence_ids
     assert displayed_lines_all_covered(result)
+    # an UNKNOWN reply's closest passages are quotes too: corroborated, they are shown instead of a refusal
+    unknown = qp.run([{"role": "user", "content": "Does the landlord pay for repairs?"}],
+                     evidence=TENANCY)
+    assert unknown.status is TraceStatus.PASS and not unknown.verified, unknown.assistant_text
+    assert unknown.assistant_text.startswith("The evidence does not answer this question.")
+    assert all(c.verdict == "PASS" for c in unknown.claims) and displayed_lines_all_covered(unknown)
 
 
 @pytest.mark.models
