@@ -249,13 +249,16 @@ def test_a_quote_in_an_ordinary_domain_cites_only_its_own_item(scripted_model):
 
 
 @pytest.mark.models
-def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted_model):
-    """The second source gives another notice period: it supports nothing, and the legal answer stays refused for
-    want of a second source (fail closed)."""
+@pytest.mark.parametrize("second", [
+    "A tenant has to give the landlord 60 days' written notice before moving out.",  # another number
+    "Landlords must give 30 days' written notice before ending a lease.",  # the other party (entailment 0.52 < 0.57)
+])
+def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted_model, second):
+    """The second source says something else: it supports nothing, and the legal answer stays refused for want of a
+    second source (fail closed)."""
     model = scripted_model([{"output": "{}", "purpose": "critic"}])
     qp = plane(model, answerability="scorer", services=build_services("shipped"))
-    other = [TENANCY[0], {**TENANCY[1], "text": "A tenant has to give the landlord 60 days' written notice before "
-                                                "moving out."}]
+    other = [TENANCY[0], {**TENANCY[1], "text": second}]
     result = qp.run([{"role": "user", "content": "How much notice must a tenant give before moving out?"}],
                     evidence=other)
     assert result.status is TraceStatus.REFUSED and not result.verified
