@@ -29,6 +29,7 @@ from typing import Any
 from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import strip_markers
+from controlplane.gates.claim_checks import near_copies
 from controlplane.gates.sufficiency import required_sources, thresholds_for
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
 from controlplane.quote import (
@@ -163,8 +164,10 @@ class QuoteAnswering:
         support only leaves the claim short of sources, as before."""
         if self.min_sources <= 1 or self.nli_backend is None:
             return {}
+        # a near copy with a swapped word says something else, however entailed (the gate does not count it either)
         pairs = [(candidate, item.id, item.text) for candidate in chosen for item in self.pack.evidence
-                 if item.id != candidate.evidence_id and not item.redacted and item.text]
+                 if item.id != candidate.evidence_id and not item.redacted and item.text
+                 and not near_copies(item.text, candidate.text)]
         if not pairs:
             return {}
         try:

@@ -407,11 +407,14 @@ class NliEntailmentGate(BaseGate):
         """The verifier's scores of a verbatim quote against the other items it cites (a quote in a high-stakes
         domain cites every item that states it, controlplane/answer_modes.py): the quoted item entails it by
         construction, the others must be read to count as independent support. A pair the deterministic checks
-        find fault with (numbers, negation, qualifiers) is left unscored, as is every pair when no NLI backend can
-        read them: they then support nothing, and a claim short of sources fails as before."""
+        find fault with (numbers, negation, qualifiers), or a near copy, is left unscored, as is every pair when no
+        NLI backend can read them: they then support nothing, and a claim short of sources fails as before."""
         pairs = [(item.text, atom.text) for work in works if work.verbatim_ids and work.scored
                  for atom in work.atoms for item in work.items if item.id not in work.verbatim_ids]
-        pairs = [pair for pair in dict.fromkeys(pairs) if not (checks and run_checks(pair[0], pair[1], checks))]
+        # an item the quote nearly copies with a swapped, spliced or added word says something else ("Landlords must
+        # give 30 days' notice" is entailed at 0.70 for "Tenants must ..."): it is no second source
+        pairs = [pair for pair in dict.fromkeys(pairs)
+                 if not (checks and run_checks(pair[0], pair[1], checks)) and not near_copies(pair[0], pair[1])]
         if not pairs or backend is None or (high_stakes and is_similarity_only(backend)):
             return {}
         try:

@@ -252,6 +252,8 @@ def test_a_quote_in_an_ordinary_domain_cites_only_its_own_item(scripted_model):
 @pytest.mark.parametrize("second", [
     "A tenant has to give the landlord 60 days' written notice before moving out.",  # another number
     "Landlords must give 30 days' written notice before ending a lease.",  # the other party (entailment 0.52 < 0.57)
+    # one word swapped: the verifier entails it at 0.70, the near-copy rule reads the swap
+    "Landlords must give 30 days' written notice before moving out.",
 ])
 def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted_model, second):
     """The second source says something else: it supports nothing, and the legal answer stays refused for want of a
@@ -263,3 +265,4 @@ def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted
                     evidence=other)
     assert result.status is TraceStatus.REFUSED and not result.verified
     assert "fewer independent sources than this domain requires" in result.assistant_text
+    assert [c.evidence_ids for c in result.claims] == [["E1"]]  # not cited as if it said the same
