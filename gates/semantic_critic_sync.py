@@ -9,7 +9,8 @@ CriticFinding. Fail closed:
   -> fail CRITIC_UNAVAILABLE (never a pass);
 * evidence the claims cite is redacted (an exported bundle) -> fail EVIDENCE_TEXT_REDACTED: the critic cannot judge
   support from a snippet (replay reports this as "could not run");
-* findings at or above ``params.min_severity`` (default ``medium``) -> fail CRITIC_FINDING with
+* findings at or above ``params.min_severity`` (default ``medium``) of a claim type (``params.blocking_types``,
+  default UNSUPPORTED_CLAIM, CONTRADICTED_CLAIM, UNCITED_CLAIM; the others are recorded) -> fail CRITIC_FINDING with
   ``details["claims"][claim_id] = ["CRITIC_FINDING"]`` per claim, so regen and degrade act per claim (a finding
   that names no known claim marks every claim that asserts something: fail closed). An honest UNKNOWN claim (one
   sentence that only states the absence of information) asserts nothing: a finding on it is recorded, not acted on,
@@ -29,6 +30,7 @@ from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
 SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
+CLAIM_FINDING_TYPES = ("UNSUPPORTED_CLAIM", "CONTRADICTED_CLAIM", "UNCITED_CLAIM")
 
 
 class SemanticCriticSyncGate(BaseGate):
@@ -89,7 +91,12 @@ class SemanticCriticSyncGate(BaseGate):
         floor = SEVERITY_RANK.get(str(inp.params.get("min_severity", "medium")), 1)
         claim_ids = {c.claim_id for c in envelope.meta.claim_map}
         asserting = claim_ids - honest_unknown
-        blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor and f.claim_id not in honest_unknown]
+        # What G7 is for (seed §4): uncited or contradicted claims. A finding about the policy (MISSED_GATE,
+        # POLICY_SUGGESTION) or unused evidence is for the review loop, not a reason to withhold this answer; the
+        # bundle may widen the list (params.blocking_types).
+        blocking_types = set(inp.params.get("blocking_types", CLAIM_FINDING_TYPES))
+        blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor and f.claim_id not in honest_unknown
+                    and f.type.value in blocking_types]
         dumped = [f.model_dump(mode="json") for f in findings]
         details = {"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)}
         if honest_unknown:  # findings on these are recorded, not acted on

@@ -280,3 +280,20 @@ def test_g7_does_not_call_a_critic_when_every_claim_is_an_honest_unknown(gov_pol
     result = SemanticCriticSyncGate().evaluate(_g7_unknown_input(gov_policy, listing, ("UNKNOWN",)))
     assert result.passed and result.details["critic_called"] is False
     assert listing is None or listing.payloads == []
+
+
+@pytest.mark.parametrize(("finding_type", "params", "blocks"), [
+    ("UNSUPPORTED_CLAIM", {}, True), ("CONTRADICTED_CLAIM", {}, True), ("UNCITED_CLAIM", {}, True),
+    ("MISSED_GATE", {}, False), ("POLICY_SUGGESTION", {}, False), ("IGNORED_EVIDENCE", {}, False),
+    ("MISSED_GATE", {"blocking_types": ["MISSED_GATE"]}, True),
+])
+def test_g7_withholds_an_answer_only_for_findings_about_its_claims(gov_policy, finding_type, params, blocks):
+    """G7 asks the critic for uncited or contradicted claims (seed §4). The embedded model as critic answered a
+    swapped host with three MISSED_GATE findings and no claim id, which marked every claim; findings about the policy
+    are for the review loop (recorded in details), unless the bundle lists their type."""
+    finding = {"finding_id": "F1", "severity": "high", "type": finding_type, "claim_id": None, "explanation": "x"}
+    inp = _g7_unknown_input(gov_policy, ListCritic([finding]))
+    inp = dataclasses.replace(inp, spec=inp.spec.model_copy(update={"params": {**inp.spec.params, **params}}))
+    result = SemanticCriticSyncGate().evaluate(inp)
+    assert result.failed is blocks
+    assert result.details["findings"][0]["type"] == finding_type
