@@ -9,8 +9,9 @@ CriticFinding. Fail closed:
   -> fail CRITIC_UNAVAILABLE (never a pass);
 * evidence the claims cite is redacted (an exported bundle) -> fail EVIDENCE_TEXT_REDACTED: the critic cannot judge
   support from a snippet (replay reports this as "could not run");
-* findings at or above ``params.min_severity`` (default ``medium``) of a claim type (``params.blocking_types``,
-  default UNSUPPORTED_CLAIM, CONTRADICTED_CLAIM, UNCITED_CLAIM; the others are recorded) -> fail CRITIC_FINDING with
+* findings at or above ``params.min_severity`` (default ``medium``) that name a claim, or are of a claim type
+  (``params.blocking_types``, default UNSUPPORTED_CLAIM, CONTRADICTED_CLAIM, UNCITED_CLAIM; other findings about no
+  claim are recorded for the review loop) -> fail CRITIC_FINDING with
   ``details["claims"][claim_id] = ["CRITIC_FINDING"]`` per claim, so regen and degrade act per claim (a finding
   that names no known claim marks every claim that asserts something: fail closed). An honest UNKNOWN claim (one
   sentence that only states the absence of information) asserts nothing: a finding on it is recorded, not acted on,
@@ -91,12 +92,12 @@ class SemanticCriticSyncGate(BaseGate):
         floor = SEVERITY_RANK.get(str(inp.params.get("min_severity", "medium")), 1)
         claim_ids = {c.claim_id for c in envelope.meta.claim_map}
         asserting = claim_ids - honest_unknown
-        # What G7 is for (seed §4): uncited or contradicted claims. A finding about the policy (MISSED_GATE,
-        # POLICY_SUGGESTION) or unused evidence is for the review loop, not a reason to withhold this answer; the
-        # bundle may widen the list (params.blocking_types).
+        # What G7 is for (seed §4): uncited or contradicted claims. A finding of another type (MISSED_GATE,
+        # POLICY_SUGGESTION, IGNORED_EVIDENCE) withholds the answer only when it names a claim that asserts
+        # something; about no claim, it is for the review loop. The bundle may widen the types (params.blocking_types).
         blocking_types = set(inp.params.get("blocking_types", CLAIM_FINDING_TYPES))
         blocking = [f for f in findings if SEVERITY_RANK[f.severity.value] >= floor and f.claim_id not in honest_unknown
-                    and f.type.value in blocking_types]
+                    and (f.type.value in blocking_types or f.claim_id in asserting)]
         dumped = [f.model_dump(mode="json") for f in findings]
         details = {"findings": dumped, "critic": getattr(critic, "name", type(critic).__name__)}
         if honest_unknown:  # findings on these are recorded, not acted on

@@ -282,16 +282,17 @@ def test_g7_does_not_call_a_critic_when_every_claim_is_an_honest_unknown(gov_pol
     assert listing is None or listing.payloads == []
 
 
-@pytest.mark.parametrize(("finding_type", "params", "blocks"), [
-    ("UNSUPPORTED_CLAIM", {}, True), ("CONTRADICTED_CLAIM", {}, True), ("UNCITED_CLAIM", {}, True),
-    ("MISSED_GATE", {}, False), ("POLICY_SUGGESTION", {}, False), ("IGNORED_EVIDENCE", {}, False),
-    ("MISSED_GATE", {"blocking_types": ["MISSED_GATE"]}, True),
+@pytest.mark.parametrize(("finding_type", "claim_id", "params", "blocks"), [
+    ("UNSUPPORTED_CLAIM", None, {}, True), ("CONTRADICTED_CLAIM", None, {}, True), ("UNCITED_CLAIM", None, {}, True),
+    ("MISSED_GATE", None, {}, False), ("POLICY_SUGGESTION", None, {}, False), ("IGNORED_EVIDENCE", None, {}, False),
+    ("MISSED_GATE", "c1", {}, True),  # names a claim that asserts something
+    ("MISSED_GATE", None, {"blocking_types": ["MISSED_GATE"]}, True),
 ])
-def test_g7_withholds_an_answer_only_for_findings_about_its_claims(gov_policy, finding_type, params, blocks):
+def test_g7_withholds_an_answer_only_for_findings_about_its_claims(gov_policy, finding_type, claim_id, params, blocks):
     """G7 asks the critic for uncited or contradicted claims (seed §4). The embedded model as critic answered a
     swapped host with three MISSED_GATE findings and no claim id, which marked every claim; findings about the policy
-    are for the review loop (recorded in details), unless the bundle lists their type."""
-    finding = {"finding_id": "F1", "severity": "high", "type": finding_type, "claim_id": None, "explanation": "x"}
+    and about no claim are for the review loop (recorded in details), unless the bundle lists their type."""
+    finding = {"finding_id": "F1", "severity": "high", "type": finding_type, "claim_id": claim_id, "explanation": "x"}
     inp = _g7_unknown_input(gov_policy, ListCritic([finding]))
     inp = dataclasses.replace(inp, spec=inp.spec.model_copy(update={"params": {**inp.spec.params, **params}}))
     result = SemanticCriticSyncGate().evaluate(inp)
