@@ -30,7 +30,7 @@ from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeD
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import strip_markers
 from controlplane.gates.claim_checks import near_copies
-from controlplane.gates.sufficiency import required_sources, thresholds_for
+from controlplane.gates.sufficiency import thresholds_for
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
 from controlplane.quote import (
     Candidate,
@@ -89,8 +89,7 @@ class QuoteAnswering:
         self.nli_backend = nli_backend
         # A high-stakes question needs several independent sources per claim (EBOM): a quote then also cites every
         # other item that states it, so that two sources saying the same thing are not refused as one.
-        self.min_sources = required_sources(decision, policy).count
-        self.thresholds = thresholds_for(decision, policy)[1]
+        self.thresholds = thresholds_for(decision, policy)[1]  # min_sources from the question's domains
         self.question = question
         self.notice: str | None = None  # the system's notice to show after the last composed UNKNOWN envelope
         self.pack = pack
@@ -162,7 +161,7 @@ class QuoteAnswering:
         min_entailment and max_contradiction), where the question needs more than one source; else none, and no
         verifier call. The gates still check every cited item: an item added here that they do not count as
         support only leaves the claim short of sources, as before."""
-        if self.min_sources <= 1 or self.nli_backend is None:
+        if self.thresholds.min_sources <= 1 or self.nli_backend is None:
             return {}
         # a near copy with a swapped word says something else, however entailed (the gate does not count it either)
         pairs = [(candidate, item.id, item.text) for candidate in chosen for item in self.pack.evidence

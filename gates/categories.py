@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from controlplane.contracts import ClaimStatus
 from controlplane.contracts.text import WORD, content_stem_set, memo_by_text, split_sentences, stem, strip_markers
@@ -118,6 +119,11 @@ def states_absence(text: str) -> bool:
     return bool(clauses) and all(_ABSENCE.search(clause) for clause in clauses)
 
 
+def is_honest_unknown(claim: Any) -> bool:
+    """A claim labelled UNKNOWN that only states the absence of information: it asserts nothing (gates read it so)."""
+    return claim.status is ClaimStatus.UNKNOWN and states_absence(claim.text)
+
+
 NEEDS_CITATION = frozenset({ClaimStatus.FACTUAL, ClaimStatus.CONSENSUS})
 ESCAPE_LABELS = frozenset({ClaimStatus.SUBJECTIVE, ClaimStatus.TRIVIAL, ClaimStatus.REASONING})
 
@@ -170,8 +176,7 @@ def unknown_adds_details(text: str, question: str, evidence_text: str) -> list[s
     a word safe: "... whether the data breach affected customers" tells of a breach."""
     known = f"{question}\n{evidence_text}"
     known_lower = known.lower()
-    plain = strip_markers(text)
-    tokens = WORD.findall(plain)
+    tokens = WORD.findall(strip_markers(text))
     added: list[str] = []
     for index, token in enumerate(tokens):
         if token[0].isdigit():

@@ -14,7 +14,7 @@ from collections import Counter
 
 from controlplane.contracts import ClaimStatus, CostClass, GateResult, ReasonCode
 
-from .categories import states_absence
+from .categories import is_honest_unknown
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -44,7 +44,7 @@ class EvidenceBindingGate(BaseGate):
             codes: list[ReasonCode] = []
             if claim.claim_id in duplicates:
                 codes.append(ReasonCode.DUPLICATE_CLAIM_ID)
-            honest_unknown = claim.status is ClaimStatus.UNKNOWN and states_absence(claim.text)
+            honest_unknown = is_honest_unknown(claim)
             if not claim.evidence_ids and not honest_unknown:
                 # An UNKNOWN label on a claim that asserts something is a factual claim, checked as one.
                 status = ClaimStatus.FACTUAL if claim.status is ClaimStatus.UNKNOWN else claim.status

@@ -54,7 +54,7 @@ from controlplane.evidence_pack.staleness import Staleness, is_time_sensitive, s
 from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim, unsplit
 from .attempt import AttemptView
-from .categories import states_absence
+from .categories import is_honest_unknown
 from .claim_checks import CHECKS, CheckFinding, NearCopy, near_copies, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
@@ -210,7 +210,7 @@ class NliEntailmentGate(BaseGate):
         for claim in envelope.meta.claim_map:
             work = ClaimWork(claim.claim_id, claim.text, claim.status.value, [])
             works.append(work)
-            if claim.status is ClaimStatus.UNKNOWN and states_absence(claim.text):
+            if is_honest_unknown(claim):
                 work.decision, work.record = None, {"decision": "UNKNOWN", "verdict": "PASS",
                                                     "why": "labelled UNKNOWN: an honest answer, not checked"}
                 continue

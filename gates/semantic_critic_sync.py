@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from controlplane.contracts import ClaimStatus, CostClass, CriticFinding, GateResult, ReasonCode
+from controlplane.contracts import CostClass, CriticFinding, GateResult, ReasonCode
 
-from .categories import states_absence
+from .categories import is_honest_unknown
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage
 
@@ -49,8 +49,7 @@ class SemanticCriticSyncGate(BaseGate):
         # is recorded, not acted on, and a reply of nothing else gives a critic nothing to review. The embedded model
         # as critic flagged "The evidence does not answer this question." and turned an honest UNKNOWN reply into a
         # refusal after 33 s.
-        honest_unknown = {c.claim_id for c in envelope.meta.claim_map if c.status is ClaimStatus.UNKNOWN
-                          and not c.evidence_ids and states_absence(c.text)}
+        honest_unknown = {c.claim_id for c in envelope.meta.claim_map if is_honest_unknown(c) and not c.evidence_ids}
         if envelope.meta.claim_map and len(honest_unknown) == len(envelope.meta.claim_map):
             return self.passing(details={"why": "every claim is an honest UNKNOWN: nothing for a critic to review",
                                          "honest_unknown_claims": sorted(honest_unknown), "critic_called": False})
@@ -105,7 +104,7 @@ class SemanticCriticSyncGate(BaseGate):
         per_claim: dict[str, list[str]] = {}
         global_findings = [f for f in blocking if f.claim_id not in claim_ids]
         for claim_id in sorted(asserting) if global_findings else sorted({f.claim_id for f in blocking}):
-            per_claim[claim_id] = [ReasonCode.CRITIC_FINDING.value]  # a finding on no known claim marks every claim
+            per_claim[claim_id] = [ReasonCode.CRITIC_FINDING.value]  # a finding on no known claim marks them all
         if not per_claim:
             return self.passing(details=details)
         details["claims"] = per_claim
