@@ -106,6 +106,8 @@ class TraceStore:
         self._synchronous = DURABILITY[durability]
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
+        # policy hashes whose snapshot this store has committed (snapshots are never deleted): save skips the lookup
+        self._known_policies: set[str] = set()
         self.read_only = False
         if str(self.path) != ":memory:":
             parent = self.path.parent
@@ -136,16 +138,18 @@ class TraceStore:
     def db(self) -> sqlite_utils.Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            conn = self._read_only_connection() if self.read_only else sqlite3.connect(
-                str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
-            conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
-            if not self.read_only:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute(f"PRAGMA synchronous={self._synchronous}")
-            conn.execute("PRAGMA foreign_keys=ON")
-            db = sqlite_utils.Database(conn)
-            self._local.db = db
+            db = self._local.db = self._connect(self._synchronous)
         return db
+
+    def _connect(self, synchronous: str) -> sqlite_utils.Database:
+        conn = self._read_only_connection() if self.read_only else sqlite3.connect(
+            str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+        if not self.read_only:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={synchronous}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return sqlite_utils.Database(conn)
 
     def _read_only_connection(self) -> sqlite3.Connection:
         uri = Path(self.path).resolve().as_uri()
@@ -168,6 +172,8 @@ class TraceStore:
             raise TraceStoreError(f"trace db {self.path} is read-only for this user; this command writes to it (fix "
                                   "its permissions or pass --db with a writable path)")
         db = self.db
+        # One connection with the level toggled around an unsynced commit, not a second connection at NORMAL: a
+        # second connection's commit would make this one's page cache stale (re-read on its next transaction).
         relaxed = not synced and self._synchronous != "NORMAL"
         if relaxed:
             db.execute("PRAGMA synchronous=NORMAL")
@@ -308,8 +314,9 @@ class TraceStore:
                                            else (None, "null"))
         integrity = _json(_integrity_as_stored(bundle, [canonical for _, canonical in stored_payloads],
                                                messages_canonical, outcome_canonical))
+        snapshot = policy_content is not None and bundle.policy.hash not in self._known_policies
         with self.transaction() as db:
-            if policy_content is not None:
+            if snapshot:
                 known = db.execute("SELECT 1 FROM policy_snapshots WHERE hash = ?", [bundle.policy.hash]).fetchone()
                 if known is None:  # serialise the whole bundle only the first time its hash is seen
                     db["policy_snapshots"].insert(
@@ -317,16 +324,13 @@ class TraceStore:
                          "content": _json(policy_content), "first_seen": utc_now()},
                         ignore=True,
                     )
-            existing = db.execute("SELECT status FROM traces WHERE trace_id = ?", [bundle.trace_id]).fetchone()
-            if existing is not None and existing[0] != TraceStatus.IN_PROGRESS.value:
-                raise TraceStoreError(f"trace {bundle.trace_id} is already stored and complete")
-            for table in ("trace_events", "gate_results", "regen_attempts"):
-                db.execute(f"DELETE FROM {table} WHERE trace_id = ?", [bundle.trace_id])
+            # Child rows are written only here, in the transaction that completes the trace, so an in_progress
+            # trace has none to replace; the upsert updates only an in_progress row (a complete one stays as stored).
             decision = bundle.mode_decision
             user_message = next(
                 (str(m.get("content", "")) for m in reversed(bundle.messages) if m.get("role") == "user"), ""
             )
-            _upsert_trace(db, {
+            written = _upsert_trace(db, {
                     "trace_id": bundle.trace_id,
                     "created_at": bundle.created_at,
                     "finished_at": utc_now(),
@@ -356,6 +360,8 @@ class TraceStore:
                     "imported_from": imported_from,
                     "integrity": integrity,
             })
+            if not written:
+                raise TraceStoreError(f"trace {bundle.trace_id} is already stored and complete")
             # Plain executemany on the known columns: sqlite-utils' insert_all re-reads the table schema on every
             # call, which cost more than the rows themselves (bench/hardening.py).
             _insert_many(db, "trace_events", (
@@ -380,6 +386,8 @@ class TraceStore:
                     _gate_row(bundle.trace_id, record.attempt, position, result)
                     for position, result in enumerate(record.gate_results)
                 ))
+        if snapshot:
+            self._known_policies.add(bundle.policy.hash)  # committed: the snapshot row is there from now on
 
     def mark_error(self, trace_id: str, error: str) -> None:
         with self.transaction() as db:
@@ -594,9 +602,10 @@ def _insert_many(db: sqlite_utils.Database, table: str, rows: Iterable[dict[str,
     db.conn.executemany(_insert_sql(table, columns), [[row[c] for c in columns] for row in rows])
 
 
-def _upsert_trace(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def _upsert_trace(db: sqlite_utils.Database, row: dict[str, Any]) -> bool:
+    """Insert the trace row, or complete its in_progress row; False when a complete row of that id is there."""
     columns = tuple(row)
-    db.conn.execute(_upsert_sql(columns), [row[c] for c in columns])
+    return db.conn.execute(_upsert_sql(columns), [*(row[c] for c in columns), TraceStatus.IN_PROGRESS.value]).rowcount > 0
 
 
 # The statements' text, written once per table and column list rather than on every save (the trace row has 27
@@ -609,7 +618,7 @@ def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
 @lru_cache(maxsize=16)
 def _upsert_sql(columns: tuple[str, ...]) -> str:
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "trace_id")
-    return f"{_insert_sql('traces', columns)} ON CONFLICT(trace_id) DO UPDATE SET {updates}"
+    return f"{_insert_sql('traces', columns)} ON CONFLICT(trace_id) DO UPDATE SET {updates} WHERE traces.status = ?"
 
 
 def _gate_row(trace_id: str, attempt: int, position: int, result: GateResult) -> dict[str, Any]:
