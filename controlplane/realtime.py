@@ -12,7 +12,7 @@ The router marks a question time-sensitive when it holds one of the bundle's det
    older evidence (another number, or the opposite polarity, about the same subject: the evidence_conflicts gate's
    deterministic signal) becomes LIMINAL with the conflict as its reason. A claim that relies on a LIMINAL item
    gets its confidence multiplied by 0.8 (gates/sufficiency.py) and the item's reason among its warnings;
-4. the reply carries the retrieval timestamp ("As of ...") and, when stale evidence is in the pack, the seed's
+4. the reply carries the retrieval timestamp ("[As of ...]") and, when stale evidence is in the pack, the seed's
    staleness warning, as a system notice after the checked text (claim spans stay valid), and in
    ``verification.realtime`` (JSON, Response, HTTP).
 
@@ -36,7 +36,7 @@ from controlplane.gates.conflicts import SAME_SUBJECT_OVERLAP, deterministic_con
 
 STALENESS_WARNING = ("[STALENESS WARNING: This information is from {timestamp}. "
                      "For time-sensitive decisions, verify current status.]")
-NO_TIMESTAMP_NOTICE = "The evidence carries no retrieval time: how current it is cannot be told."
+NO_TIMESTAMP_NOTICE = "[The evidence carries no retrieval time: how current it is cannot be told.]"
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,9 @@ class RealtimeReport:
         return min(stamps) if stamps else None
 
     def notice(self) -> str:
-        """The system's own lines after the answer: the retrieval timestamp, and the staleness warning."""
-        lines = [f"As of {self.retrieved_at} (when the evidence was retrieved)." if self.retrieved_at
+        """The system's own lines after the answer: the retrieval timestamp, and the staleness warning. Each in
+        brackets, as every notice of the system is, so that no reader takes one for a checked sentence."""
+        lines = [f"[As of {self.retrieved_at} (when the evidence was retrieved).]" if self.retrieved_at
                  else NO_TIMESTAMP_NOTICE]
         if self.stale:
             lines.append(STALENESS_WARNING.format(timestamp=self.oldest_stale or "an unknown time"))

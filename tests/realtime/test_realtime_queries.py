@@ -59,7 +59,7 @@ def test_stale_evidence_without_a_retriever_is_marked_liminal_and_the_reply_carr
     assert record["confidence_factors"]["sphere_factor"] == 0.8
     # the reply: the checked answer, then the retrieval timestamp and the seed's warning
     assert result.assistant_text.startswith(CLAIM)
-    assert f"As of {OLD} (when the evidence was retrieved)." in result.assistant_text
+    assert f"[As of {OLD} (when the evidence was retrieved).]" in result.assistant_text
     assert result.assistant_text.endswith(SEED_WARNING.format(OLD))
     realtime = result.verification_summary()["realtime"]
     assert realtime["refresh"] == "no_retriever" and realtime["retrieved_at"] == OLD
@@ -84,7 +84,7 @@ def test_fresh_evidence_is_not_stale_and_gets_only_the_timestamp(run):
     result = run(envelope([(CLAIM, ["E1"])]), QUESTION, fresh)
     assert result.evidence_pack.get("E1").sphere is Sphere.INSIDE
     assert result.realtime["stale"] == [] and result.realtime["refresh"] == "not_needed"
-    assert result.assistant_text.endswith("As of 2026-06-01T11:30:00+00:00 (when the evidence was retrieved).")
+    assert result.assistant_text.endswith("[As of 2026-06-01T11:30:00+00:00 (when the evidence was retrieved).]")
 
 
 def test_high_volatility_stale_evidence_still_fails_as_the_bundle_says(run):
