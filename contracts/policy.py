@@ -116,6 +116,12 @@ class QuotePolicy(Contract):
         "scorer, which was trained on questions with one answer.",
     )
     statement_sentences: int = Field(default=2, ge=1, le=5, description="Sentences quoted for a statement question.")
+    split_questions: bool = Field(
+        default=True,
+        description="With the scorer deciding, a question that asks several things ('What database do we use and "
+        "where is it hosted?') is cut into its parts, each answered or said to be unanswered on its own "
+        "(controlplane/question_parts.py).",
+    )
     min_relevance: float = Field(
         default=0.25, ge=0, le=1,
         description="MiniLM cosine similarity a sentence needs to be quoted for a statement question.",

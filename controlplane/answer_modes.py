@@ -32,13 +32,17 @@ from controlplane.contracts.text import strip_markers
 from controlplane.gates.claim_checks import near_copies
 from controlplane.gates.sufficiency import thresholds_for
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
+from controlplane.question_parts import QuestionPart, question_parts
 from controlplane.quote import (
     Candidate,
     Ranking,
     choice_schema,
     compose_answer,
+    compose_partial,
     compose_unknown,
+    numbered,
     parse_choice,
+    partial_notice,
     quote_context,
     rank_candidates,
     unknown_notice,
@@ -97,9 +101,18 @@ class QuoteAnswering:
         self.uses_scorer = self.settings.answerability in ("scorer", "both")
         started = time.perf_counter()
         self.ranking: Ranking = rank_candidates(question, pack, scorer if self.uses_scorer else None)
-        self.ranking_ms = (time.perf_counter() - started) * 1000
         self.failed: set[tuple[str, int, int]] = set()
         self.statement_question = any(re.search(p, question, re.IGNORECASE) for p in self.settings.statement_questions)
+        # A question that asks several things ("What database do we use and where is it hosted?"): with the scorer
+        # deciding, each part is ranked and answered (or said to be unanswered) on its own.
+        self.parts: list[QuestionPart] = []
+        self.part_rankings: list[Ranking] = []
+        if self.settings.split_questions and self.settings.answerability == "scorer" and not self.statement_question:
+            parts = question_parts(question)
+            if len(parts) > 1:
+                self.parts = parts
+                self.part_rankings = [rank_candidates(part.read_as, pack, scorer) for part in parts]
+        self.ranking_ms = (time.perf_counter() - started) * 1000
 
     # -- one attempt -------------------------------------------------------------------------------------------------
     def turn(self, messages: Sequence[Mapping[str, Any]], attempt: int) -> QuoteTurn:
@@ -124,6 +137,14 @@ class QuoteAnswering:
                                  why=f"no sentence reaches relevance {settings.min_relevance}", record=record)
             return QuoteTurn(chosen, decided=self._decided(json.dumps({"answer": [c.number for c in chosen]})),
                              why="a statement question: the most relevant sentences", record=record)
+        if self.part_rankings:
+            chosen, unanswered = self._per_part(exclude, record)
+            if chosen:
+                offered = numbered(chosen)
+                record["unanswered_parts"] = unanswered
+                return QuoteTurn(offered, decided=self._decided(json.dumps({"answer": [c.number for c in offered]})),
+                                 why="each part of the question: its best sentence", record=record)
+            # no part is answered: as for any question (a sentence may still answer the question read whole)
         if not candidates:
             why = ("no evidence sentence reaches the answerability threshold" if self.uses_scorer
                    else "the evidence holds no sentence to quote")
@@ -138,12 +159,47 @@ class QuoteAnswering:
                                   json_schema=choice_schema(candidates, settings))
         return QuoteTurn(candidates, context=context, params=params, record=record)
 
+    def _per_part(self, exclude: frozenset[tuple[str, int, int]], record: dict[str, Any],
+                  ) -> tuple[list[Candidate], list[str]]:
+        """Per part of the question, its best sentence the scorer passes; the parts none answers, as QuestionPart.phrase
+        names them. A part whose best quote holds one chosen for an earlier part replaces it ("The Orion project
+        ships on 14 March 2027. Its budget is 2.4 million euros." answers when and how much); one already inside a
+        chosen quote is answered by it; one that straddles a chosen quote gives way to the part's next best."""
+        chosen: list[Candidate] = []
+        unanswered: list[str] = []
+        parts_record = []
+        for part, ranking in zip(self.parts, self.part_rankings, strict=True):
+            best = None
+            for candidate in ranking.candidates(self.settings, exclude, answerable_only=True):
+                overlapping = [taken for taken in chosen if candidate.overlaps(taken)]
+                if not overlapping:
+                    chosen.append(candidate)
+                elif any(_within(candidate, taken) for taken in overlapping):
+                    pass  # an earlier part's quote holds it already
+                elif all(_within(taken, candidate) for taken in overlapping):
+                    position = chosen.index(overlapping[0])
+                    chosen = [taken for taken in chosen if taken not in overlapping]
+                    chosen.insert(position, candidate)
+                else:
+                    continue
+                best = candidate
+                break
+            if best is None:
+                unanswered.append(part.phrase)
+            parts_record.append({"part": part.text, "read_as": part.read_as,
+                                 "chosen": None if best is None else best.as_dict()})
+        record["parts"] = parts_record
+        return chosen, unanswered
+
     def envelope_text(self, turn: QuoteTurn, response: IntelligenceResponse) -> str:
         """The envelope the gates check: composed from a valid choice; else the model's own output (which then
         fails the output gates with a reason code: nothing is guessed)."""
         settings = self.settings
+        unanswered = turn.record.get("unanswered_parts")
         if turn.record.get("statement_question"):
             settings = settings.model_copy(update={"max_sentences": settings.statement_sentences})
+        elif unanswered is not None:  # one sentence per answered part
+            settings = settings.model_copy(update={"max_sentences": max(settings.max_sentences, len(self.parts))})
         chosen, problem = parse_choice(response.text, turn.candidates, settings)
         self.notice = None  # set again only if this attempt's envelope is the UNKNOWN one
         turn.record.update({"model_output": response.text[:500], "decided_without_model": turn.decided is not None,
@@ -153,6 +209,10 @@ class QuoteAnswering:
             return response.text
         if chosen:
             corroborating = self.corroborating(chosen, turn.record)
+            if unanswered:
+                self.notice = partial_notice(unanswered)
+                return json.dumps(compose_partial(chosen, unanswered, self.decision, self.pack, corroborating),
+                                  ensure_ascii=False)
             return json.dumps(compose_answer(chosen, self.decision, self.pack, corroborating), ensure_ascii=False)
         return json.dumps(self.unknown_envelope(record=turn.record), ensure_ascii=False)
 
@@ -207,3 +267,8 @@ class QuoteAnswering:
     def _decided(text: str) -> IntelligenceResponse:
         return IntelligenceResponse(text=text, tokens_used=0, finish_reason=FinishReason.STOP, latency_ms=0.0,
                                     model_id=SCORER_MODEL_ID)
+
+
+def _within(inner: Candidate, outer: Candidate) -> bool:
+    return (inner.evidence_id == outer.evidence_id and outer.start_char <= inner.start_char
+            and inner.end_char <= outer.end_char)

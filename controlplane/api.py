@@ -66,6 +66,7 @@ from controlplane.model_boundary import (
 from controlplane.pipeline import Pipeline, RunResult, VerifyResult, validate_messages
 from controlplane.policy_bundles.loader import LoadedPolicy
 from controlplane.policy_source import PolicySource, signing_config
+from controlplane.question_parts import question_parts
 from controlplane.services import EmbeddingSimilarity
 from controlplane.traces.store import TraceStore, TraceStoreError
 
@@ -835,8 +836,18 @@ class ControlPlane:
         from controlplane.router import normalize_text, route
 
         domains = route(normalize_text(query), pipeline.policy.bundle).domainFlags  # expert libraries per domain
+        # A question that asks several things is also searched part by part: the passages that answer "where is
+        # it hosted" need not be among those closest to the whole question.
+        parts = question_parts(query) if pipeline.policy.bundle.quote.split_questions else []
+        queries = [query, *(part.read_as for part in parts)] if len(parts) > 1 else [query]
         try:
             items = retrieve_for(retriever, query, k, domains)
+            seen = {(item.id, item.hash) for item in items}  # a chunk found again for a part is not added twice
+            for text in queries[1:]:
+                for item in retrieve_for(retriever, text, k, domains):
+                    if (item.id, item.hash) not in seen:
+                        seen.add((item.id, item.hash))
+                        items.append(item)
         except InputError:
             raise
         except Exception as exc:  # a broken retriever is the deployment's problem, said clearly

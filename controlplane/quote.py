@@ -138,6 +138,11 @@ def _renumber(candidate: Candidate, number: int) -> Candidate:
     return dataclasses.replace(candidate, number=number)
 
 
+def numbered(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates numbered 1..n in this order (gathered from several rankings, each numbered its own way)."""
+    return [_renumber(c, i) for i, c in enumerate(candidates, start=1)]
+
+
 MIN_WORDS = 4
 _LABEL_LINE = re.compile(r"^[-*+]?\s*[A-Z][\w /-]{0,30}:\s")  # "- Status: Accepted", "Supersedes: ADR-004 ..."
 
@@ -413,6 +418,28 @@ def unknown_notice(question: str, with_passages: bool) -> str:
     if with_passages:
         notice += " The quoted passages above are the closest ones in the evidence, shown for reference."
     return notice + "]"
+
+
+def partial_notice(unanswered: Sequence[str]) -> str:
+    """The system's notice after an answer to some of a question's parts (``unanswered``: the others, each named as
+    in its UNKNOWN claim): what evidence would answer the rest."""
+    sources = "; ".join(f"a source that answers {part}" for part in unanswered)
+    return f"[Partly answered. To answer the rest I would need {sources}.]"
+
+
+def compose_partial(chosen: Sequence[Candidate], unanswered: Sequence[str], mode: ModeDecision, pack: EvidencePack,
+                    corroborating: Mapping[tuple[str, int, int], Sequence[str]] | None = None) -> dict[str, Any]:
+    """A question that asks several things, some of which the evidence answers: the chosen sentences, verbatim and
+    cited (one FACTUAL claim each), then one UNKNOWN sentence per part nothing answers, naming that part in the
+    question's own words (``unanswered``: each part as QuestionPart.phrase names it; G-5)."""
+    claims: list[dict[str, Any]] = []
+    text = _quote_lines(chosen, "", claims, " ", corroborating)
+    for part in unanswered:
+        sentence = f"The evidence does not answer {part}."
+        text += "\n"
+        claims.append(_claim(f"c{len(claims) + 1}", sentence, len(text), [], "UNKNOWN"))
+        text += sentence
+    return _envelope(text, claims, mode, pack)
 
 
 def compose_unknown(question: str, closest: Sequence[Candidate], mode: ModeDecision, pack: EvidencePack,

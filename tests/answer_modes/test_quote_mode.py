@@ -266,3 +266,57 @@ def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted
     assert result.status is TraceStatus.REFUSED and not result.verified
     assert "fewer independent sources than this domain requires" in result.assistant_text
     assert [c.evidence_ids for c in result.claims] == [["E1"]]  # not cited as if it said the same
+
+
+# -- a question that asks several things -------------------------------------------------------------------------------
+
+@pytest.mark.models
+def test_each_part_of_a_compound_question_is_answered_on_its_own(scripted_model):
+    """Each part is ranked and decided by the scorer on its own ("its" read with the first part's words)."""
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])  # any call of the main model would fail
+    result = plane(model).run(
+        [{"role": "user", "content": "When does the Orion project ship and what is its budget?"}], evidence=EVIDENCE)
+    assert result.status is TraceStatus.PASS and result.verified
+    # the budget's best quote is the pronoun pair, which holds the first part's sentence: one quote answers both
+    assert result.assistant_text == f"{SHIP} Its budget is 2.4 million euros. [E1]"
+    record = quote_records(result)[0]["quote"]
+    assert [p["part"] for p in record["parts"]] == ["When does the Orion project ship?", "What is its budget?"]
+    assert record["parts"][1]["read_as"] != "What is its budget?"  # "its" leans on the first part's words
+    assert all(p["chosen"] for p in record["parts"])
+
+
+@pytest.mark.models
+def test_two_parts_answered_by_two_sentences_are_both_quoted(scripted_model):
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])
+    result = plane(model).run(
+        [{"role": "user", "content": "When does the Orion project ship? Where does the team sit?"}],
+        evidence=EVIDENCE)
+    assert result.status is TraceStatus.PASS and result.verified
+    assert result.assistant_text == f"{SHIP} [E1] The team sits in Lyon. [E1]"
+    assert [c.verdict for c in result.claims] == ["PASS", "PASS"]
+
+
+@pytest.mark.models
+def test_a_part_nothing_answers_is_said_to_be_unanswered_and_the_rest_is_answered(scripted_model):
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])
+    result = plane(model).run(
+        [{"role": "user", "content": "When does the Orion project ship and who won the 1998 world cup in Paris?"}],
+        evidence=EVIDENCE)
+    assert result.status is TraceStatus.PASS and not result.verified  # an UNKNOWN part is not a verified answer
+    lines = result.assistant_text.splitlines()
+    assert lines[0] == f"{SHIP} [E1]"
+    assert lines[1] == 'The evidence does not answer "Who won the 1998 world cup in Paris".'
+    assert lines[-1] == ('[Partly answered. To answer the rest I would need a source that answers "Who won the 1998 '
+                         'world cup in Paris".]')
+    assert [c.verdict for c in result.claims] == ["PASS", "PASS"]
+    assert [c.status for c in result.claims] == ["FACTUAL", "UNKNOWN"]
+    assert displayed_lines_all_covered(result)
+
+
+@pytest.mark.models
+def test_a_compound_question_nothing_answers_ends_unknown_as_any_question(scripted_model):
+    model = scripted_model([{"output": "{}", "purpose": "critic"}])
+    result = plane(model).run(
+        [{"role": "user", "content": "Who won the 1998 world cup and where is the final played?"}], evidence=EVIDENCE)
+    assert result.status is TraceStatus.PASS and not result.verified
+    assert result.assistant_text.startswith("The evidence does not answer this question.")
