@@ -91,8 +91,11 @@ def _is_question(part: str) -> bool:
     return bool(_OPENS.search(part) or _ASKS.search(part))
 
 
+_LEADING_CONJUNCTION = re.compile(r"^(?:and|but|also|so|then|plus)(?:\s*,\s*|\s+)", re.IGNORECASE)
+
+
 def _as_question(part: str) -> str:
-    part = part.strip().rstrip("?.! ").strip()
+    part = _LEADING_CONJUNCTION.sub("", part.strip().rstrip("?.! ").strip())  # "... ship? And who founded it?"
     return f"{part[0].upper()}{part[1:]}?" if part else part
 
 

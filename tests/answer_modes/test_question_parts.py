@@ -18,6 +18,7 @@ def texts(question: str) -> list[str]:
     ("Is the API rate limited and does it return 429?", ["Is the API rate limited?", "Does it return 429?"]),
     ("What is X, and what is Y, and who made Z?", ["What is X?", "What is Y?", "Who made Z?"]),
     ("Who discovered this and where did they come from?", ["Who discovered this?", "Where did they come from?"]),
+    ("When does it ship?? And who founded it?", ["When does it ship?", "Who founded it?"]),
 ])
 def test_a_question_that_asks_several_things_is_cut_where_a_new_question_starts(question, parts):
     assert texts(question) == parts
