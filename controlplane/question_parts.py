@@ -24,7 +24,12 @@ _STARTS = "|".join(WH_WORDS + AUXILIARIES)
 # "..., and where ..." (a wh-word), or "and" with an auxiliary and then its subject ("and is it ...", "and does the
 # API ..."): "and was exempt from ...", "may or may not be" and "and were Huguenots" go on the same question
 _SUBJECT = r"(?:it|they|he|she|we|you|i|there|this|that|these|those|the|a|an|its|their|our|your)\b"
-_JOIN = re.compile(rf",?\s+and\s+(?=(?:{_WH})\b|(?:{'|'.join(AUXILIARIES)})\s+{_SUBJECT})", re.IGNORECASE)
+_PREPOSITION = r"(?:in|on|at|for|from|to|by|with|of|during|after|before|since|under|about)"
+# ... or a question word after a preposition ("and in what year ...") or after a fronted phrase and its comma ("and
+# as of 2011, how many ..."; not "cats and dogs, which are ...")
+_JOIN = re.compile(rf",?\s+and\s+(?=(?:{_PREPOSITION}\s+)?(?:{_WH})\b|(?:{'|'.join(AUXILIARIES)})\s+{_SUBJECT}"
+                   rf"|(?:{_PREPOSITION}|as|according|besides|apart|other|if|given|assuming|excluding|including)\b"
+                   rf"[^,?]{{0,60}},\s*(?:{_WH})\b)", re.IGNORECASE)
 _ASKS = re.compile(rf"\b(?:{_WH})\b", re.IGNORECASE)
 _OPENS = re.compile(rf"^\W*(?:(?:in|on|at|for|from|to|by|with|of|during|after|before|since|under|about|according "
                     rf"to)\s+)?(?:{_STARTS})\b", re.IGNORECASE)

@@ -19,6 +19,10 @@ def texts(question: str) -> list[str]:
     ("What is X, and what is Y, and who made Z?", ["What is X?", "What is Y?", "Who made Z?"]),
     ("Who discovered this and where did they come from?", ["Who discovered this?", "Where did they come from?"]),
     ("When does it ship?? And who founded it?", ["When does it ship?", "Who founded it?"]),
+    ("What town was granted to them and in what year was it abandoned?",
+     ["What town was granted to them?", "In what year was it abandoned?"]),
+    ("Which theorem states it and as of February 2011, how many numbers has it been proven to?",
+     ["Which theorem states it?", "As of February 2011, how many numbers has it been proven to?"]),
 ])
 def test_a_question_that_asks_several_things_is_cut_where_a_new_question_starts(question, parts):
     assert texts(question) == parts
@@ -26,6 +30,7 @@ def test_a_question_that_asks_several_things_is_cut_where_a_new_question_starts(
 
 @pytest.mark.parametrize("question", [
     "What is the difference between cats and dogs?",
+    "What do cats and dogs, which are pets, eat?",
     "How and why did it fail?",
     "Is it free or is it paid?",
     "Who agreed to sign the Social Charter and was exempt from the legislation covering Social Charter issues?",
