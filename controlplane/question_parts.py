@@ -3,10 +3,10 @@ questions it asks, so each is answered, or said to be unanswered, on its own.
 
 The answerability scorer was trained on questions with one answer; read whole, a compound question matches neither
 of its answer sentences well, and a paragraph that answers both parts ended UNKNOWN (bench/compound_questions.py).
-Only clear cuts are made: another question after a question mark, or "and" followed by a question word or by an
-auxiliary and its subject, which start a new question ("... and where is it hosted", "... and does it return 429").
-"Cats and dogs", "how and why", "X or Y", "... and was exempt from ..." and "What is the difference between X and
-Y?" stay whole.
+Only clear cuts are made: another question after a question mark, or "and" where a new question starts: a question
+word, maybe after a preposition or a fronted phrase ("... and where is it hosted", "... and in what year ...", "...
+and as of 2011, how many ..."), or an auxiliary and its subject ("... and does it return 429"). "Cats and dogs",
+"how and why", "X or Y", "... and was exempt from ..." and "What is the difference between X and Y?" stay whole.
 """
 
 from __future__ import annotations
@@ -31,13 +31,10 @@ _JOIN = re.compile(rf",?\s+and\s+(?=(?:{_PREPOSITION}\s+)?(?:{_WH})\b|(?:{'|'.jo
                    rf"|(?:{_PREPOSITION}|as|according|besides|apart|other|if|given|assuming|excluding|including)\b"
                    rf"[^,?]{{0,60}},\s*(?:{_WH})\b)", re.IGNORECASE)
 _ASKS = re.compile(rf"\b(?:{_WH})\b", re.IGNORECASE)
-_OPENS = re.compile(rf"^\W*(?:(?:in|on|at|for|from|to|by|with|of|during|after|before|since|under|about|according "
-                    rf"to)\s+)?(?:{_STARTS})\b", re.IGNORECASE)
+_OPENS = re.compile(rf"^\W*(?:(?:{_PREPOSITION}|according to)\s+)?(?:{_STARTS})\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|he|him|his|she|her|this|that|these|those|there)\b",
                           re.IGNORECASE)
 _WORD = re.compile(r"[\w'-]+")
-# A part without a word of its own leans on the one before it ("Who founded Harbor and when?"): it is read with that one's words.
-_MIN_OWN_WORDS = 1
 
 
 @dataclass(frozen=True)
@@ -68,7 +65,8 @@ def question_parts(question: str) -> list[QuestionPart]:
     for index, part in enumerate(parts):
         asked = _as_question(part)
         read, of = asked, ""
-        elliptical = len(_content_words(part)) < _MIN_OWN_WORDS
+        # a part without a word of its own ("... and when?") or with a pronoun leans on the first part
+        elliptical = not _content_words(part)
         if index > 0 and (elliptical or _REFERS_BACK.search(part)):
             borrowed = [w for w in _content_words(first) if w.lower() not in part.lower()]
             read = " ".join([asked.rstrip("?"), *borrowed]) + "?"
@@ -78,7 +76,7 @@ def question_parts(question: str) -> list[QuestionPart]:
 
 
 def _split_joined(piece: str) -> list[str]:
-    cuts = [m for m in _JOIN.finditer(piece)]
+    cuts = list(_JOIN.finditer(piece))
     if not cuts:
         return [piece]
     parts, start = [], 0
