@@ -138,18 +138,16 @@ class TraceStore:
     def db(self) -> sqlite_utils.Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = self._local.db = self._connect(self._synchronous)
+            conn = self._read_only_connection() if self.read_only else sqlite3.connect(
+                str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            db = sqlite_utils.Database(conn)
+            self._local.db = db
         return db
-
-    def _connect(self, synchronous: str) -> sqlite_utils.Database:
-        conn = self._read_only_connection() if self.read_only else sqlite3.connect(
-            str(self.path), timeout=self._busy_timeout_ms / 1000, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
-        if not self.read_only:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={synchronous}")
-        conn.execute("PRAGMA foreign_keys=ON")
-        return sqlite_utils.Database(conn)
 
     def _read_only_connection(self) -> sqlite3.Connection:
         uri = Path(self.path).resolve().as_uri()

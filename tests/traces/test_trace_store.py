@@ -97,6 +97,33 @@ def test_a_trace_is_in_progress_until_saved_and_never_overwritten(write_script, 
         store.save(store.load_bundle(result.trace_id))
 
 
+def test_a_policy_snapshot_is_looked_up_until_this_store_has_committed_it(write_script, store, default_policy,
+                                                                          make_envelope):
+    """save skips the snapshot lookup for a policy hash it has committed, and only then: a save that rolled back
+    (here: the trace is already complete) stored no snapshot, so the next save must still write it."""
+    first = run_one(write_script, store, default_policy, make_envelope)
+    bundle = store.load_bundle(first.trace_id)
+    other = bundle.policy.model_copy(update={"hash": "sha256:" + "1" * 64})
+    with pytest.raises(TraceStoreError, match="already stored"):
+        store.save(bundle.model_copy(update={"policy": other}))  # rolled back, snapshot row included
+    assert other.hash not in store._known_policies
+    assert store.db.execute("SELECT count(*) FROM policy_snapshots WHERE hash = ?", [other.hash]).fetchone()[0] == 0
+    again = bundle.model_copy(update={"trace_id": "tr_again", "policy": other,
+                                      "events": [e.model_copy(update={"trace_id": "tr_again"}) for e in bundle.events]})
+    store.save(again)
+    assert store.load_bundle("tr_again").policy.content["name"] == "default"
+    assert other.hash in store._known_policies
+    statements: list[str] = []
+    store.db.conn.set_trace_callback(statements.append)
+    try:
+        store.save(again.model_copy(update={"trace_id": "tr_third", "events": [
+            e.model_copy(update={"trace_id": "tr_third"}) for e in bundle.events]}))
+    finally:
+        store.db.conn.set_trace_callback(None)
+    assert not any("policy_snapshots" in sql for sql in statements)
+    assert store.load_bundle("tr_third").policy.content["name"] == "default"
+
+
 def test_a_crash_inside_the_pipeline_marks_the_trace_error_and_keeps_it(default_policy, store):
     class Exploding:
         def generate(self, *a):
