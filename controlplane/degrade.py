@@ -83,6 +83,22 @@ def _why(codes: Sequence[str]) -> str:
     return "; ".join(dict.fromkeys(reasons)) or "it failed verification"
 
 
+def _sources_asked(results: Sequence[GateResult], domain_sources: int) -> int:
+    """How many independent sources the gates that failed a claim for INSUFFICIENT_SOURCES asked for: the graph's
+    high-stakes floor (evidence_graph ``constraints.min_support``) can ask more than the domain's own thresholds
+    (nli_entailment ``thresholds.min_sources``); a refusal that names the smaller number contradicts itself."""
+    asked = [domain_sources]
+    for result in results:
+        if not result.failed or not any(ReasonCode.INSUFFICIENT_SOURCES.value in codes
+                                        for codes in (result.details.get("claims") or {}).values()):
+            continue
+        for section, key in (("constraints", "min_support"), ("thresholds", "min_sources")):
+            value = (result.details.get(section) or {}).get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                asked.append(value)
+    return max(asked)
+
+
 def _needed(codes: Sequence[str], policy_sources: int, evidence_ids: Sequence[str] = ()) -> str:
     """What evidence would let the statement through (G-5), said without restating the statement: removed text is
     unverified, so a notice never quotes it (the trace's degrade record keeps it in full)."""
@@ -162,8 +178,9 @@ def degrade(
     # Uncovered sentences are sentence-level and used/ignored id lists are never shown, so suppress can still
     # handle them; any other global failure means the text itself cannot be trusted sentence by sentence.
     blocking = [c for c in codes if c not in SUPPRESSIBLE_GLOBAL]
-    min_sources = max((policy.domains[d].thresholds.min_sources for d in decision.domainFlags if d in policy.domains),
-                      default=policy.general_thresholds.min_sources)
+    min_sources = _sources_asked(results, max(
+        (policy.domains[d].thresholds.min_sources for d in decision.domainFlags if d in policy.domains),
+        default=policy.general_thresholds.min_sources))
     if mode is DegradeMode.REFUSE or envelope is None or blocking:
         result = refuse(decision, failing_claims, codes, pack, min_sources, why_override=gate_notes(results))
         result.record["requested_mode"] = mode.value

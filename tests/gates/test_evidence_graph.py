@@ -90,6 +90,8 @@ def test_high_stakes_need_two_independent_sources(write_script, store):
     assert gate(one, "nli_entailment").passed
     assert codes(one) == ["INSUFFICIENT_SOURCES"]
     assert gate(one, "evidence_graph").details["claim_records"]["c1"]["independent_sources"] == 1
+    # the refusal names the count the failing gate asked for, not the domain's own (it said "at least 1")
+    assert "at least 2 independent sources" in one.assistant_text, one.assistant_text
     two = run(write_script, store, GOVERNANCE_Q, [BACKUPS, BACKUPS_AUDIT],
               [("Backups are kept for 30 days [E1][E2].", ["E1", "E2"])])
     assert gate(two, "evidence_graph").passed, gate(two, "evidence_graph").details
