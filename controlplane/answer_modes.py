@@ -174,9 +174,9 @@ class QuoteAnswering:
                 overlapping = [taken for taken in chosen if candidate.overlaps(taken)]
                 if not overlapping:
                     chosen.append(candidate)
-                elif any(_within(candidate, taken) for taken in overlapping):
+                elif any(candidate.within(taken) for taken in overlapping):
                     pass  # an earlier part's quote holds it already
-                elif all(_within(taken, candidate) for taken in overlapping):
+                elif all(taken.within(candidate) for taken in overlapping):
                     position = chosen.index(overlapping[0])
                     chosen = [taken for taken in chosen if taken not in overlapping]
                     chosen.insert(position, candidate)
@@ -267,8 +267,3 @@ class QuoteAnswering:
     def _decided(text: str) -> IntelligenceResponse:
         return IntelligenceResponse(text=text, tokens_used=0, finish_reason=FinishReason.STOP, latency_ms=0.0,
                                     model_id=SCORER_MODEL_ID)
-
-
-def _within(inner: Candidate, outer: Candidate) -> bool:
-    return (inner.evidence_id == outer.evidence_id and outer.start_char <= inner.start_char
-            and inner.end_char <= outer.end_char)

@@ -72,6 +72,11 @@ class Candidate:
         return (self.evidence_id == other.evidence_id and self.start_char < other.end_char
                 and other.start_char < self.end_char)
 
+    def within(self, other: Candidate) -> bool:
+        """Whether this passage lies inside ``other`` (a sentence inside its pronoun pair)."""
+        return (self.evidence_id == other.evidence_id and other.start_char <= self.start_char
+                and self.end_char <= other.end_char)
+
     def as_dict(self) -> dict[str, Any]:
         return {"number": self.number, "evidence_id": self.evidence_id, "text": self.text,
                 "start_char": self.start_char, "end_char": self.end_char, "relevance": round(self.relevance, 4),
@@ -107,7 +112,7 @@ class Ranking:
             chosen.append(candidate)
             if len(chosen) >= policy.max_candidates:
                 break
-        return [_renumber(c, i) for i, c in enumerate(chosen, start=1)]
+        return numbered(chosen)
 
     def passes(self, candidate: Candidate, policy: QuotePolicy) -> bool:
         threshold = policy.min_answerability if policy.min_answerability is not None else self.scorer_threshold
@@ -121,7 +126,7 @@ class Ranking:
                 break
             if candidate.key not in exclude and not any(candidate.overlaps(taken) for taken in chosen):
                 chosen.append(candidate)
-        return [_renumber(c, i) for i, c in enumerate(chosen, start=1)]
+        return numbered(chosen)
 
 
 def _order(candidate: Candidate) -> tuple[float, float]:
@@ -134,13 +139,9 @@ def _by_relevance(candidate: Candidate) -> float:
     return -candidate.relevance
 
 
-def _renumber(candidate: Candidate, number: int) -> Candidate:
-    return dataclasses.replace(candidate, number=number)
-
-
 def numbered(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates numbered 1..n in this order (gathered from several rankings, each numbered its own way)."""
-    return [_renumber(c, i) for i, c in enumerate(candidates, start=1)]
+    """The candidates numbered 1..n in this order, as offered (a ranking's pick, or one gathered from several)."""
+    return [dataclasses.replace(c, number=i) for i, c in enumerate(candidates, start=1)]
 
 
 MIN_WORDS = 4

@@ -270,12 +270,16 @@ def test_a_source_that_says_something_else_does_not_corroborate_a_quote(scripted
 
 # -- a question that asks several things -------------------------------------------------------------------------------
 
+def scorer_answer(scripted_model, question: str):
+    """The shipped quote mode over EVIDENCE; the scorer decides, so any call of the main model would fail."""
+    return plane(scripted_model([{"output": "{}", "purpose": "critic"}])).run(
+        [{"role": "user", "content": question}], evidence=EVIDENCE)
+
+
 @pytest.mark.models
 def test_each_part_of_a_compound_question_is_answered_on_its_own(scripted_model):
     """Each part is ranked and decided by the scorer on its own ("its" read with the first part's words)."""
-    model = scripted_model([{"output": "{}", "purpose": "critic"}])  # any call of the main model would fail
-    result = plane(model).run(
-        [{"role": "user", "content": "When does the Orion project ship and what is its budget?"}], evidence=EVIDENCE)
+    result = scorer_answer(scripted_model, "When does the Orion project ship and what is its budget?")
     assert result.status is TraceStatus.PASS and result.verified
     # the budget's best quote is the pronoun pair, which holds the first part's sentence: one quote answers both
     assert result.assistant_text == f"{SHIP} Its budget is 2.4 million euros. [E1]"
@@ -287,10 +291,7 @@ def test_each_part_of_a_compound_question_is_answered_on_its_own(scripted_model)
 
 @pytest.mark.models
 def test_two_parts_answered_by_two_sentences_are_both_quoted(scripted_model):
-    model = scripted_model([{"output": "{}", "purpose": "critic"}])
-    result = plane(model).run(
-        [{"role": "user", "content": "When does the Orion project ship? Where does the team sit?"}],
-        evidence=EVIDENCE)
+    result = scorer_answer(scripted_model, "When does the Orion project ship? Where does the team sit?")
     assert result.status is TraceStatus.PASS and result.verified
     assert result.assistant_text == f"{SHIP} [E1] The team sits in Lyon. [E1]"
     assert [c.verdict for c in result.claims] == ["PASS", "PASS"]
@@ -298,10 +299,7 @@ def test_two_parts_answered_by_two_sentences_are_both_quoted(scripted_model):
 
 @pytest.mark.models
 def test_a_part_nothing_answers_is_said_to_be_unanswered_and_the_rest_is_answered(scripted_model):
-    model = scripted_model([{"output": "{}", "purpose": "critic"}])
-    result = plane(model).run(
-        [{"role": "user", "content": "When does the Orion project ship and who won the 1998 world cup in Paris?"}],
-        evidence=EVIDENCE)
+    result = scorer_answer(scripted_model, "When does the Orion project ship and who won the 1998 world cup in Paris?")
     assert result.status is TraceStatus.PASS and not result.verified  # an UNKNOWN part is not a verified answer
     lines = result.assistant_text.splitlines()
     assert lines[0] == f"{SHIP} [E1]"
@@ -315,8 +313,6 @@ def test_a_part_nothing_answers_is_said_to_be_unanswered_and_the_rest_is_answere
 
 @pytest.mark.models
 def test_a_compound_question_nothing_answers_ends_unknown_as_any_question(scripted_model):
-    model = scripted_model([{"output": "{}", "purpose": "critic"}])
-    result = plane(model).run(
-        [{"role": "user", "content": "Who won the 1998 world cup and where is the final played?"}], evidence=EVIDENCE)
+    result = scorer_answer(scripted_model, "Who won the 1998 world cup and where is the final played?")
     assert result.status is TraceStatus.PASS and not result.verified
     assert result.assistant_text.startswith("The evidence does not answer this question.")
