@@ -149,6 +149,11 @@ class DomainPolicy(Contract):
         default_factory=list,
         description="Trigger terms (case-insensitive, whole words; a trailing * matches any word ending).",
     )
+    lexicon_exceptions: list[str] = Field(
+        default_factory=list,
+        description="Words that a lexicon term would catch but that are not this domain's ('secretary' for "
+        "'secret*'), in the lexicon's syntax: a term found only in such words does not count.",
+    )
 
 
 class RouterPolicy(Contract):

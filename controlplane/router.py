@@ -107,8 +107,11 @@ def detect_signals(message: str, policy: PolicyBundle) -> RouterSignals:
     for domain, lexicon in lexicons.lexicons:
         if domain not in touched:
             continue
-        matched = tuple(term for term in lexicon if term in found[0])
-        hidden = tuple(term for term in lexicon if term not in matched and any(term in f for f in found[1:]))
+        exceptions = tuple(policy.domains[domain].lexicon_exceptions)
+        readings = [_not_excepted(frozenset(term for term in lexicon if term in f), exceptions, variant)
+                    for f, variant in zip(found, variants)]
+        matched = tuple(term for term in lexicon if term in readings[0])
+        hidden = tuple(term for term in lexicon if term not in matched and any(term in f for f in readings[1:]))
         obfuscated = obfuscated or bool(hidden)
         if matched or hidden:
             hits[domain] = matched + hidden
@@ -373,6 +376,20 @@ def _lexicon_terms_in(lexicon: Sequence[str], words: tuple[frozenset[str], tuple
     return [term for term in lexicon if term in found]
 
 
+def _not_excepted(terms: frozenset[str], exceptions: tuple[str, ...], text: str) -> frozenset[str]:
+    """Of ``terms`` (found in ``text``), those still found once the words that match an exception are taken out:
+    "secret*" found only in "secretariat" is not found. Runs only for a domain that lists exceptions and was hit."""
+    if not terms or not exceptions:
+        return terms
+    masked = _exceptions_regex(exceptions).sub(" ", text)
+    return _LexiconIndex.of(tuple(sorted(terms))).terms_in(masked, _distinct_words(masked))
+
+
+@lru_cache(maxsize=64)
+def _exceptions_regex(exceptions: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{_term_regex(term).pattern})" for term in exceptions))
+
+
 @memo_by_text
 def _evidence_words(text: str) -> tuple[str, tuple[frozenset[str], tuple[str, ...]]]:
     """The evidence text as matched (normalised, lower case) and its distinct words, as a set and sorted: the same
@@ -410,6 +427,9 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         if domain_policy is None or domain in domains or domain in from_evidence:
             continue
         terms = _lexicon_terms_in(domain_policy.lexicon, words, joined)
+        if terms and domain_policy.lexicon_exceptions:
+            genuine = _not_excepted(frozenset(terms), tuple(domain_policy.lexicon_exceptions), joined)
+            terms = [term for term in terms if term in genuine]
         if len(terms) >= policy.router.evidence_min_terms:
             from_evidence.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)

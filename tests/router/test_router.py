@@ -40,6 +40,57 @@ def test_operations_vocabulary_is_not_governance(default_policy):
     assert route("Who signs off a policy change?", default_policy.bundle).domainFlags == ["governance"]
 
 
+@pytest.mark.parametrize("message, not_domain", [
+    # a lexicon prefix must not catch an unrelated word that merely starts like the trigger
+    ("Where was the Central Secretariat based?", "security_code"),
+    ("Who is the secretary of the board?", "security_code"),
+    ("Which glands secrete the hormone?", "security_code"),
+    ("Who led the investigation into the fire?", "finance"),
+    ("How far is Stockholm from Oslo?", "finance"),
+    ("When was the stockade built at Stockton?", "finance"),
+    ("What causes a muscle contraction?", "legal"),
+])
+def test_a_lexicon_prefix_does_not_catch_an_unrelated_word(default_policy, message, not_domain):
+    assert not_domain not in route(message, default_policy.bundle).domainFlags
+
+
+@pytest.mark.parametrize("message, domain", [
+    ("Where do we store the API secrets?", "security_code"),
+    ("Is this secret rotated?", "security_code"),
+    ("Should I invest in index funds?", "finance"),
+    ("How are investments taxed?", "finance"),
+    ("Who are the investors?", "finance"),
+    ("What is a stock option?", "finance"),
+    ("Can a stockholder sell early?", "finance"),
+    ("Can I end the contract early?", "legal"),
+    ("Is this clause contractual?", "legal"),
+])
+def test_the_lexicon_words_still_trigger_their_domain(default_policy, message, domain):
+    assert domain in route(message, default_policy.bundle).domainFlags
+
+
+def test_an_exception_takes_out_only_the_words_it_names(default_policy):
+    policy = default_policy.bundle
+    decision = route("Did the secretary leak the secret?", policy)  # "secret" is still there beside "secretary"
+    assert "security_code" in decision.domainFlags
+    assert any(r.startswith("trigger:security_code") for r in decision.reasons)
+    # an obfuscated trigger is still read through its other spellings
+    assert "security_code" in route("Where is the s3cret stored?", policy).domainFlags
+
+
+def test_evidence_terms_found_only_in_excepted_words_do_not_count(shipped_policy):
+    from controlplane.router import follow_evidence
+
+    policy = shipped_policy.bundle
+    history = ("The investigation was led from Stockholm; investigators later met in Stockton, where the old stockade "
+               "stood. The town's revenue came from fishing.")
+    decision = follow_evidence(route("Where did the investigators meet?", policy), [history], policy)
+    assert "finance" not in decision.all_domain_flags()  # one finance term (revenue), below evidence_min_terms
+    prospectus = "Investors receive a dividend each year; the investment is taxed as income."
+    decision = follow_evidence(route("Summarize this", policy), [prospectus], policy)
+    assert "finance" in decision.evidenceDomainFlags
+
+
 @pytest.mark.parametrize(
     "message",
     [
