@@ -78,6 +78,14 @@ def test_an_exception_takes_out_only_the_words_it_names(default_policy):
     assert "security_code" in route("Where is the s3cret stored?", policy).domainFlags
 
 
+def test_a_masked_exception_does_not_join_the_words_around_it():
+    from controlplane.router import _not_excepted
+
+    terms = frozenset({"sql injection", "secret*"})
+    assert _not_excepted(terms, ("secretar*",), "the sql secretary injection") == frozenset()
+    assert _not_excepted(terms, ("secretar*",), "a sql injection by the secretary") == frozenset({"sql injection"})
+
+
 def test_evidence_terms_found_only_in_excepted_words_do_not_count(shipped_policy):
     from controlplane.router import follow_evidence
 
