@@ -259,6 +259,15 @@ ALSO_MEASURED = (
     "regression over the two logits, leave-one-dev-article-out) 0.586-0.590 against 0.583 / 0.589 for the features' "
     "logit alone under the same protocol. Not shipped: 4,613 training questions are too few for a reader to learn "
     "what the features miss (a one-off experiment; its script is not kept).",
+    "Session of 2026-11-27 (afternoon), out of fold with the pronoun pairs, against 0.662 / 0.665 for the shipped "
+    "variant in the same runs; none shipped, each a tie within the folds' noise: the verifier reading 'Title: "
+    "sentence' (as its FEVER and VitaminC rows were written) instead of the sentence 0.662 / 0.661, beside it "
+    "0.665 / 0.668 for a second verifier pass; the previous 6-layer verifier's logits beside the 4-layer one's "
+    "0.662 / 0.667, instead of them 0.666 / 0.662; the article title counted as evidence text by the lexical "
+    "features 0.662 / 0.664; 'when' answered by a weekday, a clock time or a duration 0.663 / 0.664 (and no change on "
+    "the example corpus's dev split); 'what / which' + a type noun (percentage, city, language ...) answered by an "
+    "amount or a new name 0.665 / 0.665; a question number missing from the sentence or its window, a negation in "
+    "the sentence only, and 33 more antonym pairs 0.668 / 0.663 together (each alone within 0.005).",
 )
 FOLDS = 4  # the question model's out-of-fold sentence scores
 CV_FOLDS = 5  # choosing the variant and the threshold
