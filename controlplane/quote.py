@@ -154,10 +154,35 @@ def quotable(sentence: str, question_stems: frozenset[str] = frozenset()) -> boo
     on the quickstart question: the ADR's title line was the most similar "sentence" and answered nothing, and with
     every label line offered its "- Supersedes: ..." line led the answer to "What does ADR-011 say about the
     client/server boundary?" (the README's example-corpus history)."""
-    if sentence.startswith("#") or len(sentence.split()) < MIN_WORDS:
+    if sentence.startswith("#"):
         return False
     label = _LABEL_LINE.match(sentence)
-    return label is None or not content_stem_set(label.group()).isdisjoint(question_stems)
+    if label is None:
+        return len(sentence.split()) >= MIN_WORDS
+    # A label line the question names answers it however short its value: "- Status: Accepted" for "What is the
+    # status of ADR-011?", "Owner: platform team." for "Who owns ...?" (a document's metadata lines are its shortest).
+    return bool(sentence[label.end():].strip()) and _names(content_stem_set(label.group()), question_stems)
+
+
+_PARAGRAPH_AFTER = re.compile(r"[ \t]*\n[ \t]*\n")
+
+
+def _title_line(text: str, start: int, end: int, plain: str) -> bool:
+    """The first line of a text, a paragraph of its own that does not end as a sentence ends and that more text
+    follows, is its title, as a markdown heading is: a plain-text document's first line ("Mobile release process (iOS
+    and Android)") names the document and answers nothing. Only the first line, and never a text's only paragraph:
+    a one-line fact without a full stop ("The Orion project ships on 14 March 2027") is still a fact."""
+    if text[:start].strip() or plain.rstrip().endswith((".", "!", "?")) or plain.startswith(("-", "*", "+", "|")) \
+            or _LABEL_LINE.match(plain):
+        return False  # a list item, a table row or a label line is not a title
+    after = text[end:]
+    return bool(after.strip()) and _PARAGRAPH_AFTER.match(after) is not None
+
+
+def _names(label_stems: frozenset[str], question_stems: frozenset[str]) -> bool:
+    """The question names the label: a stem in common, or one the start of the other ("own" and "owner")."""
+    return any(a == b or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a)))
+               for a in label_stems for b in question_stems)
 
 
 def _cells(row: str) -> list[str]:
@@ -213,7 +238,14 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                 if sentence.start in rows:
                     quoted = rows[sentence.start]
                     scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
-            if quotable(plain, question_stems):
+            elif item.title and _LABEL_LINE.match(plain) and len(plain.split()) < MIN_WORDS:
+                # A short label line ("- Status: Accepted", "Owner: platform team.") has no subject of its own: it is
+                # about the document it heads, so it is ranked and scored as read under the document's title, as a
+                # table row is under its header. A longer one is a sentence and reads as itself: read under the title,
+                # 2 of the 15 SQuAD train and dev questions that name such a line's label went wrong ("How often does
+                # the European Council meet?" lost its answer, "Who convenes at the American Council?" gained one).
+                scored = f"{item.title.split(' › ')[0]}. {plain}"
+            if quotable(plain, question_stems) and not _title_line(item.text, sentence.start, sentence.end, plain):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
         singles = [(c.text, c.start_char, c.end_char) for c in out[first:] if not c.scored_text]
         out.extend(Candidate(0, item.id, joined, start, end, 0.0, None, "", 2)

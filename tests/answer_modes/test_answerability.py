@@ -253,9 +253,69 @@ def test_a_label_line_is_offered_only_to_a_question_that_names_its_label():
     assert offered("Which earlier decision did ADR-011 supersede?") == [SUPERSEDES, *prose]
     assert offered("Who were the deciders of ADR-011?") == [
         "- Deciders: Priya Natarajan (CTO) and Ilse de Wit (backend lead)", *prose]
-    # headings never, and a label line too short to answer anything ("- Status: Accepted") not even when named
-    assert offered("What is the status of ADR-011?") == prose
+    # a named label line answers however short its value: "Accepted" is the status (it was held back as too short
+    # to answer anything, and "What is the status of ADR-011?" ended UNKNOWN)
+    assert offered("What is the status of ADR-011?") == ["- Status: Accepted", *prose]
     assert offered("") == prose  # no question (prose attribution): no label line
+
+
+def test_a_label_line_is_read_under_its_documents_title():
+    pack = build_pack([{"id": "E1", "title": "Stack and hosting", "text": STACK_HEADER},
+                       {"id": "E2", "title": "ADR-011: Client/server responsibility boundary › Decision",
+                        "text": "- Status: Accepted\n\nAll client/server communication goes through the JSON API."}])
+    read = {c.text: c.scored_text for c in evidence_sentences(pack, "Who owns it and what is its status?")}
+    # "owns" names the label "Owner" (one stem the start of the other); the document title comes before the line
+    assert read["Owner: platform team."] == "Stack and hosting. Owner: platform team."
+    assert read["- Status: Accepted"] == "ADR-011: Client/server responsibility boundary. - Status: Accepted"
+    assert read["All client/server communication goes through the JSON API."] == ""  # prose reads as itself
+    # a longer label line is a sentence with its own subject, and reads as itself too
+    adr = build_pack([{"id": "E1", "title": "ADR-011", "text": ADR}])
+    deciders = {c.text: c.scored_text for c in evidence_sentences(adr, "Who were the deciders?")}
+    assert deciders["- Deciders: Priya Natarajan (CTO) and Ilse de Wit (backend lead)"] == ""
+    assert "Last reviewed: 2025-09-02." not in read  # a label the question does not name
+    # a value is needed: a label alone answers nothing
+    alone = build_pack([{"id": "E1", "title": "T", "text": "Owner:\n\nThe platform team runs the backups."}])
+    assert [c.text for c in evidence_sentences(alone, "Who is the owner?")] == ["The platform team runs the backups."]
+
+
+STACK_HEADER = "# Stack and hosting\n\nOwner: platform team. Last reviewed: 2025-09-02.\n"
+
+
+def test_a_plain_text_documents_title_line_is_not_a_quote():
+    text = ("Mobile release process (iOS and Android)\n\nHarbor's mobile apps are released every two weeks, on "
+            "Tuesdays.\nA release needs a green CI run.\n")
+    pack = build_pack([{"id": "E1", "title": "mobile-release-process", "text": text}])
+    assert [c.text for c in evidence_sentences(pack, "What is the mobile release process?")] == [
+        "Harbor's mobile apps are released every two weeks, on Tuesdays.", "A release needs a green CI run."]
+    # a text's only paragraph is a fact even without a full stop, and so is a first line that ends as sentences do
+    for fact in ("The Orion project ships on 14 March 2027", "The Orion project ships in March.\n\nIt costs 2 M."):
+        offered = [c.text for c in evidence_sentences(build_pack([{"id": "E1", "text": fact}]), "When?")]
+        assert offered[0] == fact.split("\n")[0]
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("question, answer", [
+    ("What is the status of ADR-011?", "- Status: Accepted"),
+    ("Who owns the stack and hosting document?", "Owner: platform team."),
+    ("When was the stack and hosting document last reviewed?", "Last reviewed: 2025-09-02."),
+])
+def test_a_question_about_a_documents_metadata_is_answered_by_its_label_line(scorer_decides, question, answer):
+    header = ADR[:ADR.index("## Decision")] if "ADR" in question else STACK_HEADER
+    title = "ADR-011: Client/server responsibility boundary" if "ADR" in question else "Stack and hosting"
+    result, _ = verified_single_claim(scorer_decides, question, header, title)
+    assert result.assistant_text == f"{answer} [E1]"
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("question", ["What is the status of ADR-007?", "Who owns the billing runbook?"])
+def test_a_label_line_about_another_document_does_not_answer(scorer_decides, question):
+    header = ADR[:ADR.index("## Decision")] if "ADR" in question else STACK_HEADER
+    title = "ADR-011: Client/server responsibility boundary" if "ADR" in question else "Stack and hosting"
+    result = scorer_decides.run([{"role": "user", "content": question}],
+                                evidence=[{"id": "E1", "title": title, "text": header, "trust_tier": "authoritative"}])
+    # UNKNOWN, the label line shown only as a closest passage
+    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
+    assert result.assistant_text.startswith("The evidence does not answer this question.")
 
 
 @pytest.mark.models
