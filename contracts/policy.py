@@ -155,6 +155,17 @@ class DomainPolicy(Contract):
         "'secret*'), in the lexicon's syntax: a term found only in such words does not count.",
     )
 
+    @field_validator("lexicon", "lexicon_exceptions")
+    @classmethod
+    def _terms_with_a_word(cls, terms: list[str]) -> list[str]:
+        # A term with no letter or digit of its own ("", "*", "?") matches everywhere: as a trigger it would make
+        # every request this domain's, and as an exception it would mask every word, so the domain never triggers.
+        for term in terms:
+            if not any(c.isalnum() for c in term.replace("*", "").replace("?", "")):
+                raise ValueError(f"lexicon term {term!r} has no letter or digit: write the word it stands for "
+                                 "(a trailing * matches any ending, ? one letter)")
+        return terms
+
 
 class RouterPolicy(Contract):
     version: str = Field(default="router-v1", description="Recorded on every ModeDecision.")

@@ -89,8 +89,18 @@ def _catastrophic_alternation(d):
     d["router"]["evasion_patterns"].append("(a|ab)+c")
 
 
+def _exception_masks_everything(d):
+    d["domains"]["medical"]["lexicon_exceptions"] = ["*"]  # would mask every word: medical would never trigger
+
+
+def _empty_lexicon_term(d):
+    d["domains"]["legal"]["lexicon"].append("")
+
+
 @pytest.mark.parametrize("mutate, field, fragment", [
     (_no_gates, "gates", "at least 1"),
+    (_exception_masks_everything, "domains.medical.lexicon_exceptions", "has no letter or digit"),
+    (_empty_lexicon_term, "domains.legal.lexicon", "has no letter or digit"),
     (_all_disabled, "(root)", "no gate is enabled"),
     (_empty_when, "gates.3.when", "empty when-condition"),
     (_unknown_when_key, "gates.3.when.sometimes", "Extra inputs"),
