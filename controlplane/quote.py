@@ -149,8 +149,9 @@ _LABEL_LINE = re.compile(r"^[-*+]?\s*[A-Z][\w /-]{0,30}:\s")  # "- Status: Accep
 
 
 def quotable(sentence: str, question_stems: frozenset[str] = frozenset()) -> bool:
-    """A sentence that can answer: not a markdown heading, and not a label line ("- Status: Accepted") unless the
-    question names its label ("Which earlier decision did ADR-011 supersede?" and "- Supersedes: ADR-004 ..."). Measured
+    """A sentence that can answer: not a markdown heading, not a label line ("- Status: Accepted") unless the
+    question names its label ("Which earlier decision did ADR-011 supersede?" and "- Supersedes: ADR-004 ..."), and
+    not a sentence of fewer than MIN_WORDS words unless the question names it (below). Measured
     on the quickstart question: the ADR's title line was the most similar "sentence" and answered nothing, and with
     every label line offered its "- Supersedes: ..." line led the answer to "What does ADR-011 say about the
     client/server boundary?" (the README's example-corpus history)."""
@@ -158,7 +159,16 @@ def quotable(sentence: str, question_stems: frozenset[str] = frozenset()) -> boo
         return False
     label = _LABEL_LINE.match(sentence)
     if label is None:
-        return len(sentence.split()) >= MIN_WORDS
+        # A short sentence ("Reviewed yearly.", "Effective 2025-04-01.") is offered only when it ends as a sentence
+        # ends, the question names one of its words and it says something the question does not (a number, or a
+        # word the question does not name): on its own it says too little to be the closest match to anything, a
+        # fragment the splitter cut off ("Acetone ((CH") is no sentence, and "Tidewater Software B.V." answers
+        # nothing about Tidewater Software.
+        if len(sentence.split()) >= MIN_WORDS:
+            return True
+        stems = content_stem_set(sentence)
+        return (sentence.rstrip().endswith((".", "!", "?")) and _names(stems, question_stems)
+                and (any(c.isdigit() for c in sentence) or any(not _names({s}, question_stems) for s in stems)))
     # A label line the question names answers it however short its value: "- Status: Accepted" for "What is the
     # status of ADR-011?", "Owner: platform team." for "Who owns ...?" (a document's metadata lines are its shortest).
     return bool(sentence[label.end():].strip()) and _names(content_stem_set(label.group()), question_stems)
@@ -238,7 +248,7 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                 if sentence.start in rows:
                     quoted = rows[sentence.start]
                     scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
-            elif item.title and _LABEL_LINE.match(plain) and len(plain.split()) < MIN_WORDS:
+            elif item.title and len(plain.split()) < MIN_WORDS:
                 # A short label line ("- Status: Accepted", "Owner: platform team.") has no subject of its own: it is
                 # about the document it heads, so it is ranked and scored as read under the document's title, as a
                 # table row is under its header. A longer one is a sentence and reads as itself: read under the title,

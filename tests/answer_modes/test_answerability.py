@@ -279,6 +279,27 @@ def test_a_label_line_is_read_under_its_documents_title():
 
 
 STACK_HEADER = "# Stack and hosting\n\nOwner: platform team. Last reviewed: 2025-09-02.\n"
+POLICY_HEADER = ("# Data retention policy\n\nTidewater Software B.V. Approved by the management board on 2025-01-20. "
+                 "Reviewed yearly. Last changed 2025-08-11.\n")
+
+
+def test_a_short_sentence_is_offered_when_the_question_names_it_and_it_adds_something():
+    pack = build_pack([{"id": "E1", "title": "Data retention policy", "text": POLICY_HEADER}])
+
+    def offered(question: str) -> dict[str, str]:
+        return {c.text: c.scored_text for c in evidence_sentences(pack, question)}
+
+    approved = "Approved by the management board on 2025-01-20."
+    # read under the document's title, as a short label line is
+    assert offered("How often is the policy reviewed?") == {
+        approved: "", "Reviewed yearly.": "Data retention policy. Reviewed yearly."}
+    assert "Last changed 2025-08-11." in offered("When was it last changed?")  # a date is something new
+    # not named: too short to be offered on its own; an echo of the question's words answers nothing
+    assert list(offered("Who approved it?")) == [approved]
+    assert list(offered("What is Tidewater Software?")) == [approved]
+    # a fragment the splitter cut off is no sentence, named or not
+    fragment = build_pack([{"id": "E1", "title": "Oxygen", "text": "Solvents include acetone. Acetone ((CH"}])
+    assert [c.text for c in evidence_sentences(fragment, "What is acetone?")] == ["Solvents include acetone."]
 
 
 def test_a_plain_text_documents_title_line_is_not_a_quote():
@@ -293,15 +314,25 @@ def test_a_plain_text_documents_title_line_is_not_a_quote():
         assert offered[0] == fact.split("\n")[0]
 
 
+def _header_of(question: str) -> tuple[str, str]:
+    """The document head a metadata question is asked over, and its title."""
+    if "ADR" in question:
+        return ADR[:ADR.index("## Decision")], "ADR-011: Client/server responsibility boundary"
+    if "policy" in question:
+        return POLICY_HEADER, "Data retention policy"
+    return STACK_HEADER, "Stack and hosting"
+
+
 @pytest.mark.models
 @pytest.mark.parametrize("question, answer", [
     ("What is the status of ADR-011?", "- Status: Accepted"),
     ("Who owns the stack and hosting document?", "Owner: platform team."),
     ("When was the stack and hosting document last reviewed?", "Last reviewed: 2025-09-02."),
+    # ("data retention" would make it a governance question, held to two sources)
+    ("When was the policy last changed?", "Last changed 2025-08-11."),
 ])
 def test_a_question_about_a_documents_metadata_is_answered_by_its_label_line(scorer_decides, question, answer):
-    header = ADR[:ADR.index("## Decision")] if "ADR" in question else STACK_HEADER
-    title = "ADR-011: Client/server responsibility boundary" if "ADR" in question else "Stack and hosting"
+    header, title = _header_of(question)
     result, _ = verified_single_claim(scorer_decides, question, header, title)
     assert result.assistant_text == f"{answer} [E1]"
 
@@ -309,8 +340,7 @@ def test_a_question_about_a_documents_metadata_is_answered_by_its_label_line(sco
 @pytest.mark.models
 @pytest.mark.parametrize("question", ["What is the status of ADR-007?", "Who owns the billing runbook?"])
 def test_a_label_line_about_another_document_does_not_answer(scorer_decides, question):
-    header = ADR[:ADR.index("## Decision")] if "ADR" in question else STACK_HEADER
-    title = "ADR-011: Client/server responsibility boundary" if "ADR" in question else "Stack and hosting"
+    header, title = _header_of(question)
     result = scorer_decides.run([{"role": "user", "content": question}],
                                 evidence=[{"id": "E1", "title": title, "text": header, "trust_tier": "authoritative"}])
     # UNKNOWN, the label line shown only as a closest passage
