@@ -168,7 +168,7 @@ def quotable(sentence: str, question_stems: frozenset[str] = frozenset()) -> boo
             return True
         stems = content_stem_set(sentence)
         return (sentence.rstrip().endswith((".", "!", "?")) and _names(stems, question_stems)
-                and (any(c.isdigit() for c in sentence) or any(not _names({s}, question_stems) for s in stems)))
+                and (any(c.isdigit() for c in sentence) or not all(_named(s, question_stems) for s in stems)))
     # A label line the question names answers it however short its value: "- Status: Accepted" for "What is the
     # status of ADR-011?", "Owner: platform team." for "Who owns ...?" (a document's metadata lines are its shortest).
     return bool(sentence[label.end():].strip()) and _names(content_stem_set(label.group()), question_stems)
@@ -189,10 +189,15 @@ def _title_line(text: str, start: int, end: int, plain: str) -> bool:
     return bool(after.strip()) and _PARAGRAPH_AFTER.match(after) is not None
 
 
-def _names(label_stems: frozenset[str], question_stems: frozenset[str]) -> bool:
-    """The question names the label: a stem in common, or one the start of the other ("own" and "owner")."""
-    return any(a == b or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a)))
-               for a in label_stems for b in question_stems)
+def _names(stems: frozenset[str], question_stems: frozenset[str]) -> bool:
+    """The question names one of ``stems`` (a label's, a short sentence's)."""
+    return any(_named(stem, question_stems) for stem in stems)
+
+
+def _named(stem: str, question_stems: frozenset[str]) -> bool:
+    """A question stem is this one, or one is the start of the other ("own" and "owner")."""
+    return any(stem == other or (min(len(stem), len(other)) >= 3 and (stem.startswith(other) or other.startswith(stem)))
+               for other in question_stems)
 
 
 def _cells(row: str) -> list[str]:
