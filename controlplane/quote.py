@@ -254,11 +254,12 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                     quoted = rows[sentence.start]
                     scored = table_row_text(_cells(quoted.split("\n", 1)[0]), plain)
             elif item.title and len(plain.split()) < MIN_WORDS:
-                # A short label line ("- Status: Accepted", "Owner: platform team.") has no subject of its own: it is
-                # about the document it heads, so it is ranked and scored as read under the document's title, as a
-                # table row is under its header. A longer one is a sentence and reads as itself: read under the title,
-                # 2 of the 15 SQuAD train and dev questions that name such a line's label went wrong ("How often does
-                # the European Council meet?" lost its answer, "Who convenes at the American Council?" gained one).
+                # A short line, a label line or a sentence ("- Status: Accepted", "Last changed 2025-08-11."), has no
+                # subject of its own: it is about the document it heads, so it is ranked and scored as read under the
+                # document's title, as a table row is under its header (quotable says when one is offered). A longer
+                # one reads as itself: read under the title, 2 of the 15 SQuAD train and dev questions that name such
+                # a label line went wrong ("How often does the European Council meet?" lost its answer, "Who
+                # convenes at the American Council?" gained one).
                 scored = f"{item.title.split(' › ')[0]}. {plain}"
             if quotable(plain, question_stems) and not _title_line(item.text, sentence.start, sentence.end, plain):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))

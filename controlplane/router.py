@@ -427,9 +427,8 @@ def follow_evidence(decision: ModeDecision, evidence_texts: Sequence[str], polic
         if domain_policy is None or domain in domains or domain in from_evidence:
             continue
         terms = _lexicon_terms_in(domain_policy.lexicon, words, joined)
-        if terms and domain_policy.lexicon_exceptions:
-            genuine = _not_excepted(frozenset(terms), tuple(domain_policy.lexicon_exceptions), joined)
-            terms = [term for term in terms if term in genuine]
+        genuine = _not_excepted(frozenset(terms), tuple(domain_policy.lexicon_exceptions), joined)
+        terms = [term for term in terms if term in genuine]
         if len(terms) >= policy.router.evidence_min_terms:
             from_evidence.append(domain)
             reasons.extend(f"evidence:{domain}:{term}" for term in terms)
