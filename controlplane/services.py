@@ -151,9 +151,13 @@ class EmbeddingSimilarity:
     def _cosines(pairs: list[tuple[str, str]]) -> list[float]:
         from controlplane.evidence_pack.embeddings import load_model
 
-        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
-        vectors = dict(zip(texts, load_model().encode(texts, normalize_embeddings=True, convert_to_numpy=True),
-                           strict=True))
+        # One text per forward pass: in a batch a text's vector moves with what else is in it (the padding changes
+        # the kernels' blocking; seen on an AMD EPYC host: "area" beside "complexity" read 6e-8 away from "area"
+        # alone), and a cosine that moved with the request could flip a verdict on replay. A request asks for a few
+        # words, rarely: the extra passes cost milliseconds.
+        model = load_model()
+        vectors = {text: model.encode([text], normalize_embeddings=True, convert_to_numpy=True)[0]
+                   for text in dict.fromkeys(text for pair in pairs for text in pair)}
         return [float(vectors[a] @ vectors[b]) for a, b in pairs]
 
 
