@@ -214,6 +214,24 @@ def table_row_text(header: Sequence[str], row: str) -> str:
     return "; ".join(f"{name}: {cell}" for name, cell in zip(header, cells) if cell) + "."
 
 
+# A list item whose key names a thing and whose value is a name, a number or code: "- Backend: Python 3.12 ...",
+# "- Object storage: Tigris ...", "- Supersedes: ADR-004 ...". A value in lower case is a clause or an instruction
+# ("- SEV1 pages: acknowledge within 5 minutes"), not what the key is.
+_LABEL_ITEM = re.compile(r"^[-*+]\s+([A-Z][\w /-]{0,30}):\s+([A-Z0-9`\"'(].*)$", re.DOTALL)
+
+
+def label_item_reading(line: str) -> str:
+    """A key-value list item as a reader reads it, its key the subject ("- Object storage: Tigris, bucket x." ->
+    "Object storage is Tigris, bucket x."), else "" (the line reads as itself). Like a bare table row, "Key: value"
+    has no verb, and the scorer and MiniLM were trained on prose: read as it stands, "- Backend: Python 3.12 with
+    FastAPI ..." scored 0.25 for "What language is the backend written in?" (threshold 0.39), read as a sentence 0.41.
+    Only a list item: in prose a colon ends a clause as often as a key ("The Council does this: in effect ..."), and
+    read that way "How often does the European Council meet?" lost its answer on a SQuAD train article. The verb is
+    always "is": a key's number cannot be told from its last letter ("Status", "Supersedes")."""
+    match = _LABEL_ITEM.match(line)
+    return f"{match.group(1).strip()} is {match.group(2).strip()}" if match else ""
+
+
 _PRONOUN_LED = re.compile(r"(It|Its|He|His|She|Her|They|Their|This|These|Those)\b")
 
 
@@ -261,6 +279,8 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                 # a label line went wrong ("How often does the European Council meet?" lost its answer, "Who
                 # convenes at the American Council?" gained one).
                 scored = f"{item.title.split(' › ')[0]}. {plain}"
+            else:
+                scored = label_item_reading(plain)
             if quotable(plain, question_stems) and not _title_line(item.text, sentence.start, sentence.end, plain):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
         singles = [(c.text, c.start_char, c.end_char) for c in out[first:] if not c.scored_text]

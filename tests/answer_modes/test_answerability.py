@@ -22,7 +22,7 @@ from controlplane.answerability import (
 )
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
-from controlplane.quote import evidence_sentences, rank_candidates, table_row_text
+from controlplane.quote import evidence_sentences, label_item_reading, rank_candidates, table_row_text
 from tests.answer_modes.asking import verified_single_claim
 from tests.standins import RowwiseVerifier
 
@@ -303,14 +303,57 @@ def test_a_label_line_is_read_under_its_documents_title():
     assert read["Owner: platform team."] == "Stack and hosting. Owner: platform team."
     assert read["- Status: Accepted"] == "ADR-011: Client/server responsibility boundary. - Status: Accepted"
     assert read["All client/server communication goes through the JSON API."] == ""  # prose reads as itself
-    # a longer label line is a sentence with its own subject, and reads as itself too
+    # a longer label line has its own subject, its key: not read under the title, but as a sentence (below)
     adr = build_pack([{"id": "E1", "title": "ADR-011", "text": ADR}])
     deciders = {c.text: c.scored_text for c in evidence_sentences(adr, "Who were the deciders?")}
-    assert deciders["- Deciders: Priya Natarajan (CTO) and Ilse de Wit (backend lead)"] == ""
+    assert deciders["- Deciders: Priya Natarajan (CTO) and Ilse de Wit (backend lead)"] == (
+        "Deciders is Priya Natarajan (CTO) and Ilse de Wit (backend lead)")
     assert "Last reviewed: 2025-09-02." not in read  # a label the question does not name
     # a value is needed: a label alone answers nothing
     alone = build_pack([{"id": "E1", "title": "T", "text": "Owner:\n\nThe platform team runs the backups."}])
     assert [c.text for c in evidence_sentences(alone, "Who is the owner?")] == ["The platform team runs the backups."]
+
+
+def test_a_key_value_list_item_is_read_as_a_sentence_with_its_key_as_subject():
+    assert label_item_reading("- Object storage: Tigris, bucket `harbor-prod-assets`.") == (
+        "Object storage is Tigris, bucket `harbor-prod-assets`.")
+    assert label_item_reading("* Backend: Python 3.12 with FastAPI.") == "Backend is Python 3.12 with FastAPI."
+    assert label_item_reading("- Primary region: `ams` (Amsterdam).") == "Primary region is `ams` (Amsterdam)."
+    # a value in lower case is a clause or an instruction, not what the key is
+    assert label_item_reading("- SEV1 pages: acknowledge within 5 minutes.") == ""
+    # prose: a colon there ends a clause as often as a key ("How often does the European Council meet?" lost its
+    # answer on a SQuAD train article when such lines were read this way)
+    assert label_item_reading("The Council does this: In effect it is the governments.") == ""
+    assert label_item_reading("Object storage: Tigris.") == ""
+    assert label_item_reading("- Not a label line, though it has a colon: here.") == ""
+
+
+STACK_BACKEND = """## Backend and clients
+
+- Backend: Python 3.12 with FastAPI, served by Uvicorn, 4 workers per machine.
+- Web client: SvelteKit, deployed as static assets behind the same Fly.io app.
+- Object storage: Tigris, bucket `harbor-prod-assets`.
+"""
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("question, answer", [
+    # both ended UNKNOWN with the item read as it stands (0.25 and 0.35 against the 0.39 threshold)
+    ("What language is the backend written in?", "- Backend: Python 3.12 with FastAPI, served by Uvicorn, 4 workers "
+                                                 "per machine."),
+    ("What object storage do we use?", "- Object storage: Tigris, bucket `harbor-prod-assets`."),
+])
+def test_a_question_a_key_value_list_item_answers_ends_verified_and_cited(scorer_decides, question, answer):
+    result, _ = verified_single_claim(scorer_decides, question, STACK_BACKEND, "Stack and hosting › Backend and clients")
+    assert result.assistant_text == f"{answer} [E1]"
+
+
+@pytest.mark.models
+def test_a_key_value_list_item_does_not_answer_what_it_does_not_say(scorer_decides):
+    result = scorer_decides.run([{"role": "user", "content": "What monitoring tool does the backend use?"}],
+                                evidence=[{"id": "E1", "title": "Stack and hosting › Backend and clients",
+                                           "text": STACK_BACKEND, "trust_tier": "authoritative"}])
+    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
 
 
 STACK_HEADER = "# Stack and hosting\n\nOwner: platform team. Last reviewed: 2025-09-02.\n"
