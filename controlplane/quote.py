@@ -6,10 +6,11 @@ A model this small cannot write verified prose (bench/results/ask.md: 0 of 6), b
    scored by MiniLM cosine similarity to the question and, when a scorer is given, by the trained answerability
    scorer (controlplane/answerability.py). The best ``sentences_per_item`` of each item, then the best
    ``max_candidates`` overall, are the candidates, numbered 1..n.
-   A markdown table row is ranked and scored as read under its header (``table_row_text``) and quoted as the
-   table's header line followed by that row (gates/verbatim.table_quotes: a row alone has no column names);
+   A markdown table row is ranked and scored as a sentence read under its header (``table_row_text``) and quoted
+   as the table's header line followed by that row (gates/verbatim.table_quotes: a row alone has no column names);
    header and separator rows are never offered on their own. A label line ("- Supersedes: ADR-004 ...") is offered
-   only to a question that names its label. A sentence that opens with a pronoun is offered alone and also with the
+   only to a question that names its label; a key-value list item is read as a sentence with its key as subject
+   (``label_item_reading``). A sentence that opens with a pronoun is offered alone and also with the
    sentence before it (``pronoun_pairs``), as one quote; the candidates never overlap one another.
 2. ``choice_schema`` + ``quote_context``: the grammar lets the model emit only ``{"answer": <one of the candidate
    numbers (or the sentences verbatim), or "UNKNOWN">}``; the prompt lists the numbered sentences with their ids.
@@ -205,13 +206,21 @@ def _cells(row: str) -> list[str]:
 
 
 def table_row_text(header: Sequence[str], row: str) -> str:
-    """A markdown table row as a reader reads it: each cell under its column name ("data: application logs;
-    retention: 30 days"). A bare row has no verb and no column names, so neither MiniLM nor the scorer (trained on
-    prose) sees that "| application logs | 30 days |" answers "how long do we keep application logs"."""
+    """A markdown table row as a reader reads it: a sentence about the thing its first cell names, each other cell
+    under its column name ("For application logs, the retention is 30 days and the notes is no message bodies."). A
+    bare row has no verb and no column names, so neither MiniLM nor the scorer (trained on prose) sees that
+    "| application logs | 30 days |" answers "how long do we keep application logs". Read as "name: cell" pairs
+    ("caller: authenticated API key, Enterprise plan; limit: 3,000 requests per minute per key; burst: 500."), the
+    rows still had no verb: "What is the rate limit for Enterprise plan keys?" scored 0.37 against the 0.39 threshold
+    and "What is the burst for the Standard plan?" 0.31; read as a sentence, both are answered."""
     cells = _cells(row)
     if len(header) != len(cells):
         return row
-    return "; ".join(f"{name}: {cell}" for name, cell in zip(header, cells) if cell) + "."
+    told = [f"the {name} is {cell}" if name else cell for name, cell in zip(header[1:], cells[1:]) if cell]
+    if not cells[0] or not told:  # no subject, or nothing said of it: the cells under their names
+        return "; ".join(f"{name}: {cell}" for name, cell in zip(header, cells) if cell) + "."
+    said = told[0] if len(told) == 1 else ", ".join(told[:-1]) + " and " + told[-1]
+    return f"For {cells[0]}, {said}."
 
 
 # A list item whose key names a thing and whose value is a name, a number or code: "- Backend: Python 3.12 ...",

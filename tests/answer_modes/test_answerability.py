@@ -244,10 +244,43 @@ def test_a_table_row_is_quoted_under_its_header_line_and_read_under_its_header()
     assert [c.text for c in candidates] == [f"{HEADER}\n| application logs | 30 days | no message bodies |",
                                             f"{HEADER}\n| HTTP access logs | 90 days | IP addresses truncated |",
                                             f"{HEADER}\n| database backups | 35 days | encrypted at rest |"]
-    assert candidates[0].scored_text == "data: application logs; retention: 30 days; notes: no message bodies."
+    # read as a sentence about what its first cell names (as "name: cell" pairs it had no verb: see table_row_text)
+    assert candidates[0].scored_text == ("For application logs, the retention is 30 days and the notes is no message "
+                                         "bodies.")
     # the offsets are the row's (its identity in the item)
     assert RETENTION[candidates[2].start_char: candidates[2].end_char] == candidates[2].text.split("\n")[1]
     assert table_row_text(["a", "b"], "| one | two | three |") == "| one | two | three |"  # cells do not match
+    assert table_row_text(["data", "retention"], "| invoices | 7 years |") == "For invoices, the retention is 7 years."
+    # no first cell, no subject: the cells under their column names
+    assert table_row_text(["data", "retention"], "| | 7 years |") == "retention: 7 years."
+
+
+RATE_LIMITS = """| caller | limit | burst |
+| --- | --- | --- |
+| authenticated API key, Standard plan | 600 requests per minute per key | 100 |
+| authenticated API key, Enterprise plan | 3,000 requests per minute per key | 500 |
+| unauthenticated requests | 60 requests per minute per IP address | 20 |
+"""
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("question, row", [
+    # both ended UNKNOWN with the rows read as "name: cell" pairs (0.37 and 0.31 against the 0.39 threshold)
+    ("What is the rate limit for Enterprise plan keys?",
+     "| authenticated API key, Enterprise plan | 3,000 requests per minute per key | 500 |"),
+    ("What is the burst for the Standard plan?", "| authenticated API key, Standard plan | 600 requests per minute per key | 100 |"),
+])
+def test_a_table_row_read_as_a_sentence_answers(scorer_decides, question, row):
+    result, _ = verified_single_claim(scorer_decides, question, RATE_LIMITS, "API rate limits › Limits")
+    assert result.assistant_text == f"| caller | limit | burst |\n{row} [E1]"
+
+
+@pytest.mark.models
+def test_a_table_does_not_answer_about_a_row_it_does_not_have(scorer_decides):
+    result = scorer_decides.run([{"role": "user", "content": "What is the rate limit for the Premium plan?"}],
+                                evidence=[{"id": "E1", "title": "API rate limits › Limits", "text": RATE_LIMITS,
+                                           "trust_tier": "authoritative"}])
+    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
 
 
 @pytest.mark.models
