@@ -58,8 +58,9 @@ class Candidate:
     end_char: int
     relevance: float  # MiniLM cosine similarity to the question
     answerability: float | None  # P(answers the question) from the scorer, if one ran
-    # What the ranker and the scorer read when it differs from the quoted text: a table row under its header
-    # ("retention: 30 days" for "| application logs | 30 days |"); the quote itself stays verbatim.
+    # What the ranker and the scorer read when it differs from the quoted text: a table row under its header ("For
+    # application logs, the retention is 30 days." for "| application logs | 30 days |"), a key-value list item as a
+    # sentence, a short line under its document's title; the quote itself stays verbatim.
     scored_text: str = ""
     # 2 for a pronoun-led sentence quoted with the sentence before it (see pronoun_pairs), else 1
     sentences: int = 1

@@ -15,3 +15,12 @@ def verified_single_claim(plane: Pipeline, question: str, text: str, title: str 
     [claim] = result.claims
     assert claim.verdict == "PASS" and claim.evidence_ids == ["E1"]
     return result, claim
+
+
+def unknown_over(plane: Pipeline, question: str, text: str, title: str = "Evidence"):
+    """Ask ``question`` over one authoritative evidence item; the reply must be an UNKNOWN, not verified. Returns
+    the run."""
+    evidence = [{"id": "E1", "title": title, "text": text, "trust_tier": "authoritative"}]
+    result = plane.run([{"role": "user", "content": question}], evidence=evidence)
+    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
+    return result

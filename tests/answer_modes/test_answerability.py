@@ -23,7 +23,7 @@ from controlplane.answerability import (
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.evidence_pack import build_pack
 from controlplane.quote import evidence_sentences, label_item_reading, rank_candidates, table_row_text
-from tests.answer_modes.asking import verified_single_claim
+from tests.answer_modes.asking import unknown_over, verified_single_claim
 from tests.standins import RowwiseVerifier
 
 ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. The team sits in Lyon."
@@ -263,24 +263,6 @@ RATE_LIMITS = """| caller | limit | burst |
 """
 
 
-@pytest.mark.models
-@pytest.mark.parametrize("question, row", [
-    # both ended UNKNOWN with the rows read as "name: cell" pairs (0.37 and 0.31 against the 0.39 threshold)
-    ("What is the rate limit for Enterprise plan keys?",
-     "| authenticated API key, Enterprise plan | 3,000 requests per minute per key | 500 |"),
-    ("What is the burst for the Standard plan?", "| authenticated API key, Standard plan | 600 requests per minute per key | 100 |"),
-])
-def test_a_table_row_read_as_a_sentence_answers(scorer_decides, question, row):
-    result, _ = verified_single_claim(scorer_decides, question, RATE_LIMITS, "API rate limits › Limits")
-    assert result.assistant_text == f"| caller | limit | burst |\n{row} [E1]"
-
-
-@pytest.mark.models
-def test_a_table_does_not_answer_about_a_row_it_does_not_have(scorer_decides):
-    result = scorer_decides.run([{"role": "user", "content": "What is the rate limit for the Premium plan?"}],
-                                evidence=[{"id": "E1", "title": "API rate limits › Limits", "text": RATE_LIMITS,
-                                           "trust_tier": "authoritative"}])
-    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
 
 
 @pytest.mark.models
@@ -369,24 +351,35 @@ STACK_BACKEND = """## Backend and clients
 """
 
 
+BACKEND_TITLE, LIMITS_TITLE = "Stack and hosting › Backend and clients", "API rate limits › Limits"
+
+
 @pytest.mark.models
-@pytest.mark.parametrize("question, answer", [
-    # both ended UNKNOWN with the item read as it stands (0.25 and 0.35 against the 0.39 threshold)
-    ("What language is the backend written in?", "- Backend: Python 3.12 with FastAPI, served by Uvicorn, 4 workers "
-                                                 "per machine."),
-    ("What object storage do we use?", "- Object storage: Tigris, bucket `harbor-prod-assets`."),
+@pytest.mark.parametrize("question, text, title, answer", [
+    # each ended UNKNOWN read as it stands, a list item as "Key: value" (0.25 and 0.35 against the 0.39 threshold) and
+    # a table row as "name: cell" pairs (0.37 and 0.31): no verb in either
+    ("What language is the backend written in?", STACK_BACKEND, BACKEND_TITLE,
+     "- Backend: Python 3.12 with FastAPI, served by Uvicorn, 4 workers per machine."),
+    ("What object storage do we use?", STACK_BACKEND, BACKEND_TITLE,
+     "- Object storage: Tigris, bucket `harbor-prod-assets`."),
+    ("What is the rate limit for Enterprise plan keys?", RATE_LIMITS, LIMITS_TITLE,
+     "| caller | limit | burst |\n| authenticated API key, Enterprise plan | 3,000 requests per minute per key | 500 |"),
+    ("What is the burst for the Standard plan?", RATE_LIMITS, LIMITS_TITLE,
+     "| caller | limit | burst |\n| authenticated API key, Standard plan | 600 requests per minute per key | 100 |"),
 ])
-def test_a_question_a_key_value_list_item_answers_ends_verified_and_cited(scorer_decides, question, answer):
-    result, _ = verified_single_claim(scorer_decides, question, STACK_BACKEND, "Stack and hosting › Backend and clients")
+def test_a_list_item_or_table_row_read_as_a_sentence_answers_verified_and_cited(scorer_decides, question, text,
+                                                                                  title, answer):
+    result, _ = verified_single_claim(scorer_decides, question, text, title)
     assert result.assistant_text == f"{answer} [E1]"
 
 
 @pytest.mark.models
-def test_a_key_value_list_item_does_not_answer_what_it_does_not_say(scorer_decides):
-    result = scorer_decides.run([{"role": "user", "content": "What monitoring tool does the backend use?"}],
-                                evidence=[{"id": "E1", "title": "Stack and hosting › Backend and clients",
-                                           "text": STACK_BACKEND, "trust_tier": "authoritative"}])
-    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
+@pytest.mark.parametrize("question, text, title", [
+    ("What monitoring tool does the backend use?", STACK_BACKEND, BACKEND_TITLE),
+    ("What is the rate limit for the Premium plan?", RATE_LIMITS, LIMITS_TITLE),
+])
+def test_a_list_item_or_table_row_does_not_answer_what_it_does_not_say(scorer_decides, question, text, title):
+    unknown_over(scorer_decides, question, text, title)
 
 
 STACK_HEADER = "# Stack and hosting\n\nOwner: platform team. Last reviewed: 2025-09-02.\n"
@@ -452,10 +445,7 @@ def test_a_question_about_a_documents_metadata_is_answered_by_its_label_line(sco
 @pytest.mark.parametrize("question", ["What is the status of ADR-007?", "Who owns the billing runbook?"])
 def test_a_label_line_about_another_document_does_not_answer(scorer_decides, question):
     header, title = _header_of(question)
-    result = scorer_decides.run([{"role": "user", "content": question}],
-                                evidence=[{"id": "E1", "title": title, "text": header, "trust_tier": "authoritative"}])
-    # UNKNOWN, the label line shown only as a closest passage
-    assert result.claims[0].status == "UNKNOWN" and not result.verified, result.assistant_text
+    result = unknown_over(scorer_decides, question, header, title)  # the label line shown only as a closest passage
     assert result.assistant_text.startswith("The evidence does not answer this question.")
 
 
