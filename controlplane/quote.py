@@ -224,12 +224,6 @@ def table_row_text(header: Sequence[str], row: str) -> str:
     return f"For {cells[0]}, {said}."
 
 
-# A list item whose key names a thing and whose value is a name, a number or code: "- Backend: Python 3.12 ...",
-# "- Object storage: Tigris ...", "- Supersedes: ADR-004 ...". A value in lower case is a clause or an instruction
-# ("- SEV1 pages: acknowledge within 5 minutes"), not what the key is.
-_LABEL_ITEM = re.compile(r"^[-*+]\s+([A-Z][\w /-]{0,30}):\s+([A-Z0-9`\"'(].*)$", re.DOTALL)
-
-
 def label_item_reading(line: str) -> str:
     """A key-value list item as a reader reads it, its key the subject ("- Object storage: Tigris, bucket x." ->
     "Object storage is Tigris, bucket x."), else "" (the line reads as itself). Like a bare table row, "Key: value"
@@ -238,8 +232,13 @@ def label_item_reading(line: str) -> str:
     Only a list item: in prose a colon ends a clause as often as a key ("The Council does this: in effect ..."), and
     read that way "How often does the European Council meet?" lost its answer on a SQuAD train article. The verb is
     always "is": a key's number cannot be told from its last letter ("Status", "Supersedes")."""
-    match = _LABEL_ITEM.match(line)
-    return f"{match.group(1).strip()} is {match.group(2).strip()}" if match else ""
+    label = _LABEL_LINE.match(line)
+    value = line[label.end():].strip() if label and line.startswith(("-", "*", "+")) else ""
+    # a value that starts as a name, a number or code is what the key is; one in lower case is a clause or an
+    # instruction ("- SEV1 pages: acknowledge within 5 minutes")
+    if not value or not (value[0].isupper() or value[0].isdigit() or value[0] in "`\"'("):
+        return ""
+    return f"{label.group().lstrip('-*+').strip().removesuffix(':').strip()} is {value}"
 
 
 _PRONOUN_LED = re.compile(r"(It|Its|He|His|She|Her|They|Their|This|These|Those)\b")
