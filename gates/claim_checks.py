@@ -619,6 +619,8 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
 # words at least); the changed run is at most this long
 NEAR_COPY_MIN_KEPT = 0.6
 NEAR_COPY_MAX_WORDS = {"swap": 3, "addition": 4}
+# the words on each side of a change that NearCopy.in_context reads
+CONTEXT_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -641,6 +643,17 @@ class NearCopy:
     sentence: str
     replaced: tuple[str, ...] = ()  # the sentence's words the run stands for, as written (none for an addition)
     name_for_name: bool = False  # a swap or splice that puts a name where the sentence has another name
+    before: tuple[str, ...] = ()  # the sentence's words just before the change, and just after (CONTEXT_WORDS each)
+    after: tuple[str, ...] = ()
+
+    def in_context(self) -> tuple[str, str, str]:
+        """The words around the change three ways: as the sentence has them, with the run put in, and with the slot
+        left empty. A word that fits its place brings the words around it closer to the sentence's reading than no
+        word at all; "southernmost 10 equal" for "southernmost 10 counties" does not."""
+        def text(middle: tuple[str, ...]) -> str:
+            return " ".join(self.before + middle + self.after)
+
+        return text(self.replaced), text(self.words), text(())
 
 
 def _one_change(claim: Sequence[str], sentence: Sequence[str]) -> tuple[int, int, int, int]:
@@ -723,13 +736,15 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         replaced = tuple(sentence_tokens[sentence_start:sentence_end])
         names = (kind == "swap" and _is_name(claim_tokens[start:end], start, sentence) and
                  _is_name(replaced, sentence_start, claim_text))
+        around = (tuple(sentence_tokens[max(0, sentence_start - CONTEXT_WORDS):sentence_start]),
+                  tuple(sentence_tokens[sentence_end:sentence_end + CONTEXT_WORDS]))
         if any(stem_ not in evidence_stems for stem_ in run_stems):
-            copies.append(NearCopy(kind, run, sentence, replaced, names))
+            copies.append(NearCopy(kind, run, sentence, replaced, names, *around))
             continue
         # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice
         if kind == "swap" and any(stem_ not in content_stem_set(sentence) for stem_ in run_stems) and \
                 content_stems(" ".join(sentence_words[sentence_start:sentence_end])):
-            copies.append(NearCopy("splice", run, sentence, replaced, names))
+            copies.append(NearCopy("splice", run, sentence, replaced, names, *around))
     return tuple(copies)
 
 

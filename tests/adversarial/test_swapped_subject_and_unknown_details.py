@@ -143,7 +143,30 @@ def test_a_swapped_word_far_in_meaning_from_its_original_is_never_shown(write_sc
     assert not reply.verified and "complexity" not in reply.assistant_text
 
 
-def test_a_near_synonym_swapped_in_is_still_verified(write_script):
-    claim = "The committee passed the budget on Tuesday [E1]."
-    reply = _reply(write_script, [(claim, ["E1"])], "When was the budget approved?", BUDGET)
+TICKETS = [{"id": "E1", "title": "Club report", "trust_tier": "authoritative",
+            "text": "Ticket sales have declined steadily since the club moved stadiums."}]
+
+
+@pytest.mark.parametrize(("claim", "question", "evidence"), [
+    ("The committee passed the budget on Tuesday [E1].", "When was the budget approved?", BUDGET),
+    # "fallen" for "declined" is 0.28 by MiniLM cosine, under the fit bar: it fits its place
+    ("Ticket sales have fallen steadily since the club moved stadiums [E1].", "How have ticket sales changed?",
+     TICKETS),
+])
+def test_a_near_synonym_swapped_in_is_still_verified(write_script, claim, question, evidence):
+    reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
     assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
+
+
+SOCAL = [{"id": "E1", "title": "Southern California", "trust_tier": "authoritative",
+          "text": "Southern California, often abbreviated SoCal, is a geographic and cultural region that generally "
+                  "comprises California's southernmost 10 counties."}]
+
+
+def test_a_swapped_word_that_does_not_fit_its_place_is_never_shown(write_script):
+    # "equal" for "counties" is 0.23 by MiniLM cosine, above the first bar, and the verifier entails the claim; the
+    # words around it read further from the sentence's with "equal" than with no word at all (bench/prose's swaps)
+    claim = ("Southern California, often abbreviated SoCal, is a geographic and cultural region that generally "
+             "comprises California's southernmost 10 equal [E1].")
+    reply = _reply(write_script, [(claim, ["E1"])], "What does Southern California comprise?", SOCAL)
+    assert not reply.verified and "equal" not in reply.assistant_text

@@ -243,8 +243,17 @@ def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
 def test_a_role_swap_can_be_a_near_copy_of_both_sentences():
     evidence = "The landlord pays for repairs. The tenant pays for utilities."
     assert near_copies(evidence, "The tenant pays for repairs.") == (
-        NearCopy("splice", ("tenant",), "The landlord pays for repairs.", ("landlord",)),
-        NearCopy("splice", ("repairs",), "The tenant pays for utilities.", ("utilities",)))
+        NearCopy("splice", ("tenant",), "The landlord pays for repairs.", ("landlord",), False, ("The",),
+                 ("pays", "for", "repairs")),
+        NearCopy("splice", ("repairs",), "The tenant pays for utilities.", ("utilities",), False,
+                 ("The", "tenant", "pays", "for")))
+
+
+def test_a_near_copy_reads_its_change_in_place_with_the_words_around_it():
+    (copy,) = near_copies("Southern California generally comprises California's southernmost 10 counties.",
+                          "Southern California generally comprises California's southernmost 10 equal.")
+    assert copy.in_context() == ("comprises California's southernmost 10 counties",
+                                 "comprises California's southernmost 10 equal", "comprises California's southernmost 10")
 
 
 @pytest.mark.parametrize(("evidence", "claim", "replaced", "name_for_name"), [

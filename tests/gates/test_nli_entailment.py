@@ -220,15 +220,57 @@ def _swap_gate(similarity):
                                                                                                similarity=similarity)))
 
 
+# the words around the swap (NearCopy.in_context): as E_REGION has them, with the term put in, with the slot empty
+IN_PLACE = ("Normandy is a region in France", "Normandy is a complexity in France")
+SLOT_EMPTY = ("Normandy is a region in France", "Normandy is a in France")
+
+
 @pytest.mark.parametrize(("cosine", "fails"), [(0.1, True), (0.19, True), (0.2, False), (0.6, False)])
 def test_a_swapped_term_far_in_meaning_from_the_words_it_replaces_fails(cosine, fails):
-    similarity = TableSimilarity({("region", "complexity"): cosine})
+    # the term fits its place (its words read closer to the sentence's than the empty slot's): only the first bar
+    similarity = TableSimilarity({("region", "complexity"): cosine, IN_PLACE: 0.95, SLOT_EMPTY: 0.9})
     result = _swap_gate(similarity)
-    assert similarity.asked == [[("region", "complexity")]]  # asked once for the attempt
+    assert similarity.asked == [[("region", "complexity"), IN_PLACE, SLOT_EMPTY]]  # asked once for the attempt
     checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "swap"]
     assert result.failed is fails and len(checks) == int(fails)
     if fails:
         assert "far from it in meaning" in checks[0]["detail"] and "'region'" in checks[0]["detail"]
+
+
+@pytest.mark.parametrize(("cosine", "in_place", "fails"), [(0.25, 0.8, True), (0.25, 0.9, True), (0.29, 0.85, True),
+                                                        (0.25, 0.91, False), (0.3, 0.8, False), (0.6, 0.5, False)])
+def test_a_swapped_term_that_is_not_close_must_fit_its_place(cosine, in_place, fails):
+    # "California's southernmost 10 equal" for "... 10 counties" (cosine 0.23): the words read further from the
+    # sentence's with "equal" put in than with no word there at all; "led" -> "headed" (0.34) is above the bar
+    similarity = TableSimilarity({("region", "complexity"): cosine, IN_PLACE: in_place, SLOT_EMPTY: 0.9})
+    checks = [c for c in _swap_gate(similarity).details["claim_records"]["c1"]["checks"] if c["check"] == "swap"]
+    assert len(checks) == int(fails)
+    if fails:
+        assert "reads no closer to 'Normandy is a region in France'" in checks[0]["detail"]
+        assert f"({in_place:.3f} <= 0.900)" in checks[0]["detail"]
+
+
+def test_a_phrase_put_for_a_word_is_judged_by_the_first_bar_only():
+    # "without warning" for "abruptly": the words around a phrase are read at another length; it is not asked
+    evidence = {"id": "E1", "text": "The call ended abruptly in France.", "trust_tier": "authoritative"}
+    similarity = TableSimilarity({("abruptly", "without warning"): 0.25})
+    inp = gate_input("nli_entailment", ARCH_Q, [evidence],
+                     envelope([("The call ended without warning in France [E1].", ["E1"])]),
+                     TableNliBackend({evidence["text"]: (0.7, 0.1)}))
+    result = NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(
+        inp.services, similarity=similarity)))
+    assert similarity.asked == [[("abruptly", "without warning")]]
+    assert not [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "swap"]
+
+
+def test_the_fit_bar_is_the_gates_param():
+    similarity = TableSimilarity({("region", "complexity"): 0.25, IN_PLACE: 0.8, SLOT_EMPTY: 0.9})
+    inp = gate_input("nli_entailment", ARCH_Q, [E_REGION],
+                     envelope([("Normandy is a complexity in France [E1].", ["E1"])]),
+                     TableNliBackend({E_REGION["text"]: (0.7, 0.1)}), params={"swap_context_similarity": 0.2})
+    result = NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(
+        inp.services, similarity=similarity)))
+    assert not result.failed
 
 
 def test_a_similarity_service_that_fails_fails_the_swap_closed():
