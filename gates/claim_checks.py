@@ -130,6 +130,21 @@ class Quantity:
     kind: str  # "time", "dose", "other", ""
     text: str
     approx: bool
+    bound: str = ""  # "above" ("more than 45,000", "over", "at least"), "below" ("less than", "under", "up to"), ""
+
+
+# The two words before a number that make it a one-sided bound: "more than $45,000" is not "more than $48,000",
+# although the two are within the 10% an approximate number is allowed
+_ABOVE = (("more", "than"), ("greater", "than"), ("at", "least"), ("over",))
+_BELOW = (("less", "than"), ("fewer", "than"), ("at", "most"), ("up", "to"), ("under",))
+
+
+def _bound_of(preceding: list[str]) -> str:
+    lowered = tuple(w.lower() for w in preceding)
+    for bound, phrases in (("above", _ABOVE), ("below", _BELOW)):
+        if any(lowered[-len(phrase):] == phrase for phrase in phrases):
+            return bound
+    return ""
 
 
 def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, str]:
@@ -174,7 +189,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
         preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
         text_end = m.end() if unit else max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
-        out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(), bool(APPROX.intersection(preceding))))
+        out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(), bool(APPROX.intersection(preceding)),
+                            _bound_of(preceding)))
     for m in _WORD_NUM.finditer(text):
         w = m.group("w").lower()
         if w in ("one", "single") and not m.group("unit"):
@@ -184,8 +200,19 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             value *= SCALES[m.group("scale").lower()]
         unit, kind = _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
-        out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding))))
+        out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding)),
+                            _bound_of(preceding)))
     return tuple(out)
+
+
+def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
+    """Whether an evidence number close to a claimed bound bears it out: "more than 45,000" holds for 45,312, 45,000
+    or "more than 46,000", not for 44,000, "more than 44,000" or "less than 46,000" (and the other way round)."""
+    if evidence.bound and evidence.bound != claimed.bound:
+        return False
+    if claimed.bound == "above":
+        return evidence.value >= claimed.value - 1e-9
+    return evidence.value <= claimed.value + 1e-9
 
 
 def _close(a: float, b: float, rel: float) -> bool:
@@ -201,6 +228,11 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))
+            continue
+        if q.bound and not any(_bound_holds(e, q) for e in same_value):
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim states {q.text!r} ({q.bound} it); the evidence has "
+                                         f"{same_value[0].text!r}, which does not put the value there"))
             continue
         if q.unit and q.kind == "other" and not any(e.unit in ("", q.unit) for e in same_value):
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
