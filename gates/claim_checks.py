@@ -118,7 +118,14 @@ _NUM_TOKEN = re.compile(
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
 )
-_WORD_NUM = re.compile(r"\b(?P<w>" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b"
+# a number in words is one quantity: "twenty-five" is 25 (not 20, its "-five" read as a unit), "two hundred" 200
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_UNDER_HUNDRED = (r"(?:(?:" + "|".join(_TENS) + r")[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
+                  + "|".join(w for w, v in sorted(NUMBER_WORDS.items(), key=lambda kv: -len(kv[0]))
+                             if isinstance(v, int) and 1 <= v < 100 and w not in ("single", "double", "twice", "triple",
+                                                                                "thrice", "dozen")) + r")")
+_WORD_NUM = re.compile(r"\b(?P<w>" + _UNDER_HUNDRED + r"[\s-]hundred(?:[\s-](?:and[\s-])?" + _UNDER_HUNDRED + r")?|"
+                       + _UNDER_HUNDRED + "|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b"
                        r"(?:[\s-](?P<scale>thousand|million|billion|trillion)\b)?(?:[\s-](?P<unit>per cent|percent|[A-Za-z]+))?",
                        re.IGNORECASE)
 
@@ -195,7 +202,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         w = m.group("w").lower()
         if w in ("one", "single") and not m.group("unit"):
             continue  # "one of the", "a single" are not quantities worth checking
-        value = float(NUMBER_WORDS[w])
+        value = float(_word_number(w))
         if m.group("scale"):
             value *= SCALES[m.group("scale").lower()]
         unit, kind = _unit_of(m.group("unit"), None, None)
@@ -203,6 +210,16 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding)),
                             _bound_of(preceding)))
     return tuple(out)
+
+
+def _same_share(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
+    """A share said both ways: "half of the staff" and "50% of the staff" (a number without a unit, at most 1,
+    against a percentage)."""
+    for share, percent in ((evidence, claimed), (claimed, evidence)):
+        if percent.unit == "%" and not share.unit and 0 < share.value <= 1 and \
+                _close(share.value * 100, percent.value, rel):
+            return True
+    return False
 
 
 def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
@@ -215,6 +232,17 @@ def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
     return evidence.value <= claimed.value + 1e-9
 
 
+def _word_number(words_: str) -> float:
+    """The value of a number in words that _WORD_NUM matched: "fifty-six" 56, "two hundred and five" 205."""
+    total = 0.0
+    for part in re.split(r"[\s-]+", words_.lower()):
+        if part == "hundred":
+            total = max(total, 1) * 100
+        elif part != "and":
+            total += NUMBER_WORDS[part]
+    return total
+
+
 def _close(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9
 
@@ -224,7 +252,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     for q in quantities(claim_text):
         rel = 0.10 if q.approx else 1e-9
-        same_value = [e for e in ev if _close(e.value, q.value, rel)]
+        same_value = [e for e in ev if _close(e.value, q.value, rel) or _same_share(e, q, rel)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))

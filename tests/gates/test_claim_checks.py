@@ -46,6 +46,15 @@ CASES = [
     (check_numbers, "The school has 40 teachers and 600 students.",
      "The school's 600 students are taught by 40 teachers.", "The school has 600 teachers.",
      ReasonCode.NUMBER_MISMATCH),
+    # a number in words is one quantity: "twenty-five" was read as 20 and refused "25 members"
+    (check_numbers, "The club has twenty-five members and two hundred and five guests.",
+     "The club's 25 members invited 205 guests.", "The club has 20 members.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Fifty-six percent of known cases are in New York.", "56% of known cases are in New York.",
+     "50% of known cases are in New York.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Half of the staff work remotely.", "50% of the staff work remotely.",
+     "40% of the staff work remotely.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "50% of the staff work remotely.", "Half of the staff work remotely.",
+     "A dozen of the staff work remotely.", ReasonCode.NUMBER_MISMATCH),
     # a one-sided bound must be borne out, not only be near the evidence's number (bench/prose's "number" case)
     (check_numbers, "Annual fees range to more than $45,000 at several schools.",
      "Fees reach more than $44,000 at several schools.", "Fees reach more than $48,000 at several schools.",
