@@ -399,9 +399,24 @@ ANTONYMS = [
 ]
 
 
-def _negation_count(text: str) -> int:
-    ws = words(text)
-    return sum(1 for w in ws if w in NEGATIONS or w.endswith("n't"))
+# A negative prefix on a word the other text has unprefixed negates it as "not" does: "unavailable" over "not
+# available", "invalid" over "not valid" (the rest at least five letters: "income" is no negated "come")
+_NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
+
+
+def _prefix_negated(word: str, other_stems: set[str]) -> bool:
+    return any(word.startswith(prefix) and len(word) - len(prefix) >= 5 and stem(word[len(prefix):]) in other_stems
+               for prefix in _NEGATIVE_PREFIXES)
+
+
+def _negation_count(text: str, other: str = "") -> int:
+    """The negations of a text: negative words, "n't", and words that negate by prefix what ``other`` says, unless
+    the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing)."""
+    ws, other_words = words(text), set(words(other))
+    own_stems = {stem(w) for w in ws}
+    other_stems = {stem(w) for w in other_words} - own_stems
+    return sum(1 for w in ws if w in NEGATIONS or w.endswith("n't") or
+               (w not in other_words and _prefix_negated(w, other_stems)))
 
 
 def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
@@ -409,15 +424,16 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
     findings = []
-    claim_neg = _negation_count(claim_text) % 2
-    ev_neg = _negation_count(sentence) % 2
+    claim_neg = _negation_count(claim_text, sentence) % 2
+    ev_neg = _negation_count(sentence, claim_text) % 2
     if claim_neg != ev_neg:
         which = "claim negates what the evidence states" if claim_neg else "evidence negates what the claim states"
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
     cw, ew = set(words(claim_text)), set(words(sentence))
     for a, b in ANTONYMS:
         for x, y in ((a, b), (b, a)):
-            if x in cw and y in ew and x not in ew and y not in cw:
+            if x in cw and y in ew and x not in ew and y not in cw and \
+                    not _prefix_negated(x, {stem(y)}) and not _prefix_negated(y, {stem(x)}):  # counted above
                 findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                              f"claim says {x!r} where the evidence says {y!r}"))
     return findings
@@ -576,10 +592,16 @@ CERTAINTY = frozenset({"proves", "proved", "proven", "prove", "confirms", "confi
                        "demonstrates", "demonstrated", "establishes", "established", "clearly"})
 
 
+# "may" that is denied grants no leave ("Nobody may deploy on Fridays.", "You may not ..."): a rule, not a hedge
+_DENIED_MAY = re.compile(r"\b(?:nobody|no one|none|not|never|cannot)\s+may\b|\bmay\s+(?:not|never)\b", re.IGNORECASE)
+
+
 def _hedges(text_words: list[str], text: str) -> set[str]:
-    """The hedge words of a text; "May" is the month, not a hedge, unless it is also written in lower case."""
+    """The hedge words of a text; "May" is the month, not a hedge, unless it is also written in lower case, and a
+    denied "may" is a prohibition."""
     found = _has_any(text_words, HEDGES)
-    if "may" in found and not re.search(r"\bmay\b", text):
+    if "may" in found and (not re.search(r"\bmay\b", text) or
+                           len(re.findall(r"\bmay\b", text, re.IGNORECASE)) == len(_DENIED_MAY.findall(text))):
         found.discard("may")
     return found
 
@@ -595,7 +617,8 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if c_causal and e_corr and not e_causal and not c_corr:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "causation",
                                      f"claim states causation {sorted(c_causal)}; the evidence reports {sorted(e_corr)}"))
-    e_hedge, c_hedge = _hedges(ew, sentence), _hedges(cw, claim_text)
+    # a claim that says what "can" happen keeps the evidence's "may" ("It can cause drowsiness.")
+    e_hedge, c_hedge = _hedges(ew, sentence), _hedges(cw, claim_text) | ({"can"} & set(cw))
     if e_hedge and not c_hedge:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "hedge",
                                      f"evidence hedges ({sorted(e_hedge)}); the claim states it without a hedge"))
