@@ -213,13 +213,26 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
 
 
 def _same_share(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
-    """A share said both ways: "half of the staff" and "50% of the staff" (a number without a unit, at most 1,
-    against a percentage)."""
+    """A share said both ways: "half of the staff" and "50% of the staff" (a number without a unit, under 1, against
+    a percentage; "one user" is no "100% of users")."""
     for share, percent in ((evidence, claimed), (claimed, evidence)):
-        if percent.unit == "%" and not share.unit and 0 < share.value <= 1 and \
+        if percent.unit == "%" and not share.unit and 0 < share.value < 1 and \
                 _close(share.value * 100, percent.value, rel):
             return True
     return False
+
+
+# Durations that convert exactly: "48 hours" is "2 days", "18 months" is "1.5 years" (days and months do not)
+_DURATIONS = ({"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800},
+              {"month": 1, "year": 12, "decade": 120, "century": 1200})
+
+
+def _same_duration(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
+    if evidence.kind != "time" or claimed.kind != "time" or evidence.unit == claimed.unit:
+        return False
+    return any(evidence.unit in scale and claimed.unit in scale and
+               _close(evidence.value * scale[evidence.unit], claimed.value * scale[claimed.unit], rel)
+               for scale in _DURATIONS)
 
 
 def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
@@ -252,7 +265,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     for q in quantities(claim_text):
         rel = 0.10 if q.approx else 1e-9
-        same_value = [e for e in ev if _close(e.value, q.value, rel) or _same_share(e, q, rel)]
+        same_value = [e for e in ev if _close(e.value, q.value, rel) or _same_share(e, q, rel) or
+                      _same_duration(e, q, rel)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))
@@ -600,8 +614,7 @@ def _hedges(text_words: list[str], text: str) -> set[str]:
     """The hedge words of a text; "May" is the month, not a hedge, unless it is also written in lower case, and a
     denied "may" is a prohibition."""
     found = _has_any(text_words, HEDGES)
-    if "may" in found and (not re.search(r"\bmay\b", text) or
-                           len(re.findall(r"\bmay\b", text, re.IGNORECASE)) == len(_DENIED_MAY.findall(text))):
+    if "may" in found and len(re.findall(r"\bmay\b", text)) <= len(_DENIED_MAY.findall(text)):
         found.discard("may")
     return found
 

@@ -55,6 +55,15 @@ CASES = [
      "40% of the staff work remotely.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "50% of the staff work remotely.", "Half of the staff work remotely.",
      "A dozen of the staff work remotely.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "One user complained about the change.", "A single user complained about the change.",
+     "100% of users complained about the change.", ReasonCode.NUMBER_MISMATCH),
+    # durations that convert exactly are one number; days and months do not convert
+    (check_numbers, "Webhook deliveries are retried for 24 hours.", "Webhook deliveries are retried for one day.",
+     "Webhook deliveries are retried for two days.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The trial ran for 18 months.", "The trial ran for 1.5 years.",
+     "The trial ran for 2 years.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Logs are kept for 90 days.", "Logs are kept for 90 days.", "Logs are kept for three months.",
+     ReasonCode.NUMBER_MISMATCH),
     # a one-sided bound must be borne out, not only be near the evidence's number (bench/prose's "number" case)
     (check_numbers, "Annual fees range to more than $45,000 at several schools.",
      "Fees reach more than $44,000 at several schools.", "Fees reach more than $48,000 at several schools.",
