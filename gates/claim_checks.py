@@ -118,12 +118,18 @@ _NUM_TOKEN = re.compile(
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
 )
-# a number in words is one quantity: "twenty-five" is 25 (not 20, its "-five" read as a unit), "two hundred" 200
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_UNDER_HUNDRED = (r"(?:(?:" + "|".join(_TENS) + r")[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
-                  + "|".join(w for w, v in sorted(NUMBER_WORDS.items(), key=lambda kv: -len(kv[0]))
-                             if isinstance(v, int) and 1 <= v < 100 and w not in ("single", "double", "twice", "triple",
-                                                                                "thrice", "dozen")) + r")")
+# a number in words is one quantity: "twenty-five" is 25 (not 20, its "-five" read as a unit), "two hundred" 200.
+# The counting words of NUMBER_WORDS ("single", "twice", "dozen" ... say how many, not which number a compound is).
+_COUNTING = {w: v for w, v in NUMBER_WORDS.items()
+             if isinstance(v, int) and 1 <= v < 100 and w not in ("single", "double", "twice", "triple", "thrice", "dozen")}
+
+
+def _alternatives(values: Callable[[int], bool]) -> str:
+    return "|".join(sorted((w for w, v in _COUNTING.items() if values(v)), key=len, reverse=True))
+
+
+_TENS, _ONES = _alternatives(lambda v: v >= 20 and v % 10 == 0), _alternatives(lambda v: v < 10)
+_UNDER_HUNDRED = f"(?:(?:{_TENS})[\\s-](?:{_ONES})|{_alternatives(lambda v: True)})"
 _WORD_NUM = re.compile(r"\b(?P<w>" + _UNDER_HUNDRED + r"[\s-]hundred(?:[\s-](?:and[\s-])?" + _UNDER_HUNDRED + r")?|"
                        + _UNDER_HUNDRED + "|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b"
                        r"(?:[\s-](?P<scale>thousand|million|billion|trillion)\b)?(?:[\s-](?P<unit>per cent|percent|[A-Za-z]+))?",
