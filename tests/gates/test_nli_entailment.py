@@ -212,10 +212,10 @@ class TableSimilarity:
 E_REGION = {"id": "E1", "text": "Normandy is a region in France.", "trust_tier": "authoritative"}
 
 
-def _swap_gate(similarity):
+def _swap_gate(similarity, claim="Normandy is a complexity in France [E1].", evidence=E_REGION, params=None):
     # the verifier entails the swap (as the shipped one does for long sentences) and does not lean contradicted
-    inp = gate_input("nli_entailment", ARCH_Q, [E_REGION], envelope([("Normandy is a complexity in France [E1].", ["E1"])]),
-                     TableNliBackend({E_REGION["text"]: (0.7, 0.1)}))
+    inp = gate_input("nli_entailment", ARCH_Q, [evidence], envelope([(claim, ["E1"])]),
+                     TableNliBackend({evidence["text"]: (0.7, 0.1)}), params=params)
     return NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(inp.services,
                                                                                                similarity=similarity)))
 
@@ -254,23 +254,14 @@ def test_a_phrase_put_for_a_word_is_judged_by_the_first_bar_only():
     # "without warning" for "abruptly": the words around a phrase are read at another length; it is not asked
     evidence = {"id": "E1", "text": "The call ended abruptly in France.", "trust_tier": "authoritative"}
     similarity = TableSimilarity({("abruptly", "without warning"): 0.25})
-    inp = gate_input("nli_entailment", ARCH_Q, [evidence],
-                     envelope([("The call ended without warning in France [E1].", ["E1"])]),
-                     TableNliBackend({evidence["text"]: (0.7, 0.1)}))
-    result = NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(
-        inp.services, similarity=similarity)))
+    result = _swap_gate(similarity, "The call ended without warning in France [E1].", evidence)
     assert similarity.asked == [[("abruptly", "without warning")]]
     assert not [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "swap"]
 
 
 def test_the_fit_bar_is_the_gates_param():
     similarity = TableSimilarity({("region", "complexity"): 0.25, IN_PLACE: 0.8, SLOT_EMPTY: 0.9})
-    inp = gate_input("nli_entailment", ARCH_Q, [E_REGION],
-                     envelope([("Normandy is a complexity in France [E1].", ["E1"])]),
-                     TableNliBackend({E_REGION["text"]: (0.7, 0.1)}), params={"swap_context_similarity": 0.2})
-    result = NliEntailmentGate().evaluate(dataclasses.replace(inp, services=dataclasses.replace(
-        inp.services, similarity=similarity)))
-    assert not result.failed
+    assert not _swap_gate(similarity, params={"swap_context_similarity": 0.2}).failed
 
 
 def test_a_similarity_service_that_fails_fails_the_swap_closed():
