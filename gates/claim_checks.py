@@ -195,13 +195,15 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         unit_raw = m.group("unit")
         if unit_raw and unit_raw.lower() in ("st", "nd", "rd", "th"):
             continue  # ordinal (1st, 2nd): a rank, not a quantity
-        if not scale and unit_raw and unit_raw.lower() in ("m", "k", "bn") and m.group("cur"):
-            scale, unit_raw = unit_raw.lower(), None
+        if not scale and unit_raw and (unit_raw.lower() in ("m", "k", "bn") and m.group("cur") or
+                                       unit_raw.lower() in ("k", "bn") and m.start("unit") == m.end("num")):
+            scale, unit_raw = unit_raw.lower(), None  # "$2m", "5k", "3bn" (a bare "1.5m" may be metres: see below)
         if scale:
             value *= SCALES[scale.lower()]
         unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
         preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
-        text_end = m.end() if unit else max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
+        glued_letter = bool(unit_raw) and unit_raw.lower() == "m" and m.start("unit") == m.end("num")
+        text_end = m.end() if unit or glued_letter or scale else max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
         out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(), bool(APPROX.intersection(preceding)),
                             _bound_of(preceding)))
     for m in _WORD_NUM.finditer(text):
@@ -241,6 +243,27 @@ def _same_duration(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
                for scale in _DURATIONS)
 
 
+# "1.5m users": an "m" glued to the number, with no currency to settle it ("$1.5m", "5k" and "3bn" are scales outright,
+# in _quantities). It reads as metres first; a million is the other reading.
+_GLUED_SCALE = re.compile(r"[\d.,]+(?P<letter>[mM])")
+
+
+def _scale_reading(quantity: Quantity) -> float | None:
+    glued = _GLUED_SCALE.fullmatch(quantity.text)
+    return None if glued is None else quantity.value * SCALES[glued.group("letter").lower()]
+
+
+def _same_abbreviated_scale(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
+    """"1.5m users" and "1.5 million users" are one number: a number read either way holds if either reading matches
+    what the other text states (as a plain number, not as a unit of its own)."""
+    for abbreviated, other in ((evidence, claimed), (claimed, evidence)):
+        scaled = _scale_reading(abbreviated)
+        if scaled is not None and other.kind != "time" and other.unit in ("", abbreviated.unit) and \
+                _close(scaled, other.value, rel):
+            return True
+    return False
+
+
 def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
     """Whether an evidence number close to a claimed bound bears it out: "more than 45,000" holds for 45,312, 45,000
     or "more than 46,000", not for 44,000, "more than 44,000" or "less than 46,000" (and the other way round)."""
@@ -272,7 +295,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     for q in quantities(claim_text):
         rel = 0.10 if q.approx else 1e-9
         same_value = [e for e in ev if _close(e.value, q.value, rel) or _same_share(e, q, rel) or
-                      _same_duration(e, q, rel)]
+                      _same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))

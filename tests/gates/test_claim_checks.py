@@ -64,6 +64,15 @@ CASES = [
      "The trial ran for 2 years.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "Logs are kept for 90 days.", "Logs are kept for 90 days.", "Logs are kept for three months.",
      ReasonCode.NUMBER_MISMATCH),
+    # "1.5m" and "5k" glued to the number may be a scale (million, thousand) as well as metres: either reading holds
+    (check_numbers, "The app has 1.5 million users and 5,000 paying teams.", "The app has 1.5m users and 5k paying teams.",
+     "The app has 2m users and 5k paying teams.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The app has 1.5m users.", "The app has 1.5 million users.", "The app has 15 million users.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The team has 5 members.", "The team has five members.", "The team has 5k members.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The wall is 1.5m high.", "The wall is 1.5 metres high.", "The wall is 1.5 km high.",
+     ReasonCode.NUMBER_MISMATCH),
     # a one-sided bound must be borne out, not only be near the evidence's number (bench/prose's "number" case)
     (check_numbers, "Annual fees range to more than $45,000 at several schools.",
      "Fees reach more than $44,000 at several schools.", "Fees reach more than $48,000 at several schools.",
