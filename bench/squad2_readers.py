@@ -1,0 +1,338 @@
+"""Two answerability readers built from the shipped NLI verifier, measured against the shipped scorer's features
+(issue 15: what decides that no sentence answers). Neither ships; this keeps the experiments reproducible.
+
+- ``probe``: the verifier's pooled representation of (sentence, question), the 384 values its classifier reads,
+  beside the lexical features and its three logits in the sentence model (all of them, or their first principal
+  components), out of fold by article over the train and dev articles, as ``./run bench squad2 --train-scorer``
+  measures the shipped variants.
+- ``reader``: the verifier fine-tuned, all layers, as a sentence reader ((sentence, question) -> the sentence holds
+  the answer) on the train articles; measured on the dev articles, alone and stacked beside the shipped kind of
+  scorer fitted on the train articles (leave-one-dev-article-out).
+
+Both are long CPU jobs: they run under ``nice``, write their work under ``--work`` and pick up where they stopped.
+The test articles are never read. Results: bench/results/squad2_readers.md.
+
+    ./run bench squad2_readers [probe] [--work DIR]
+    ./run bench squad2_readers reader [--work DIR] [--epochs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import pickle
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.squad2 import (
+    CV_FOLDS,
+    EVIDENCE_OVERLAP_FLOOR,
+    RESULTS,
+    _sentences,
+    best_threshold,
+    load,
+    question_table,
+    split_articles,
+)
+
+QUESTIONS_PER_CHUNK = 64
+READER_CANDIDATES = 3  # per training question: its most similar sentences, and the gold one
+READER_BATCH, READER_LR, READER_MAX_LENGTH = 16, 3e-5, 160
+PROBE_COMPONENTS = (0, 16, 64, 384)
+PROBE_L2 = (1.0, 10.0, 100.0)
+OUT = RESULTS / "squad2_readers.md"
+
+
+def _verifier() -> tuple[Any, Any]:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from controlplane.nli.shipped import VERIFIER_DIR
+
+    torch.set_num_threads(2)
+    tokenizer = AutoTokenizer.from_pretrained(str(VERIFIER_DIR), local_files_only=True)
+    model = AutoModelForSequenceClassification.from_pretrained(str(VERIFIER_DIR), local_files_only=True).float()
+    return tokenizer, model
+
+
+def _table(work: Path, questions: list[Any]) -> list[dict[str, Any]]:
+    """bench.squad2's lexical feature table of these questions, kept in ``work``."""
+    path = work / "table.pkl"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    table = question_table(questions, None)
+    path.write_bytes(pickle.dumps(table))
+    return table
+
+
+def pooled_features(work: Path, questions: list[Any]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Per question id: the verifier's pooler output and logits for each of its sentences, in chunks of
+    QUESTIONS_PER_CHUNK saved as they are done."""
+    import torch
+
+    chunks = work / "chunks"
+    chunks.mkdir(parents=True, exist_ok=True)
+    tokenizer = model = None
+    for start in range(0, len(questions), QUESTIONS_PER_CHUNK):
+        path = chunks / f"{start:05d}.pkl"
+        if path.is_file():
+            continue
+        if model is None:
+            tokenizer, model = _verifier()
+            model.eval()
+        chunk = questions[start:start + QUESTIONS_PER_CHUNK]
+        pairs, owners = [], []
+        for i, q in enumerate(chunk):
+            for sentence, _, _ in _sentences(q.context):
+                pairs.append((sentence, q.question))
+                owners.append(i)
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        pooled, logits = np.zeros((len(pairs), 384), np.float32), np.zeros((len(pairs), 3), np.float32)
+        for s in range(0, len(order), 32):
+            idx = order[s:s + 32]
+            enc = tokenizer([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], truncation="only_first",
+                            max_length=256, padding=True, return_tensors="pt")
+            with torch.inference_mode():
+                vectors = model.bert(**enc).pooler_output
+                pooled[idx], logits[idx] = vectors.numpy(), model.classifier(vectors).numpy()
+        path.write_bytes(pickle.dumps({"ids": [q.id for q in chunk], "owners": owners, "pooled": pooled,
+                                       "logits": logits}))
+        print(f"pooled: {start + len(chunk)} of {len(questions)} questions", flush=True)
+    by_id_pooled, by_id_logits = {}, {}
+    for path in sorted(chunks.glob("*.pkl")):
+        data = pickle.loads(path.read_bytes())
+        owners = np.asarray(data["owners"])
+        for i, qid in enumerate(data["ids"]):
+            by_id_pooled[qid], by_id_logits[qid] = data["pooled"][owners == i], data["logits"][owners == i]
+    return by_id_pooled, by_id_logits
+
+
+def _floored(row: dict[str, Any], p: np.ndarray) -> np.ndarray:
+    """The shipped scorer's evidence overlap floor, so every figure here includes it as serving does."""
+    from controlplane.answerability import LEXICAL_FEATURES
+
+    overlap = row["x"][0, LEXICAL_FEATURES.index("evidence_overlap")]
+    missing = row["x"][0, LEXICAL_FEATURES.index("missing_from_evidence")]
+    return np.zeros(len(p)) if (overlap > 0 or missing > 0) and overlap <= EVIDENCE_OVERLAP_FLOOR + 1e-9 else p
+
+
+def _rates(table: list[dict[str, Any]], probs: list[np.ndarray]) -> str:
+    threshold, outcome = best_threshold(table, probs)
+    return f"{outcome['answered_correct']:.1%} | {outcome['abstained']:.1%} | {threshold:.3f}"
+
+
+def _fit(rows: list[dict[str, Any]], features) -> Any:
+    from controlplane.answerability import LinearModel
+
+    x = np.vstack([features(r) for r in rows])
+    return LinearModel.fit(x, np.concatenate([r["y"] for r in rows]), tuple(f"f{i}" for i in range(x.shape[1])))
+
+
+def probe(args: argparse.Namespace) -> list[str]:
+    from controlplane.answerability import LinearModel
+
+    parts = split_articles(load())
+    questions = parts["train"] + parts["dev"]
+    table = _table(args.work, questions)
+    pooled, logits = pooled_features(args.work, questions)
+    titles = sorted({r["q"].title for r in table})
+    lines = ["## Probe: the verifier's pooled representation in the sentence model", "",
+             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
+             f"({len(table)} questions); each row's threshold balances its two rates. Components: the first principal "
+             "components of the pooled vectors of the training folds (0: lexical features and the three logits only, "
+             "the shipped kind of scorer; 384: all of them).", "",
+             "| pooled components | L2 | answered and correct | abstained | threshold |", "| --- | --- | --- | --- | --- |"]
+    for components in PROBE_COMPONENTS:
+        for l2 in PROBE_L2 if components else (1.0,):
+            probs: list[np.ndarray] = [np.zeros(0)] * len(table)
+            for fold in range(CV_FOLDS):
+                held = set(titles[fold::CV_FOLDS])
+                train = [r for r in table if r["q"].title not in held]
+                train_pooled = np.vstack([pooled[r["q"].id] for r in train])
+                mean = train_pooled.mean(axis=0)
+                basis = np.linalg.svd(train_pooled - mean, full_matrices=False)[2][:components] \
+                    if 0 < components < 384 else None
+
+                def features(r, mean=mean, basis=basis, components=components):
+                    columns = [r["x"], logits[r["q"].id]]
+                    if components:
+                        columns.append(pooled[r["q"].id] if basis is None else (pooled[r["q"].id] - mean) @ basis.T)
+                    return np.hstack(columns)
+
+                x = np.vstack([features(r) for r in train])
+                model = LinearModel.fit(x, np.concatenate([r["y"] for r in train]),
+                                        tuple(f"f{i}" for i in range(x.shape[1])), l2=l2)
+                for i, r in enumerate(table):
+                    if r["q"].title in held:
+                        probs[i] = _floored(r, model.probabilities(features(r)))
+            lines.append(f"| {components} | {l2:g} | {_rates(table, probs)} |")
+            print(lines[-1], flush=True)
+    return lines
+
+
+def train_reader(args: argparse.Namespace, table: list[dict[str, Any]], train_titles: set[str]) -> Path:
+    """Fine-tune every layer of the verifier with a one-logit head (started from its entailment-minus-neutral row) on
+    the train articles' (sentence, question) pairs. Checkpoints every 200 steps; resumes from the last."""
+    import torch
+
+    from controlplane.answerability import LEXICAL_FEATURES
+
+    checkpoint = args.work / "reader" / "ckpt.pt"
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    tokenizer, model = _verifier()
+    head = torch.nn.Linear(384, 1)
+    with torch.no_grad():
+        head.weight.copy_(model.classifier.weight[0:1] - model.classifier.weight[1:2])
+        head.bias.copy_(model.classifier.bias[0:1] - model.classifier.bias[1:2])
+    cosine = LEXICAL_FEATURES.index("cosine")
+    pairs = []
+    for r in table:
+        if r["q"].title in train_titles:
+            sentences = [s for s, _, _ in _sentences(r["q"].context)]
+            keep = set(np.argsort(-r["x"][:, cosine])[:READER_CANDIDATES].tolist()) | set(np.flatnonzero(r["y"]).tolist())
+            pairs += [(sentences[i], r["q"].question, float(r["y"][i])) for i in sorted(keep)]
+    steps_per_epoch = math.ceil(len(pairs) / READER_BATCH)
+    total = args.epochs * steps_per_epoch
+    params = list(model.bert.parameters()) + list(head.parameters())
+    optimizer = torch.optim.AdamW(params, lr=READER_LR, weight_decay=0.01)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min(1.0, s / (0.06 * total)) * max(0.0, (total - s) / total))
+    step = 0
+    if checkpoint.is_file():
+        state = torch.load(checkpoint)
+        model.bert.load_state_dict(state["bert"])
+        head.load_state_dict(state["head"])
+        optimizer.load_state_dict(state["opt"])
+        schedule.load_state_dict(state["sched"])
+        step = state["step"]
+    print(f"reader: {len(pairs)} pairs, {sum(p[2] for p in pairs):.0f} holding the answer; step {step} of {total}",
+          flush=True)
+    model.train()
+    loss_of = torch.nn.BCEWithLogitsLoss()
+    started = time.perf_counter()
+    while step < total:
+        epoch, k = divmod(step, steps_per_epoch)
+        order = list(range(len(pairs)))
+        random.Random(epoch).shuffle(order)
+        batch = [pairs[i] for i in order[k * READER_BATCH:(k + 1) * READER_BATCH]]
+        enc = tokenizer([b[0] for b in batch], [b[1] for b in batch], truncation="only_first",
+                        max_length=READER_MAX_LENGTH, padding=True, return_tensors="pt")
+        loss = loss_of(head(model.bert(**enc).pooler_output).squeeze(-1), torch.tensor([b[2] for b in batch]))
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        schedule.step()
+        step += 1
+        if step % 200 == 0 or step == total:
+            torch.save({"bert": model.bert.state_dict(), "head": head.state_dict(), "opt": optimizer.state_dict(),
+                        "sched": schedule.state_dict(), "step": step}, str(checkpoint) + ".tmp")
+            os.replace(str(checkpoint) + ".tmp", checkpoint)
+            print(f"reader: step {step} of {total}, {time.perf_counter() - started:.0f} s", flush=True)
+    return checkpoint
+
+
+def reader(args: argparse.Namespace) -> list[str]:
+    import torch
+
+    parts = split_articles(load())
+    questions = parts["train"] + parts["dev"]
+    table = _table(args.work, questions)
+    _, logits = pooled_features(args.work, questions)
+    train_titles, dev_titles = {q.title for q in parts["train"]}, sorted({q.title for q in parts["dev"]})
+    checkpoint = train_reader(args, table, train_titles)
+    dev = [r for r in table if r["q"].title in dev_titles]
+    train = [r for r in table if r["q"].title in train_titles]
+    scores_file = args.work / "reader" / "dev_scores.pkl"
+    state = torch.load(checkpoint)
+    if scores_file.is_file() and pickle.loads(scores_file.read_bytes())["step"] == state["step"]:
+        scores = pickle.loads(scores_file.read_bytes())["scores"]
+    else:
+        tokenizer, model = _verifier()
+        head = torch.nn.Linear(384, 1)
+        model.bert.load_state_dict(state["bert"])
+        head.load_state_dict(state["head"])
+        model.eval()
+        scores = {}
+        for r in dev:
+            sentences = [s for s, _, _ in _sentences(r["q"].context)]
+            enc = tokenizer(sentences, [r["q"].question] * len(sentences), truncation="only_first", max_length=256,
+                            padding=True, return_tensors="pt")
+            with torch.inference_mode():
+                scores[r["q"].id] = head(model.bert(**enc).pooler_output).squeeze(-1).numpy()[:, None].astype(float)
+        scores_file.write_bytes(pickle.dumps({"step": state["step"], "scores": scores}))
+
+    def leave_one_article_out(features) -> list[np.ndarray]:
+        probs: list[np.ndarray] = [np.zeros(0)] * len(dev)
+        for held in dev_titles:
+            model = _fit([r for r in dev if r["q"].title != held], features)
+            for i, r in enumerate(dev):
+                if r["q"].title == held:
+                    probs[i] = _floored(r, model.probabilities(features(r)))
+        return probs
+
+    def lexical_and_verifier(r):
+        return np.hstack([r["x"], logits[r["q"].id]])
+
+    base_model = _fit(train, lexical_and_verifier)
+    base = {}
+    for r in dev:
+        p = np.clip(base_model.probabilities(lexical_and_verifier(r)), 1e-6, 1 - 1e-6)
+        base[r["q"].id] = np.log(p / (1 - p))[:, None]
+    rows = {
+        "the reader alone (its own sigmoid)": [_floored(r, 1 / (1 + np.exp(-scores[r["q"].id][:, 0]))) for r in dev],
+        "lexical + verifier logits, fitted on the train articles (the shipped kind of scorer)":
+            [_floored(r, base_model.probabilities(lexical_and_verifier(r))) for r in dev],
+        "that scorer's logit, refitted on the dev articles": leave_one_article_out(lambda r: base[r["q"].id]),
+        "that scorer's logit + the reader's": leave_one_article_out(lambda r: np.hstack([base[r["q"].id],
+                                                                                         scores[r["q"].id]])),
+        "lexical + verifier logits, fitted on the dev articles": leave_one_article_out(lexical_and_verifier),
+        "lexical + verifier logits + the reader, fitted on the dev articles":
+            leave_one_article_out(lambda r: np.hstack([lexical_and_verifier(r), scores[r["q"].id]])),
+    }
+    lines = ["## Reader: the verifier fine-tuned to find the answer sentence", "",
+             f"Trained on the {len(train_titles)} train articles (checkpoint step {state['step']}, {args.epochs} "
+             f"epochs of batches of {READER_BATCH}, learning rate {READER_LR}); measured on the {len(dev)} questions "
+             f"of the {len(dev_titles)} dev articles. A row fitted on the dev articles is fitted on three of them and "
+             "scored on the fourth, in turn; each row's threshold balances its two rates.", "",
+             "| scorer | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
+    for name, probs in rows.items():
+        lines.append(f"| {name} | {_rates(dev, probs)} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("experiment", nargs="?", choices=("probe", "reader"), default="probe")
+    parser.add_argument("--work", type=Path, default=Path(".controlplane/squad2_readers"),
+                        help="where the features, checkpoints and scores are kept between runs")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    lines = probe(args) if args.experiment == "probe" else reader(args)
+    if not args.no_write:
+        sections = {}
+        if OUT.is_file():  # keep the other experiment's section
+            text = OUT.read_text().split("\n## ")
+            sections = {s.split("\n", 1)[0].removeprefix("## "): "## " + s.removeprefix("## ") for s in text[1:]}
+        sections[lines[0].removeprefix("## ")] = "\n".join(lines) + "\n"
+        header = ("# Answerability readers from the shipped verifier (`./run bench squad2_readers`)\n\n"
+                  "Not shipped: measured to decide whether either beats the shipped scorer's features (issue 15). "
+                  f"squad2_dev_a.jsonl, split seed as bench/squad2.py; the test articles are never read. {sys.platform}, "
+                  f"{os.cpu_count()} CPUs.\n")
+        OUT.write_text(header + "\n" + "\n".join(s.rstrip() + "\n" for s in sections.values()))
+        print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
