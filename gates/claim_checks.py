@@ -195,15 +195,16 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         unit_raw = m.group("unit")
         if unit_raw and unit_raw.lower() in ("st", "nd", "rd", "th"):
             continue  # ordinal (1st, 2nd): a rank, not a quantity
+        text_end = max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
         if not scale and unit_raw and (unit_raw.lower() in ("m", "k", "bn") and m.group("cur") or
                                        unit_raw.lower() in ("k", "bn") and m.start("unit") == m.end("num")):
-            scale, unit_raw = unit_raw.lower(), None  # "$2m", "5k", "3bn" (a bare "1.5m" may be metres: see below)
+            # "$2m", "5k", "3bn" are scales (a bare "1.5m" may be metres: _same_abbreviated_scale reads it both ways)
+            scale, unit_raw, text_end = unit_raw.lower(), None, m.end("unit")
         if scale:
             value *= SCALES[scale.lower()]
         unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
         preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
-        glued_letter = bool(unit_raw) and unit_raw.lower() == "m" and m.start("unit") == m.end("num")
-        text_end = m.end() if unit or glued_letter or scale else max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
+        text_end = m.end() if unit else text_end
         out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(), bool(APPROX.intersection(preceding)),
                             _bound_of(preceding)))
     for m in _WORD_NUM.finditer(text):

@@ -64,7 +64,7 @@ CASES = [
      "The trial ran for 2 years.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "Logs are kept for 90 days.", "Logs are kept for 90 days.", "Logs are kept for three months.",
      ReasonCode.NUMBER_MISMATCH),
-    # "1.5m" and "5k" glued to the number may be a scale (million, thousand) as well as metres: either reading holds
+    # "5k" is 5,000 (it was read as 5); "1.5m" may be metres or a million, and either reading holds
     (check_numbers, "The app has 1.5 million users and 5,000 paying teams.", "The app has 1.5m users and 5k paying teams.",
      "The app has 2m users and 5k paying teams.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "The app has 1.5m users.", "The app has 1.5 million users.", "The app has 15 million users.",
