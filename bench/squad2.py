@@ -280,6 +280,13 @@ ALSO_MEASURED = (
     "split 'Which payment provider does Harbor use?' (1 of its 4 words in the item) was answered with 'Applies to "
     "the public Harbor API' and now ends UNKNOWN (abstained 7/8 -> 8/8, answered 15/21 unchanged). 0.25 ('at most "
     "a quarter') rather than 0.30: the same on that split, and the smaller cost out of fold.",
+    "Two readers from the 4-layer verifier (session of 2026-11-27, night; `./run bench squad2_readers`, both kept in "
+    "bench/results/squad2_readers.md): its pooled representation (the 384 values its classifier reads) beside its "
+    "logits in the sentence model, out of fold: 0.656 / 0.658 with the first 64 principal components, 0.654 / 0.661 "
+    "with all 384, against 0.655 / 0.657 without; and the verifier fine-tuned whole as a sentence reader (2 epochs on "
+    "the train articles' 13,640 (sentence, question) pairs, 56 min on 2 CPUs): on the dev articles 0.559 / 0.559 "
+    "alone, 0.580 / 0.582 stacked beside the shipped kind of scorer against 0.586 / 0.587 for that scorer alone. "
+    "Neither shipped: the same answer as the 6-layer reader above, now with its script.",
 )
 FOLDS = 4  # the question model's out-of-fold sentence scores
 # The scorer's evidence_overlap_floor (controlplane/answerability.py): an evidence text holding at most a quarter of
