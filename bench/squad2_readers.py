@@ -23,7 +23,6 @@ import math
 import os
 import pickle
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -309,6 +308,21 @@ def reader(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def write_section(path: Path, lines: list[str]) -> None:
+    """Write one experiment's section (``lines``, opening with its "## " title) into the results file, keeping the
+    other experiment's section as it was: each is measured by its own run."""
+    sections: dict[str, str] = {}
+    if path.is_file():
+        for section in path.read_text().split("\n## ")[1:]:
+            sections[section.split("\n", 1)[0]] = "## " + section
+    sections[lines[0].removeprefix("## ")] = "\n".join(lines) + "\n"
+    header = ("# Answerability readers from the shipped verifier (`./run bench squad2_readers`)\n\n"
+              "Not shipped: measured to decide whether either beats the shipped scorer's features (issue 15). "
+              "squad2_dev_a.jsonl, split seed as bench/squad2.py; the test articles are never read. "
+              f"{os.cpu_count()} CPUs.\n")
+    path.write_text(header + "\n" + "\n".join(s.rstrip() + "\n" for s in sections.values()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("experiment", nargs="?", choices=("probe", "reader"), default="probe")
@@ -320,16 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     lines = probe(args) if args.experiment == "probe" else reader(args)
     if not args.no_write:
-        sections = {}
-        if OUT.is_file():  # keep the other experiment's section
-            text = OUT.read_text().split("\n## ")
-            sections = {s.split("\n", 1)[0].removeprefix("## "): "## " + s.removeprefix("## ") for s in text[1:]}
-        sections[lines[0].removeprefix("## ")] = "\n".join(lines) + "\n"
-        header = ("# Answerability readers from the shipped verifier (`./run bench squad2_readers`)\n\n"
-                  "Not shipped: measured to decide whether either beats the shipped scorer's features (issue 15). "
-                  f"squad2_dev_a.jsonl, split seed as bench/squad2.py; the test articles are never read. {sys.platform}, "
-                  f"{os.cpu_count()} CPUs.\n")
-        OUT.write_text(header + "\n" + "\n".join(s.rstrip() + "\n" for s in sections.values()))
+        write_section(OUT, lines)
         print(f"wrote {OUT}")
     return 0
 
