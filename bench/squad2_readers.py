@@ -114,11 +114,9 @@ def pooled_features(work: Path, questions: list[Any]) -> tuple[dict[str, np.ndar
 
 def _floored(row: dict[str, Any], p: np.ndarray) -> np.ndarray:
     """The shipped scorer's evidence overlap floor, so every figure here includes it as serving does."""
-    from controlplane.answerability import LEXICAL_FEATURES
+    from controlplane.answerability import below_overlap_floor
 
-    overlap = row["x"][0, LEXICAL_FEATURES.index("evidence_overlap")]
-    missing = row["x"][0, LEXICAL_FEATURES.index("missing_from_evidence")]
-    return np.zeros(len(p)) if (overlap > 0 or missing > 0) and overlap <= EVIDENCE_OVERLAP_FLOOR + 1e-9 else p
+    return np.zeros(len(p)) if below_overlap_floor(row["x"], EVIDENCE_OVERLAP_FLOOR) else p
 
 
 def _rates(table: list[dict[str, Any]], probs: list[np.ndarray]) -> str:

@@ -320,6 +320,16 @@ def _columns(available: Sequence[str], wanted: Sequence[str]) -> list[int]:
     return [list(available).index(name) for name in wanted]
 
 
+def below_overlap_floor(lexical: np.ndarray, floor: float | None) -> bool:
+    """Whether the evidence holds too few of the question's content words to answer it (at most ``floor`` of them;
+    None: no floor). ``lexical``: rows of LEXICAL_FEATURES first; the two columns read are per evidence text, the same
+    in every row. A question with no content word at all ("What is it?") has nothing to hold: no floor then."""
+    if floor is None or not len(lexical):
+        return False
+    overlap, missing = lexical[0, _EVIDENCE_OVERLAP], lexical[0, _MISSING_FROM_EVIDENCE]
+    return bool(overlap > 0 or missing > 0) and bool(overlap <= floor + 1e-9)
+
+
 @dataclass(frozen=True)
 class AnswerabilityScorer:
     """Two shipped logistic regressions. The sentence model scores P(this sentence holds the answer) and picks the
@@ -386,13 +396,7 @@ class AnswerabilityScorer:
         return answerable * sentence_p / float(np.max(sentence_p))
 
     def below_overlap_floor(self, lexical: np.ndarray) -> bool:
-        """Whether the evidence holds too few of the question's content words to answer it (evidence_overlap_floor).
-        The two columns read are per evidence text, the same in every row. A question with no content word at all
-        ("What is it?") has nothing to hold: no floor then."""
-        if self.evidence_overlap_floor is None or not len(lexical):
-            return False
-        overlap, missing = lexical[0, _EVIDENCE_OVERLAP], lexical[0, _MISSING_FROM_EVIDENCE]
-        return bool(overlap > 0 or missing > 0) and bool(overlap <= self.evidence_overlap_floor + 1e-9)
+        return below_overlap_floor(lexical, self.evidence_overlap_floor)
 
     def score(self, question: str, sentences: Sequence[str], q_vec: np.ndarray, s_vecs: np.ndarray,
               evidence_text: str, verifier_rows: np.ndarray | None = None) -> np.ndarray:
