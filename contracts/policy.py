@@ -185,6 +185,13 @@ class RouterPolicy(Contract):
     selector_threshold: float = Field(
         default=0.6, ge=0, le=1, description="Below this router confidence the step-2 selector is consulted."
     )
+    follow_ups: bool = Field(
+        default=True,
+        description="Read a follow-up ('And for Enterprise plan keys?', 'Are they encrypted?') with the user's "
+        "previous question, so retrieval, the router and the answer modes read a question that stands on its own "
+        "(controlplane/follow_ups.py; the trace records the message and its reading). False: read the last user "
+        "message alone.",
+    )
     disagreement_penalty: float = Field(
         default=0.25, ge=0, le=1, description="Confidence removed when the selector contradicts router signals."
     )

@@ -28,7 +28,7 @@ from typing import Any
 
 from controlplane.contracts import AnswerMode, EvidencePack, FinishReason, ModeDecision, PolicyBundle
 from controlplane.contracts.errors import InputError
-from controlplane.contracts.text import strip_markers
+from controlplane.contracts.text import content_stem_set, strip_markers
 from controlplane.gates.claim_checks import near_copies
 from controlplane.gates.sufficiency import thresholds_for
 from controlplane.model_boundary import AssembledContext, GenerationParams, IntelligenceResponse
@@ -88,8 +88,11 @@ class QuoteAnswering:
     not failed yet."""
 
     def __init__(self, policy: PolicyBundle, question: str, pack: EvidencePack, decision: ModeDecision,
-                 scorer: Any | None = None, nli_backend: Any | None = None):
+                 scorer: Any | None = None, nli_backend: Any | None = None, focus: Sequence[str] = ()):
         self.settings = policy.quote
+        # A follow-up's own words (controlplane/follow_ups.py): a sentence that mentions none of them answers the
+        # previous question again ("mobile apps are released every two weeks" for "And the desktop app?").
+        self.focus = content_stem_set(" ".join(focus)) if focus else frozenset()
         self.nli_backend = nli_backend
         # A high-stakes question needs several independent sources per claim (EBOM): a quote then also cites every
         # other item that states it, so that two sources saying the same thing are not refused as one.
@@ -122,10 +125,13 @@ class QuoteAnswering:
             candidates = self.ranking.candidates(settings, exclude)
         else:
             candidates = self.ranking.candidates(settings, exclude, answerable_only=True)
+        if self.focus:
+            candidates = [c for c in candidates if self.focus & content_stem_set(c.text)]
         record: dict[str, Any] = {"answerability": settings.answerability, "ranking_ms": round(self.ranking_ms, 1),
                                   "offered": [c.as_dict() for c in candidates],
                                   "scorer_threshold": self.ranking.scorer_threshold,
-                                  "excluded_after_failure": sorted(f"{e}@{s}-{end}" for e, s, end in exclude)}
+                                  "excluded_after_failure": sorted(f"{e}@{s}-{end}" for e, s, end in exclude),
+                                  **({"follow_up_focus": sorted(self.focus)} if self.focus else {})}
         if self.statement_question:
             # "What does X say about Y?": the on-topic sentences are the answer (see QuotePolicy.statement_questions)
             offered = self.ranking.candidates(settings, exclude, by_relevance=True)

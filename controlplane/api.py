@@ -54,6 +54,7 @@ from controlplane.contracts import (
     meets_retrieval_floor,
 )
 from controlplane.contracts.errors import ConfigurationError, InputError
+from controlplane.follow_ups import read_question
 from controlplane.gates.interfaces import Critic, Gate, GateServices, NliBackend, Retriever
 from controlplane.gates.registry import GateRegistry, GateRegistryError
 from controlplane.model_boundary import (
@@ -186,6 +187,8 @@ class Response:
     session_id: str | None = None
     mode_decision: dict[str, Any] | None = None  # the final ModeDecision as JSON (mode, flags, rigor, confidence ...)
     verification: dict[str, Any] | None = None  # EBOM confidence and source warnings of the last attempt
+    # A follow-up read with the previous question: {"message", "read_as", "rule", "previous"}; None when read as sent.
+    follow_up: dict[str, Any] | None = None
     # The pack the answer was checked against (items with provenance, to show sources); not part of as_json().
     evidence_pack: EvidencePack | None = field(default=None, compare=False, repr=False)
     # The request's trace as stored; as_ebom() renders the EBOM document from it alone (controlplane.ebom).
@@ -240,6 +243,7 @@ class Response:
             "mode_decision": self.mode_decision,
             "pre_generation_gates": [g.summary() for g in self.gate_results if g.stage == "pre_generation"],
             "verification": self.verification or {"confidence": None, "warnings": []},
+            "follow_up": self.follow_up,
         }
 
 
@@ -289,6 +293,7 @@ def response_from_run(result: RunResult, session_id: str | None = None) -> Respo
         session_id=session_id,
         mode_decision=result.mode_decision.model_dump(mode="json"),
         verification=result.verification_summary(),
+        follow_up=result.follow_up,
         evidence_pack=result.evidence_pack,
         trace_bundle=result.trace_bundle,
     )
@@ -830,7 +835,7 @@ class ControlPlane:
         wanted = retrieve if retrieve is not None else (collection is not None or not caller_given)
         if not wanted or retriever is None:
             return pipeline.build_pack(evidence, facts, rules)
-        query = next(m["content"] for m in reversed(messages) if m["role"] == "user")
+        query = read_question(messages, follow_ups=pipeline.policy.bundle.router.follow_ups).question
         k, min_score, lexical_pass = self._retrieval_params(pipeline.policy)
         from controlplane.realtime import retrieve as retrieve_for
         from controlplane.router import normalize_text, route

@@ -42,6 +42,7 @@ from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.degrade import DegradeResult, degrade, deliver, refuse
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
 from controlplane.evidence_pack.staleness import parse_time
+from controlplane.follow_ups import read_question
 from controlplane.gates.attempt import AttemptView
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
@@ -119,6 +120,8 @@ class RunResult:
     # rendered from it (controlplane.ebom), so a reply and its stored or exported trace render alike.
     trace_bundle: TraceBundle | None = None
     realtime: dict[str, Any] | None = None  # EBOM real-time query handling (controlplane/realtime.py), if detected
+    # How a follow-up was read with the question before it (controlplane/follow_ups.py); None when read as sent.
+    follow_up: dict[str, Any] | None = None
 
     def as_ebom(self) -> dict[str, Any]:
         from controlplane.ebom import ebom_document
@@ -407,6 +410,8 @@ class Pipeline:
             if self.store is not None:
                 self.store.mark_error(trace_id, f"{type(exc).__name__}: {exc}"[:500])
             raise
+        result.follow_up = next((e.payload["follow_up"] for e in result.events
+                                 if e.phase is Phase.GATE_NORMALIZE_MODALITY and "follow_up" in e.payload), None)
         result.trace_bundle = self._bundle(trace_id, created_at, clean, result)
         if self.store is not None:
             self.store.save(result.trace_bundle, session_id=session_id)
@@ -430,12 +435,14 @@ class Pipeline:
                 "state_roots": substrate_roots(pack),
             },
         )
-        user_message = messages[-1]["content"]
+        # A follow-up ("And for Enterprise plan keys?") is read with the question before it (controlplane/follow_ups.py)
+        reading = read_question(messages, follow_ups=policy.router.follow_ups)
+        user_message = reading.question
         normalized = normalize_text(user_message)
         recorder.emit(
             Phase.GATE_NORMALIZE_MODALITY,
             {"modality": "text", "changed": normalized != user_message.strip(), "chars": len(user_message),
-             "normalized_chars": len(normalized)},
+             "normalized_chars": len(normalized), **({"follow_up": reading.as_dict()} if reading.rule else {})},
         )
         # validate_messages made them {"role": str, "content": str}: a copy of each dict is a deep copy
         model_messages = [dict(message) for message in messages]
@@ -461,7 +468,8 @@ class Pipeline:
         evaluation: AttemptEvaluation | None = None
         max_attempts = 1 + budgets.max_regen_attempts
         answer_mode = answer_mode_for(policy, str(model_meta.get("model_id", "")), self.answer_mode)
-        quoting = self._quote_answering(normalized, pack, decision) if answer_mode is AnswerMode.QUOTE else None
+        quoting = (self._quote_answering(normalized, pack, decision, reading.focus)
+                   if answer_mode is AnswerMode.QUOTE else None)
         # Prose concerns the turns where the model writes; in quote mode the server composes the envelope anyway.
         prose = (envelope or self.envelope or policy.envelope) is EnvelopeFormat.PROSE and quoting is None
         prose_record: dict[str, Any] = {}
@@ -534,7 +542,7 @@ class Pipeline:
         assert evaluation is not None
         if answer_mode is AnswerMode.ABSTRACTIVE_THEN_QUOTE:
             fallback = self._quote_fallback(recorder, records, model_messages, normalized, pack, decision, started,
-                                            tool_calls, lattice)
+                                            tool_calls, lattice, reading.focus)
             if fallback is not None:
                 outcome, claims = fallback
                 return self._finish(recorder, trace_id, decision, pack, records, pre_results, outcome, claims,
@@ -563,7 +571,8 @@ class Pipeline:
         built = attribute_prose(text, pack, decision, self.policy.bundle.prose)
         return built.text(), {**built.record(), "built": True, **({"cut_tail": cut} if cut else {})}
 
-    def _quote_answering(self, question: str, pack: EvidencePack, decision: ModeDecision) -> QuoteAnswering:
+    def _quote_answering(self, question: str, pack: EvidencePack, decision: ModeDecision,
+                         focus: Sequence[str] = ()) -> QuoteAnswering:
         scorer = None
         if self.policy.bundle.quote.answerability in ("scorer", "both"):
             if self._scorer is None:
@@ -571,15 +580,15 @@ class Pipeline:
 
                 self._scorer = shipped_scorer()
             scorer = self._scorer
-        return QuoteAnswering(self.policy.bundle, question, pack, decision, scorer, self.services.nli_backend)
+        return QuoteAnswering(self.policy.bundle, question, pack, decision, scorer, self.services.nli_backend, focus)
 
     def _quote_fallback(self, recorder: EventRecorder, records: list[AttemptRecord], messages: list[dict[str, str]],
                         question: str, pack: EvidencePack, decision: ModeDecision, started: float, tool_calls: int,
-                        lattice: Sequence[PlannedGate] | None = None,
+                        lattice: Sequence[PlannedGate] | None = None, focus: Sequence[str] = (),
                         ) -> tuple[DegradeResult, list[ClaimVerdict]] | None:
         """abstractive_then_quote: one quote attempt after the written answer failed. Its envelope goes through
         every gate; only if it passes is it shown, marked as a degrade, instead of a bare refusal."""
-        quoting = self._quote_answering(question, pack, decision)
+        quoting = self._quote_answering(question, pack, decision, focus)
         attempt = len(records) + 1
         turn = quoting.turn(messages, attempt)
         response = turn.decided or _generate(self.model, question, turn.context, turn.params)

@@ -43,6 +43,7 @@ from controlplane.contracts import (
 )
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.degrade import DegradeResult, degrade, deliver
+from controlplane.follow_ups import read_question
 from controlplane.gates.interfaces import BudgetUsage, GateServices, GateStage
 from controlplane.gates.registry import GateRegistry
 from controlplane.model_boundary import IntelligenceResponse, ModuleMetadata
@@ -363,7 +364,8 @@ class _Replayer:
     def run(self) -> TraceReplay:
         bundle = self.bundle
         messages = bundle.messages
-        user_message = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
+        # the question as the pipeline read it: a follow-up with the previous question (controlplane/follow_ups.py)
+        user_message = read_question(messages, follow_ups=self.policy.bundle.router.follow_ups).question
         normalized = normalize_text(user_message)
         redacted_input = bool(bundle.redaction.get("applied"))
         decision = self.plane.decide(normalized, pack=bundle.evidence_pack or EvidencePack())

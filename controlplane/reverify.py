@@ -218,11 +218,14 @@ def reverify(pipeline: Any, parent: TraceBundle, edited_text: Any, trace_id: str
 
 
 def edit_question(parent: TraceBundle) -> str:
-    """The user message the edit is checked under: the parent's last one, normalised as every request's is."""
+    """The question the edit is checked under: the parent's last user message as the parent read it (a follow-up
+    with the previous question, controlplane/follow_ups.py), normalised as every request's is."""
     from controlplane.router import normalize_text
 
-    return normalize_text(next((str(m.get("content", "")) for m in reversed(parent.messages)
-                                if m.get("role") == "user"), ""))
+    read_as = next((e.payload["follow_up"]["read_as"] for e in parent.events
+                    if e.phase is Phase.GATE_NORMALIZE_MODALITY and "follow_up" in e.payload), None)
+    return normalize_text(read_as or next((str(m.get("content", "")) for m in reversed(parent.messages)
+                                           if m.get("role") == "user"), ""))
 
 
 def sentence_verdict(claim: Any, codes: list[str]) -> str:

@@ -538,7 +538,7 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
 # -- responses ----------------------------------------------------------------------------------------------------
 # The part of Response.as_json() a chat client gets beside the gated answer (the text itself is the message).
 VERIFICATION_FIELDS = ("trace_id", "status", "verified", "attempts", "mode", "domain_flags", "evidence_ids", "claims",
-                       "gate_results", "failing_gates", "degrade", "verification")
+                       "gate_results", "failing_gates", "degrade", "verification", "follow_up")
 
 
 def verification_metadata(reply: PlaneResponse, request: Request | None = None) -> dict[str, Any]:

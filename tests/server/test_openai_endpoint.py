@@ -353,3 +353,16 @@ def test_hostile_json_is_a_400_not_a_crash(serve, raw):
     response = httpx.post(f"{url}/v1/chat/completions", content=raw, headers=JSON)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "invalid_json"
+
+
+def test_a_follow_up_is_read_with_the_previous_question_over_http(serve, trace_store):
+    """A chat client sends the whole conversation; the reply says how its follow-up was read."""
+    url, _ = serve([GOOD, GOOD])
+    conversation = [{"role": "user", "content": "Where do we host the API?"},
+                    {"role": "assistant", "content": "We host on Fly.io [E1]."},
+                    {"role": "user", "content": "What is its primary region?"}]
+    meta = ask(url, messages=conversation, extra_body={"evidence": EVIDENCE}).model_extra["controlplane"]
+    assert meta["follow_up"]["read_as"] == "What is the API's primary region?"
+    assert meta["follow_up"]["rule"] == "pronoun"
+    alone = ask(url, extra_body={"evidence": EVIDENCE}).model_extra["controlplane"]
+    assert alone["follow_up"] is None

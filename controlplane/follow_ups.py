@@ -1,0 +1,249 @@
+"""A follow-up question read with the question before it ("And for Enterprise plan keys?" after "What is the rate
+limit for Standard plan keys?"), so retrieval, the router and the answerability scorer read a question that stands
+on its own.
+
+A chat app sends the whole conversation; read alone, "What about the burst?" names nothing to retrieve or to answer,
+and ended UNKNOWN (bench/follow_ups.py). Two clear cases are read, each by a rule a reader can check in the trace:
+
+* ``fragment``: an opener ("and", "what about", "how about", "what of", "same for") and a phrase with no question
+  word or auxiliary of its own. The phrase takes the place of one phrase of the previous question: the one with the
+  same last word ("Standard plan keys" for "Enterprise plan keys"), else the one after the same preposition ("for the
+  primary" for "for the secondary"), else the first, what the previous question asks about ("the rate limit" for
+  "the burst"). The previous question's own words go, so the previous answer does not answer again.
+* ``pronoun``: a question that says it, its, they, them or their. The first such word stands for what the previous
+  question asks about ("Are they encrypted?" after "How long are database backups kept?").
+
+Anything else is read as sent, including a question that opens with "and" but asks something whole ("And who becomes
+incident commander?"). The previous question is itself read first, so a chain of follow-ups resolves. What is read
+is never shown as the user's words: the trace and the reply record the message and its reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controlplane.contracts.text import STOPWORDS
+from controlplane.question_parts import AUXILIARIES, WH_WORDS
+
+FRAGMENT = "fragment"
+PRONOUN = "pronoun"
+# Turns looked back over: a chain of follow-ups longer than this is read from its last few questions.
+_MAX_CHAIN = 4
+
+_OPENER = re.compile(
+    r"^\W*(?:(?:and|but|also|so|ok(?:ay)?|then)[\s,]+)?(?:(?:what|how)\s+about|what\s+of|same\s+(?:for|with)|and)\s+"
+    r"(?P<phrase>.+?)[\s?.!]*$", re.IGNORECASE)
+_PREPOSITIONS = ("for", "in", "on", "at", "with", "of", "from", "to", "during", "after", "before", "under", "by")
+_PRONOUN = re.compile(r"\b(it|its|they|them|their)\b", re.IGNORECASE)
+# "it" that stands for nothing: "Is it true that ...", "Is it possible to ...", "How long does it take to ..."
+_EXPLETIVE = re.compile(r"it(?:\s+\S+){0,2}?\s+(?:that|to)\b", re.IGNORECASE)
+_POSSESSIVE = frozenset({"its", "their"})
+_DETERMINERS = frozenset({"the", "a", "an", "our", "your", "this", "that", "these", "those", "each", "every"})
+_SUBJECTS = frozenset({"we", "you", "they", "i", "he", "she", "it"})
+# Words of a question's frame, never part of what it asks about: "how long", "usually", the auxiliaries.
+_FRAME = frozenset({*WH_WORDS, *AUXILIARIES, "long", "often", "quickly", "soon", "far", "usually", "typically",
+                    "normally", "currently", "exactly", "still", "really", "actually"})
+# A last word that is the question's verb ("How long are database backups kept?"), split off its noun phrase.
+_VERBS = frozenset({"use", "run", "take", "need", "cost", "get", "keep", "mean", "say", "work", "store", "host",
+                    "handle", "include", "cover", "support", "require", "allow", "have", "do", "make", "last", "go",
+                    "pay", "own", "contain", "hold", "happen", "start", "end", "apply", "kept", "held", "paid", "sent",
+                    "built", "made", "done", "taken", "given", "set", "put", "seen", "known", "found", "shown", "spent",
+                    "left", "lost", "written"})
+_TOKEN = re.compile(r"[A-Za-z0-9][\w'/.-]*[\w]|[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The question a request reads, and how it came from the user's last message."""
+
+    question: str  # what retrieval, the router and the answer modes read
+    message: str  # the last user message as sent
+    rule: str | None = None  # FRAGMENT or PRONOUN when read with the previous question, else None
+    previous: str | None = None  # the previous question as read, when a rule applied
+    # The follow-up's own words ("Enterprise plan keys", "encrypted"): what it adds to the previous question. An
+    # answer that mentions none of them answers the previous question again, not this one.
+    focus: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "read_as": self.question, "rule": self.rule, "previous": self.previous,
+                "focus": list(self.focus)}
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int  # character offsets into the question
+    end: int
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    """A run of content words of a question, with the frame words just before it ("for the" of "for the primary")."""
+
+    words: tuple[_Token, ...]
+    before: tuple[_Token, ...]  # up to two frame words before the run, nearest last
+
+    @property
+    def start(self) -> int:
+        """Where the phrase starts, with its determiner ("the API", "a SEV1 page")."""
+        if self.before and self.before[-1].lower in _DETERMINERS:
+            return self.before[-1].start
+        return self.words[0].start
+
+    @property
+    def end(self) -> int:
+        return self.words[-1].end
+
+    @property
+    def after(self) -> str:
+        """The word before the phrase ("we" of "do we host"), ignoring a determiner ("for" of "for the primary")."""
+        words = [t.lower for t in self.before]
+        if words and words[-1] in _DETERMINERS:
+            words.pop()
+        return words[-1] if words else ""
+
+
+def read_question(messages: Sequence[Mapping[str, str]], *, follow_ups: bool = True) -> Reading:
+    """The last user message, read with the user's previous question when it is a follow-up."""
+    asked = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    if not asked:
+        return Reading("", "")
+    message = asked[-1]
+    if not follow_ups or len(asked) < 2:
+        return Reading(message, message)
+    chain = asked[-_MAX_CHAIN - 1:-1]  # the questions before the last message, each read with the one before it
+    previous = chain[0]
+    for earlier in chain[1:]:
+        previous = read_follow_up(earlier, previous) or earlier
+    question, rule = _read(message, previous)
+    if rule is None:
+        return Reading(message, message)
+    return Reading(question, message, rule, previous, _focus(message, rule, previous))
+
+
+def read_follow_up(message: str, previous: str) -> str | None:
+    """``message`` made to stand on its own with ``previous``; None when it is not a follow-up it can read."""
+    question, rule = _read(message, previous)
+    return question if rule else None
+
+
+def _read(message: str, previous: str) -> tuple[str, str | None]:
+    text = " ".join(message.split())
+    before = " ".join(previous.split())
+    phrases = _phrases(before)
+    if not phrases:
+        return text, None
+    fragment = _OPENER.match(text)
+    if fragment and _is_phrase(fragment.group("phrase")):
+        replaced = _replaced(fragment.group("phrase"), before, phrases)
+        if replaced is not None:
+            return replaced, FRAGMENT
+    pronoun = _PRONOUN.search(text)
+    if pronoun and not fragment and not _EXPLETIVE.match(text, pronoun.start()):
+        topic = _topic(before, phrases)
+        word = pronoun.group(1).lower()
+        stands_for = f"{topic}'s" if word in _POSSESSIVE else topic
+        return text[:pronoun.start()] + stands_for + text[pronoun.end():], PRONOUN
+    return text, None
+
+
+def _focus(message: str, rule: str, previous: str) -> tuple[str, ...]:
+    """The follow-up's words the previous question does not have ("desktop" of "the desktop app" after "mobile
+    apps"), its nouns when it has any ("version", not "run", of "Which version does it run?")."""
+    fragment = _OPENER.match(" ".join(message.split())) if rule == FRAGMENT else None
+    own = fragment.group("phrase") if fragment else _PRONOUN.sub(" ", message)
+    asked_before = {_singular(w) for w in _TOKEN.findall(previous)}
+    new = [w for w in _TOKEN.findall(own)
+           if w.lower() not in STOPWORDS and w.lower() not in _FRAME and _singular(w) not in asked_before]
+    nouns = [w for w in new if not _is_verb(w)]
+    return tuple(dict.fromkeys(nouns or new))
+
+
+def _is_phrase(text: str) -> bool:
+    """A noun phrase, maybe after a preposition: no question word or auxiliary, no pronoun, a word of its own."""
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    if not words or len(words) > 8:
+        return False
+    if any(w in WH_WORDS or w in AUXILIARIES or w in _SUBJECTS for w in words) or _PRONOUN.search(text):
+        return False
+    return any(w not in STOPWORDS for w in words)
+
+
+def _replaced(phrase: str, before: str, phrases: list[_Phrase]) -> str | None:
+    words = _TOKEN.findall(phrase)
+    preposition = words[0].lower() if words and words[0].lower() in _PREPOSITIONS else None
+    if preposition:
+        phrase = phrase[phrase.lower().index(preposition) + len(preposition):].strip()
+    content = [w for w in _TOKEN.findall(phrase) if w.lower() not in STOPWORDS]
+    if not content:
+        return None
+    head = _singular(content[-1])
+    for candidate in phrases:  # the phrase with the same last word: "Standard plan keys" for "Enterprise plan keys"
+        for word in candidate.words:
+            if _singular(word.text) == head:
+                return _swap(before, candidate.start, word.end, phrase)
+    if preposition:  # the phrase after the same preposition: "for the primary" for "for the secondary"
+        for candidate in phrases:
+            if candidate.after == preposition:
+                return _swap(before, candidate.start, candidate.end, phrase)
+    first = phrases[0]  # what the previous question asks about: "the rate limit" for "the burst"
+    return _swap(before, first.start, first.end, phrase)
+
+
+def _topic(before: str, phrases: list[_Phrase]) -> str:
+    """What a question asks about: its first phrase that is not the verb after a subject ("do we host ...")."""
+    chosen = next((p for p in phrases if p.after not in _SUBJECTS), phrases[0])
+    return before[chosen.start:chosen.end]
+
+
+def _swap(text: str, start: int, end: int, phrase: str) -> str:
+    return f"{text[:start]}{phrase}{text[end:]}"
+
+
+def _phrases(question: str) -> list[_Phrase]:
+    """The runs of content words of a question, each with the frame words before it; a last verb is split off its
+    run ("database backups" and "kept" of "How long are database backups kept?")."""
+    phrases: list[_Phrase] = []
+    run: list[_Token] = []
+    frame: list[_Token] = []
+    for match in _TOKEN.finditer(question):
+        token = _Token(match.group(0), match.start(), match.end())
+        # "how" and the word after it frame the question ("how long", "how many", "how quickly")
+        if token.lower in STOPWORDS or token.lower in _FRAME or (frame and not run and frame[-1].lower == "how"):
+            if run:
+                phrases.append(_Phrase(tuple(run), tuple(frame[-2:])))
+                run, frame = [], []
+            frame.append(token)
+        else:
+            run.append(token)
+    if run:
+        phrases.append(_Phrase(tuple(run), tuple(frame[-2:])))
+    if phrases and len(phrases[-1].words) > 1 and _is_verb(phrases[-1].words[-1].text):
+        last = phrases.pop()
+        phrases += [_Phrase(last.words[:-1], last.before), _Phrase(last.words[-1:], last.words[-2:-1])]
+    return phrases
+
+
+def _is_verb(word: str) -> bool:
+    lowered = word.lower()
+    return lowered in _VERBS or (lowered.endswith("ed") and len(lowered) > 4)
+
+
+def _singular(word: str) -> str:
+    """The word without a plural ending ("pages" -> "page", "replies" -> "reply"), for matching a phrase's head."""
+    lowered = word.lower()
+    if lowered.endswith("ies") and len(lowered) > 4:
+        return lowered[:-3] + "y"
+    if lowered.endswith("s") and not lowered.endswith("ss") and len(lowered) > 3:
+        return lowered[:-1]
+    return lowered
+
+
+__all__ = ["FRAGMENT", "PRONOUN", "Reading", "read_follow_up", "read_question"]
