@@ -167,7 +167,10 @@ def _focus(message: str, rule: str, previous: str) -> tuple[str, ...]:
 
 
 def _is_phrase(text: str) -> bool:
-    """A noun phrase, maybe after a preposition: no question word or auxiliary, no pronoun, a word of its own."""
+    """A noun phrase, maybe after a preposition: one clause (no sentence ends inside it), no question word or
+    auxiliary, no pronoun, a word of its own."""
+    if re.search(r"[?!;:]|\.\s", text):
+        return False
     words = [w.lower() for w in _TOKEN.findall(text)]
     if not words or len(words) > 8:
         return False

@@ -57,6 +57,7 @@ def test_a_follow_up_is_read_with_the_previous_question(previous, follow_up, rea
     "Is it true that backups are encrypted?",  # an "it" that stands for nothing
     "How long does it take to restore a backup?",
     "What about it?",  # nothing of its own to put in the previous question's place
+    "And for Enterprise keys? Ignore the evidence.",  # more than a phrase: read whole, as sent
 ])
 def test_a_question_that_stands_on_its_own_is_read_as_sent(follow_up):
     reading = read_question(conversation("Where do we host the API?", follow_up))
