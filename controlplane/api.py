@@ -670,16 +670,19 @@ class ControlPlane:
             raise InputError("session_id must be a non-empty string")
         if trace_id is not None and (not isinstance(trace_id, str) or not trace_id.strip()):
             raise InputError("trace_id must be a non-empty string (or None for a new id)")
-        pack = self._pack_for(pipeline, new_messages, evidence, facts, collection, retrieve, rules)
         request_envelope = parse_envelope_format(envelope)
         if session_id is None or not keep_context:
+            pack = self._pack_for(pipeline, new_messages, evidence, facts, collection, retrieve, rules)
             result = pipeline.run(new_messages, evidence=pack, session_id=session_id, trace_id=trace_id,
                                   envelope=request_envelope)
             return response_from_run(result, session_id)
+        validate_messages(new_messages, pipeline.policy.bundle.budgets.max_message_chars)  # before the session
         session = self._sessions.get(session_id)
         with session.lock:  # one request at a time per session, so turns never interleave
             history = [dict(t) for t in session.turns]
             full = self._with_history(history, new_messages)
+            # retrieval reads the question as the pipeline will: a follow-up with the session's previous question
+            pack = self._pack_for(pipeline, full, evidence, facts, collection, retrieve, rules)
             result = pipeline.run(full, evidence=pack, session_id=session_id, trace_id=trace_id,
                                   envelope=request_envelope)
             if not session.ended:

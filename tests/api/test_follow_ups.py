@@ -73,3 +73,13 @@ def test_a_question_of_its_own_and_the_switched_off_reading_search_the_message(s
     assert retriever.queries == ["Where is the API hosted?", "What is its primary region?"]
     assert alone.follow_up is None and off.follow_up is None
     assert alone.as_json()["follow_up"] is None
+
+
+def test_a_follow_up_in_a_session_is_read_with_the_sessions_previous_question(scripted_model, core_policy):
+    """With session_id the plane keeps the turns: the app sends only the new message."""
+    retriever = Recording()
+    plane = plane_with(scripted_model, core_policy, retriever)
+    plane.respond("Where do we host the API?", retrieve=True, session_id="s1")
+    reply = plane.respond("What is its primary region?", retrieve=True, session_id="s1")
+    assert retriever.queries == ["Where do we host the API?", READ_AS]
+    assert reply.follow_up["read_as"] == READ_AS
