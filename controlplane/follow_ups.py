@@ -8,14 +8,17 @@ and ended UNKNOWN (bench/follow_ups.py). Two clear cases are read, each by a rul
 * ``fragment``: an opener ("and", "what about", "how about", "what of", "same for") and a phrase with no question
   word or auxiliary of its own. The phrase takes the place of one phrase of the previous question: the one with the
   same last word ("Standard plan keys" for "Enterprise plan keys"), else the one after the same preposition ("for the
-  primary" for "for the secondary"), else the first, what the previous question asks about ("the rate limit" for
-  "the burst"). The previous question's own words go, so the previous answer does not answer again.
+  primary" for "for the secondary"), else what the previous question asks about ("the rate limit" for "the burst"),
+  not the noun of its question word ("machines" of "How many machines does production run?"). The replaced words go,
+  so the reading does not lead back to the previous answer.
 * ``pronoun``: a question that says it, its, they, them or their. The first such word stands for what the previous
   question asks about ("Are they encrypted?" after "How long are database backups kept?").
 
 Anything else is read as sent, including a question that opens with "and" but asks something whole ("And who becomes
 incident commander?"). The previous question is itself read first, so a chain of follow-ups resolves. What is read
-is never shown as the user's words: the trace and the reply record the message and its reading.
+is never shown as the user's words: the trace and the reply record the message and its reading. ``Reading.focus``
+holds the follow-up's own words; the quote modes do not answer it with a sentence that mentions none of them
+(controlplane/answer_modes.py), which would answer the previous question again.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ _PRONOUN = re.compile(r"\b(it|its|they|them|their)\b", re.IGNORECASE)
 _EXPLETIVE = re.compile(r"it(?:\s+\S+){0,2}?\s+(?:that|to)\b", re.IGNORECASE)
 _POSSESSIVE = frozenset({"its", "their"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "your", "this", "that", "these", "those", "each", "every"})
+# The word before the noun a question word asks for: "which database", "what language", "how many machines".
+_ASKED_NOUN = frozenset({"which", "what", "whose", "many", "much"})
 _SUBJECTS = frozenset({"we", "you", "they", "i", "he", "she", "it"})
 # Words of a question's frame, never part of what it asks about: "how long", "usually", the auxiliaries.
 _FRAME = frozenset({*WH_WORDS, *AUXILIARIES, "long", "often", "quickly", "soon", "far", "usually", "typically",
@@ -196,8 +201,10 @@ def _replaced(phrase: str, before: str, phrases: list[_Phrase]) -> str | None:
         for candidate in phrases:
             if candidate.after == preposition:
                 return _swap(before, candidate.start, candidate.end, phrase)
-    first = phrases[0]  # what the previous question asks about: "the rate limit" for "the burst"
-    return _swap(before, first.start, first.end, phrase)
+    # else what the previous question asks about ("the rate limit" for "the burst"), passing over the noun of its
+    # question word ("machines" of "How many machines does production run?" for "staging")
+    subject = next((p for p in phrases if p.after not in _ASKED_NOUN), phrases[0])
+    return _swap(before, subject.start, subject.end, phrase)
 
 
 def _topic(before: str, phrases: list[_Phrase]) -> str:

@@ -34,6 +34,11 @@ def conversation(*questions: str) -> list[dict[str, str]]:
      "What is the burst for Standard plan keys?", FRAGMENT, ("burst",)),
     ("How long are invoices retained?", "How about chat transcripts?",
      "How long are chat transcripts retained?", FRAGMENT, ("chat", "transcripts")),
+    # ... not the noun of its question word
+    ("How many machines does production run?", "How about staging?",
+     "How many machines does staging run?", FRAGMENT, ("staging",)),
+    ("Which team owns the Android design system?", "And the iOS app?", "Which team owns the iOS app?", FRAGMENT,
+     ("iOS", "app")),
     # a pronoun stands for what the previous question asks about, not for the verb after its subject
     ("How long are database backups kept?", "Are they encrypted?", "Are database backups encrypted?", PRONOUN,
      ("encrypted",)),
