@@ -83,6 +83,12 @@ class QuoteTurn:
     record: dict[str, Any] = field(default_factory=dict)
 
 
+
+def _word_starts(text: str) -> frozenset[str]:
+    """The first four letters of each content stem: "caching" meets "cache" and "hosting" meets "hosted", which the
+    five-letter stems keep apart ("cachi", "cache")."""
+    return frozenset(stem[:4] for stem in content_stem_set(text))
+
 class QuoteAnswering:
     """The quote turns of one request. The ranking is computed once; a regen offers the sentences whose claims have
     not failed yet."""
@@ -92,7 +98,7 @@ class QuoteAnswering:
         self.settings = policy.quote
         # A follow-up's own words (controlplane/follow_ups.py): a sentence that mentions none of them answers the
         # previous question again ("mobile apps are released every two weeks" for "And the desktop app?").
-        self.focus = content_stem_set(" ".join(focus)) if focus else frozenset()
+        self.focus = _word_starts(" ".join(focus)) if focus else frozenset()
         self.nli_backend = nli_backend
         # A high-stakes question needs several independent sources per claim (EBOM): a quote then also cites every
         # other item that states it, so that two sources saying the same thing are not refused as one.
@@ -125,8 +131,7 @@ class QuoteAnswering:
             candidates = self.ranking.candidates(settings, exclude)
         else:
             candidates = self.ranking.candidates(settings, exclude, answerable_only=True)
-        if self.focus:
-            candidates = [c for c in candidates if self.focus & content_stem_set(c.text)]
+        candidates = self._about_follow_up(candidates)
         record: dict[str, Any] = {"answerability": settings.answerability, "ranking_ms": round(self.ranking_ms, 1),
                                   "offered": [c.as_dict() for c in candidates],
                                   "scorer_threshold": self.ranking.scorer_threshold,
@@ -134,7 +139,7 @@ class QuoteAnswering:
                                   **({"follow_up_focus": sorted(self.focus)} if self.focus else {})}
         if self.statement_question:
             # "What does X say about Y?": the on-topic sentences are the answer (see QuotePolicy.statement_questions)
-            offered = self.ranking.candidates(settings, exclude, by_relevance=True)
+            offered = self._about_follow_up(self.ranking.candidates(settings, exclude, by_relevance=True))
             chosen = [c for c in offered if c.relevance >= settings.min_relevance]
             chosen = chosen[: settings.statement_sentences]
             record["statement_question"] = True
@@ -164,6 +169,12 @@ class QuoteAnswering:
         params = GenerationParams(temperature=0.0, max_tokens=QUOTE_MAX_TOKENS,
                                   json_schema=choice_schema(candidates, settings))
         return QuoteTurn(candidates, context=context, params=params, record=record)
+
+    def _about_follow_up(self, candidates: list[Candidate]) -> list[Candidate]:
+        """The candidates that mention one of a follow-up's own words (all of them when the question is not one)."""
+        if not self.focus:
+            return candidates
+        return [c for c in candidates if self.focus & _word_starts(c.text)]
 
     def _per_part(self, exclude: frozenset[tuple[str, int, int]], record: dict[str, Any],
                   ) -> tuple[list[Candidate], list[str]]:

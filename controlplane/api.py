@@ -187,7 +187,8 @@ class Response:
     session_id: str | None = None
     mode_decision: dict[str, Any] | None = None  # the final ModeDecision as JSON (mode, flags, rigor, confidence ...)
     verification: dict[str, Any] | None = None  # EBOM confidence and source warnings of the last attempt
-    # A follow-up read with the previous question: {"message", "read_as", "rule", "previous"}; None when read as sent.
+    # A follow-up read with the previous question ({"message", "read_as", "rule", "previous", "focus"}, as
+    # controlplane/follow_ups.Reading.as_dict gives it); None when the last message was read as sent.
     follow_up: dict[str, Any] | None = None
     # The pack the answer was checked against (items with provenance, to show sources); not part of as_json().
     evidence_pack: EvidencePack | None = field(default=None, compare=False, repr=False)

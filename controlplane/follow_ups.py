@@ -218,8 +218,9 @@ def _swap(text: str, start: int, end: int, phrase: str) -> str:
 
 
 def _phrases(question: str) -> list[_Phrase]:
-    """The runs of content words of a question, each with the frame words before it; a last verb is split off its
-    run ("database backups" and "kept" of "How long are database backups kept?")."""
+    """The runs of content words of a question, each with the frame words before it; a verb that ends a run is split
+    off it ("database backups" and "kept" of "How long are database backups kept?", "ADR-011" and "say" of "What
+    does ADR-011 say about prices?")."""
     phrases: list[_Phrase] = []
     run: list[_Token] = []
     frame: list[_Token] = []
@@ -235,10 +236,13 @@ def _phrases(question: str) -> list[_Phrase]:
             run.append(token)
     if run:
         phrases.append(_Phrase(tuple(run), tuple(frame[-2:])))
-    if phrases and len(phrases[-1].words) > 1 and _is_verb(phrases[-1].words[-1].text):
-        last = phrases.pop()
-        phrases += [_Phrase(last.words[:-1], last.before), _Phrase(last.words[-1:], last.words[-2:-1])]
-    return phrases
+    split: list[_Phrase] = []
+    for phrase in phrases:
+        if len(phrase.words) > 1 and _is_verb(phrase.words[-1].text):
+            split += [_Phrase(phrase.words[:-1], phrase.before), _Phrase(phrase.words[-1:], phrase.words[-2:-1])]
+        else:
+            split.append(phrase)
+    return split
 
 
 def _is_verb(word: str) -> bool:

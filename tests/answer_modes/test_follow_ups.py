@@ -38,3 +38,20 @@ def test_a_quote_without_the_follow_ups_own_words_is_not_its_answer(scorer_decid
     assert call.payload["quote"]["follow_up_focus"] == ["lyra"]
     # the notice names what is missing in the words the question was read with
     assert 'a source that answers "When does the Lyra project ship?"' in result.assistant_text
+
+
+ADR = [{"id": "E1", "title": "ADR-011", "trust_tier": "authoritative",
+        "text": "Prices are computed only by the backend. Clients may cache the public price list for 5 minutes. "
+                "Feature flags are evaluated on the server."}]
+
+
+def test_a_statement_follow_up_quotes_what_it_asks_about(scorer_decides):
+    """"What does it say about caching?" after a statement question is one too, and its own word ("caching") is met
+    by the sentence's "cache"."""
+    result = scorer_decides.run([{"role": "user", "content": "What does ADR-011 say about prices?"},
+                                 {"role": "assistant", "content": "Prices are computed only by the backend. [E1]"},
+                                 {"role": "user", "content": "What does it say about caching?"}], evidence=ADR)
+    assert result.follow_up["read_as"] == "What does ADR-011 say about caching?"
+    assert result.verified, result.assistant_text
+    assert "Clients may cache the public price list for 5 minutes." in result.assistant_text
+    assert "Feature flags" not in result.assistant_text
