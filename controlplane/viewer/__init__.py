@@ -406,8 +406,11 @@ def summarize(phase: str, payload: Mapping[str, Any]) -> str:
             return e(f"{len(ids)} evidence item(s): {', '.join(ids) or 'none'}"
                      + (" (truncated)" if payload.get("truncated") else ""))
         if phase == "gate_normalize_modality":
+            follow_up = payload.get("follow_up") or {}
             return e(f"{payload.get('modality')} · {payload.get('chars')} chars"
-                     + (" · normalized" if payload.get("changed") else ""))
+                     + (" · normalized" if payload.get("changed") else "")
+                     + (f" · follow-up read as \u201c{follow_up.get('read_as')}\u201d ({follow_up.get('rule')})"
+                        if follow_up else ""))
         if phase == "gate_intent_risk":
             final = payload.get("final") or {}
             selector = (payload.get("selector") or {}).get("called")

@@ -148,3 +148,13 @@ def test_a_missing_trace_is_a_404_page(http):
     response = client.get("/traces/tr_does_not_exist")
     assert response.status_code == 404 and "Trace not found" in response.text
     assert "no trace 'tr_does_not_exist'" in html.unescape(response.text)
+
+
+def test_the_normalize_line_says_how_a_follow_up_was_read_escaped():
+    from controlplane.viewer import summarize
+
+    line = summarize("gate_normalize_modality", {"modality": "text", "chars": 27, "changed": True, "follow_up": {
+        "message": "What is its region?", "read_as": f"What is {XSS}'s region?", "rule": "pronoun"}})
+    assert "follow-up read as" in line and "(pronoun)" in line
+    assert XSS not in line and html.escape(XSS, quote=True) in line
+    assert "follow-up" not in summarize("gate_normalize_modality", {"modality": "text", "chars": 5})
