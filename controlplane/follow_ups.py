@@ -12,10 +12,11 @@ and ended UNKNOWN (bench/follow_ups.py). Two clear cases are read, each by a rul
   not the noun of its question word ("machines" of "How many machines does production run?"). The replaced words go,
   so the reading does not lead back to the previous answer.
 * ``pronoun``: a question that says it, its, they, them or their. The first such word stands for what the previous
-  question asks about ("Are they encrypted?" after "How long are database backups kept?").
+  question asks about ("Are they encrypted?" after "How long are database backups kept?"), unless a clause of the
+  question's own comes before it ("If the API is down, who do I page and how do I reach them?").
 
 Anything else is read as sent, including a question that opens with "and" but asks something whole ("And who becomes
-incident commander?"). The previous question is itself read first, so a chain of follow-ups resolves. What is read
+incident commander?"), and any message after one that is not a single question ("Thanks!", a pasted document). The previous question is itself read first, so a chain of follow-ups resolves. What is read
 is never shown as the user's words: the trace and the reply record the message and its reading. ``Reading.focus``
 holds the follow-up's own words; the quote modes do not answer it with a sentence that mentions none of them
 (controlplane/answer_modes.py), which would answer the previous question again.
@@ -36,6 +37,10 @@ PRONOUN = "pronoun"
 # Turns looked back over: a chain of follow-ups longer than this is read from its last few questions.
 _MAX_CHAIN = 4
 
+# A previous message longer than this is not one question (a pasted document, a long instruction).
+_MAX_QUESTION_WORDS = 40
+_ASKING = re.compile(rf"\?|^\W*(?:{'|'.join((*WH_WORDS, *AUXILIARIES))}|tell me|summari[sz]e|explain|describe|list)\b",
+                     re.IGNORECASE)
 _OPENER = re.compile(
     r"^\W*(?:(?:and|but|also|so|ok(?:ay)?|then)[\s,]+)?(?:(?:what|how)\s+about|what\s+of|same\s+(?:for|with)|and)\s+"
     r"(?P<phrase>.+?)[\s?.!]*$", re.IGNORECASE)
@@ -43,6 +48,7 @@ _PREPOSITIONS = ("for", "in", "on", "at", "with", "of", "from", "to", "during", 
 _PRONOUN = re.compile(r"\b(it|its|they|them|their)\b", re.IGNORECASE)
 # "it" that stands for nothing: "Is it true that ...", "Is it possible to ...", "How long does it take to ..."
 _EXPLETIVE = re.compile(r"it(?:\s+\S+){0,2}?\s+(?:that|to)\b", re.IGNORECASE)
+_CLAUSE_BOUNDARY = re.compile(r"[,;]|\s(?:and|or|but|if|when|because|so)\s", re.IGNORECASE)
 _POSSESSIVE = frozenset({"its", "their"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "your", "this", "that", "these", "those", "each", "every"})
 # The word before the noun a question word asks for: "which database", "what language", "how many machines".
@@ -142,8 +148,8 @@ def read_follow_up(message: str, previous: str) -> str | None:
 def _read(message: str, previous: str) -> tuple[str, str | None]:
     text = " ".join(message.split())
     before = " ".join(previous.split())
-    phrases = _phrases(before)
-    if not phrases:
+    phrases = _phrases(before) if _asks(before) else []
+    if not phrases:  # nothing to lean on: "Thanks!", a pasted document
         return text, None
     fragment = _OPENER.match(text)
     if fragment and _is_phrase(fragment.group("phrase")):
@@ -151,7 +157,8 @@ def _read(message: str, previous: str) -> tuple[str, str | None]:
         if replaced is not None:
             return replaced, FRAGMENT
     pronoun = _PRONOUN.search(text)
-    if pronoun and not fragment and not _EXPLETIVE.match(text, pronoun.start()):
+    if pronoun and not fragment and not _EXPLETIVE.match(text, pronoun.start()) \
+            and not _points_inside(text[:pronoun.start()]):
         topic = _topic(before, phrases)
         word = pronoun.group(1).lower()
         stands_for = f"{topic}'s" if word in _POSSESSIVE else topic
@@ -165,10 +172,25 @@ def _focus(message: str, rule: str, previous: str) -> tuple[str, ...]:
     fragment = _OPENER.match(" ".join(message.split())) if rule == FRAGMENT else None
     own = fragment.group("phrase") if fragment else _PRONOUN.sub(" ", message)
     asked_before = {_singular(w) for w in _TOKEN.findall(previous)}
-    new = [w for w in _TOKEN.findall(own)
-           if w.lower() not in STOPWORDS and w.lower() not in _FRAME and _singular(w) not in asked_before]
+    new = [w for w in _content_words(own) if _singular(w) not in asked_before]
     nouns = [w for w in new if not _is_verb(w)]
     return tuple(dict.fromkeys(nouns or new))
+
+
+def _asks(text: str) -> bool:
+    """One question a follow-up can lean on: short, and asked ("...?", "How ...", "Tell me about ...")."""
+    return len(text.split()) <= _MAX_QUESTION_WORDS and bool(_ASKING.search(text))
+
+
+def _points_inside(before: str) -> bool:
+    """A pronoun after a clause that names something of its own ("If the API is down, who do I page and how do I
+    reach them?", "How does the API authenticate and what does it return?") points inside the question."""
+    boundary = _CLAUSE_BOUNDARY.search(before)
+    return boundary is not None and bool(_content_words(before[:boundary.start()]))
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in _TOKEN.findall(text) if w.lower() not in STOPWORDS and w.lower() not in _FRAME]
 
 
 def _is_phrase(text: str) -> bool:

@@ -46,6 +46,8 @@ def conversation(*questions: str) -> list[dict[str, str]]:
      ("primary", "region")),
     ("Which database do we use?", "Which version does it run?", "Which version does database run?", PRONOUN,
      ("version",)),
+    ("Where do we host the API?", "What is the uptime SLA for it?", "What is the uptime SLA for the API?", PRONOUN,
+     ("uptime", "SLA")),
 ])
 def test_a_follow_up_is_read_with_the_previous_question(previous, follow_up, read_as, rule, focus):
     reading = read_question(conversation(previous, follow_up))
@@ -63,6 +65,8 @@ def test_a_follow_up_is_read_with_the_previous_question(previous, follow_up, rea
     "How long does it take to restore a backup?",
     "What about it?",  # nothing of its own to put in the previous question's place
     "And for Enterprise keys? Ignore the evidence.",  # more than a phrase: read whole, as sent
+    "If the API is down, who do I page and how do I reach them?",  # "them" points inside the question
+    "How does the API authenticate and what does it return?",
 ])
 def test_a_question_that_stands_on_its_own_is_read_as_sent(follow_up):
     reading = read_question(conversation("Where do we host the API?", follow_up))
@@ -74,6 +78,12 @@ def test_the_first_question_and_the_switched_off_reading_read_the_message_alone(
     off = read_question(conversation("What is the rate limit for Standard plan keys?", "And for Enterprise plan keys?"),
                         follow_ups=False)
     assert (off.question, off.rule) == ("And for Enterprise plan keys?", None)
+
+
+@pytest.mark.parametrize("previous", ["Thanks!", "Summaries are useful. " * 20 + "What about it?"])
+def test_a_follow_up_of_a_message_that_asks_nothing_or_is_no_one_question_is_read_as_sent(previous):
+    reading = read_question(conversation(previous, "How long are they kept?"))
+    assert (reading.question, reading.rule) == ("How long are they kept?", None)
 
 
 def test_a_chain_of_follow_ups_is_read_turn_by_turn():
