@@ -57,6 +57,9 @@ def show(trace_id: str, db_path: Path | None, as_json: bool) -> None:
         if event.gate_id and "result" in event.payload:
             codes = ",".join(event.payload.get("reason_codes", []))
             extra = f" -> {event.payload['result']}" + (f" [{codes}]" if codes else "")
+        follow_up = event.payload.get("follow_up")
+        if isinstance(follow_up, dict):  # the question the answer was for (controlplane/follow_ups.py)
+            extra = f" follow-up read as \"{follow_up.get('read_as')}\" ({follow_up.get('rule')})"
         click.echo(f"{event.seq:>4}  {event.phase.value}{gate}{attempt}{extra}")
 
 

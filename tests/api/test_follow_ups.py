@@ -3,7 +3,10 @@ every surface that takes a conversation; ``router.follow_ups: false`` reads the 
 
 from __future__ import annotations
 
+from click.testing import CliRunner
+
 from controlplane import ControlPlane
+from controlplane.cli import main
 from controlplane.contracts import EvidenceItem, Phase
 from controlplane.evidence_pack import content_hash
 from controlplane.policy_bundles.loader import parse_bundle
@@ -63,6 +66,8 @@ def test_the_follow_up_is_searched_and_recorded_as_read(scripted_model, core_pol
     assert "coding" in reply.domain_flags
     assert replay_bundles([stored]).traces[0].reproduced
     assert edit_question(stored) == READ_AS  # a user's edit of the answer is checked under the same question
+    shown = CliRunner().invoke(main, ["trace", "show", reply.trace_id, "--db", str(tmp_path / "traces.db")])
+    assert f'gate_normalize_modality follow-up read as "{READ_AS}" (pronoun)' in shown.output
 
 
 def test_a_question_of_its_own_and_the_switched_off_reading_search_the_message(scripted_model, core_policy):
