@@ -16,10 +16,11 @@ and ended UNKNOWN (bench/follow_ups.py). Two clear cases are read, each by a rul
   question's own comes before it ("If the API is down, who do I page and how do I reach them?").
 
 Anything else is read as sent, including a question that opens with "and" but asks something whole ("And who becomes
-incident commander?"), and any message after one that is not a single question ("Thanks!", a pasted document). The previous question is itself read first, so a chain of follow-ups resolves. What is read
-is never shown as the user's words: the trace and the reply record the message and its reading. ``Reading.focus``
-holds the follow-up's own words; the quote modes do not answer it with a sentence that mentions none of them
-(controlplane/answer_modes.py), which would answer the previous question again.
+incident commander?"), and any message after one that is not a single question ("Thanks!", a pasted document). The
+previous question is itself read first, so a chain of follow-ups resolves. What is read is never shown as the user's
+words: the trace and the reply record the message and its reading. ``Reading.focus`` holds the follow-up's own
+words; the quote modes do not answer it with a sentence that mentions none of them (controlplane/answer_modes.py),
+which would answer the previous question again.
 """
 
 from __future__ import annotations
