@@ -26,10 +26,11 @@ which would answer the previous question again.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from controlplane.contracts import Phase, TraceEvent
 from controlplane.contracts.text import STOPWORDS
 from controlplane.question_parts import AUXILIARIES, WH_WORDS
 
@@ -134,44 +135,51 @@ def read_question(messages: Sequence[Mapping[str, str]], *, follow_ups: bool = T
     previous = chain[0]
     for earlier in chain[1:]:
         previous = read_follow_up(earlier, previous) or earlier
-    question, rule = _read(message, previous)
+    question, rule, own = _read(message, previous)
     if rule is None:
         return Reading(message, message)
-    return Reading(question, message, rule, previous, _focus(message, rule, previous))
+    return Reading(question, message, rule, previous, _focus(own, previous))
+
+
+def recorded_reading(events: Iterable[TraceEvent]) -> dict[str, Any] | None:
+    """How a request's follow-up was read, from its trace (the normalize event's ``follow_up``); None when its last
+    message was read as sent."""
+    return next((e.payload["follow_up"] for e in events
+                 if e.phase is Phase.GATE_NORMALIZE_MODALITY and "follow_up" in e.payload), None)
 
 
 def read_follow_up(message: str, previous: str) -> str | None:
     """``message`` made to stand on its own with ``previous``; None when it is not a follow-up it can read."""
-    question, rule = _read(message, previous)
+    question, rule, _ = _read(message, previous)
     return question if rule else None
 
 
-def _read(message: str, previous: str) -> tuple[str, str | None]:
+def _read(message: str, previous: str) -> tuple[str, str | None, str]:
+    """The reading, its rule (None: read as sent) and the words the follow-up says itself (its phrase, or the
+    message without its pronouns)."""
     text = " ".join(message.split())
     before = " ".join(previous.split())
     phrases = _phrases(before) if _asks(before) else []
     if not phrases:  # nothing to lean on: "Thanks!", a pasted document
-        return text, None
+        return text, None, text
     fragment = _OPENER.match(text)
     if fragment and _is_phrase(fragment.group("phrase")):
         replaced = _replaced(fragment.group("phrase"), before, phrases)
         if replaced is not None:
-            return replaced, FRAGMENT
+            return replaced, FRAGMENT, fragment.group("phrase")
     pronoun = _PRONOUN.search(text)
     if pronoun and not fragment and not _EXPLETIVE.match(text, pronoun.start()) \
             and not _points_inside(text[:pronoun.start()]):
         topic = _topic(before, phrases)
         word = pronoun.group(1).lower()
         stands_for = f"{topic}'s" if word in _POSSESSIVE else topic
-        return text[:pronoun.start()] + stands_for + text[pronoun.end():], PRONOUN
-    return text, None
+        return text[:pronoun.start()] + stands_for + text[pronoun.end():], PRONOUN, _PRONOUN.sub(" ", text)
+    return text, None, text
 
 
-def _focus(message: str, rule: str, previous: str) -> tuple[str, ...]:
-    """The follow-up's words the previous question does not have ("desktop" of "the desktop app" after "mobile
+def _focus(own: str, previous: str) -> tuple[str, ...]:
+    """The follow-up's own words the previous question does not have ("desktop" of "the desktop app" after "mobile
     apps"), its nouns when it has any ("version", not "run", of "Which version does it run?")."""
-    fragment = _OPENER.match(" ".join(message.split())) if rule == FRAGMENT else None
-    own = fragment.group("phrase") if fragment else _PRONOUN.sub(" ", message)
     asked_before = {_singular(w) for w in _TOKEN.findall(previous)}
     new = [w for w in _content_words(own) if _singular(w) not in asked_before]
     nouns = [w for w in new if not _is_verb(w)]
@@ -283,4 +291,4 @@ def _singular(word: str) -> str:
     return lowered
 
 
-__all__ = ["FRAGMENT", "PRONOUN", "Reading", "read_follow_up", "read_question"]
+__all__ = ["FRAGMENT", "PRONOUN", "Reading", "read_follow_up", "read_question", "recorded_reading"]

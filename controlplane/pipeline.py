@@ -42,7 +42,7 @@ from controlplane.contracts.errors import ConfigurationError, InputError
 from controlplane.degrade import DegradeResult, degrade, deliver, refuse
 from controlplane.evidence_pack import EvidenceError, build_pack, extend_pack
 from controlplane.evidence_pack.staleness import parse_time
-from controlplane.follow_ups import read_question
+from controlplane.follow_ups import read_question, recorded_reading
 from controlplane.gates.attempt import AttemptView
 from controlplane.gates.envelope_parsing import ParsedOutput, parse_envelope
 from controlplane.gates.interfaces import BudgetUsage, GateInput, GateServices, GateStage
@@ -410,8 +410,7 @@ class Pipeline:
             if self.store is not None:
                 self.store.mark_error(trace_id, f"{type(exc).__name__}: {exc}"[:500])
             raise
-        result.follow_up = next((e.payload["follow_up"] for e in result.events
-                                 if e.phase is Phase.GATE_NORMALIZE_MODALITY and "follow_up" in e.payload), None)
+        result.follow_up = recorded_reading(result.events)
         result.trace_bundle = self._bundle(trace_id, created_at, clean, result)
         if self.store is not None:
             self.store.save(result.trace_bundle, session_id=session_id)

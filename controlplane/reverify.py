@@ -35,6 +35,7 @@ from controlplane.contracts import (
 from controlplane.contracts.clock import utc_now
 from controlplane.contracts.errors import InputError
 from controlplane.contracts.text import strip_markers
+from controlplane.follow_ups import recorded_reading
 from controlplane.gates.interfaces import BudgetUsage, GateStage
 from controlplane.prose_attribution import SentenceEmbedder, attribute_prose
 from controlplane.verdicts import global_failures
@@ -222,9 +223,8 @@ def edit_question(parent: TraceBundle) -> str:
     with the previous question, controlplane/follow_ups.py), normalised as every request's is."""
     from controlplane.router import normalize_text
 
-    read_as = next((e.payload["follow_up"]["read_as"] for e in parent.events
-                    if e.phase is Phase.GATE_NORMALIZE_MODALITY and "follow_up" in e.payload), None)
-    return normalize_text(read_as or next((str(m.get("content", "")) for m in reversed(parent.messages)
+    reading = recorded_reading(parent.events)
+    return normalize_text(reading["read_as"] if reading else next((str(m.get("content", "")) for m in reversed(parent.messages)
                                            if m.get("role") == "user"), ""))
 
 
