@@ -432,8 +432,7 @@ def _header_of(question: str) -> tuple[str, str]:
     ("What is the status of ADR-011?", "- Status: Accepted"),
     ("Who owns the stack and hosting document?", "Owner: platform team."),
     ("When was the stack and hosting document last reviewed?", "Last reviewed: 2025-09-02."),
-    # ("data retention" would make it a governance question, held to two sources)
-    ("When was the policy last changed?", "Last changed 2025-08-11."),
+    ("When was the data retention policy last changed?", "Last changed 2025-08-11."),
 ])
 def test_a_question_about_a_documents_metadata_is_answered_by_its_label_line(scorer_decides, question, answer):
     header, title = _header_of(question)

@@ -3,7 +3,11 @@ is answered as read with the previous question, and a quote that mentions none o
 
 from __future__ import annotations
 
+import pytest
+
 from controlplane.contracts import Phase, TraceStatus
+
+pytestmark = pytest.mark.models  # MiniLM and the shipped verifier, through the scorer
 
 PROJECTS = "The Orion project ships on 14 March 2027. The Vega project ships on 2 June 2028."
 EVIDENCE = [{"id": "E1", "title": "Projects", "text": PROJECTS, "trust_tier": "authoritative"}]

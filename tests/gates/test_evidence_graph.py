@@ -12,7 +12,7 @@ from controlplane.pipeline import Pipeline
 from tests.gates.nli_backends import OverlapNliBackend
 from tests.gates.test_reasoning_chain import LOW_Q, MEDIUM_Q, RAIN, RAIN_PREMISES, gate, run, step
 
-GOVERNANCE_Q = "What is our data retention policy for backups?"
+GOVERNANCE_Q = "Under our governance rules, how long are backups kept?"
 BACKUPS = {"id": "E1", "text": "Backups are kept for 30 days.", "source": "docs/retention.md",
            "trust_tier": "authoritative"}
 BACKUPS_AUDIT = {"id": "E2", "text": "The audit confirmed that backups are kept for 30 days.",

@@ -40,6 +40,19 @@ def test_operations_vocabulary_is_not_governance(default_policy):
     assert route("Who signs off a policy change?", default_policy.bundle).domainFlags == ["governance"]
 
 
+def test_everyday_approval_and_retention_words_are_not_governance(default_policy):
+    """Held to governance, a question needs two independent sources, and one document never has them: "Whose approval
+    do hotfixes need?" was refused while "Who must approve hotfixes?" was answered from the same sentence. Approval,
+    sign-off and retention are what any document's rules are about; the policy-bundle vocabulary still triggers."""
+    for message in ("Whose approval do hotfixes need?", "Who gives sign-off for a mobile release?",
+                    "What is the retention period for application logs?",
+                    "What does the data retention policy say about invoices?"):
+        assert "governance" not in route(message, default_policy.bundle).domainFlags, message
+    for message in ("Who approves a policy change under our governance rules?", "Who signs off a policy change?",
+                    "Which policy bundle is promoted?", "When is the next access review?"):
+        assert route(message, default_policy.bundle).domainFlags == ["governance"], message
+
+
 @pytest.mark.parametrize("message, not_domain", [
     # a lexicon prefix must not catch an unrelated word that merely starts like the trigger
     ("Where was the Central Secretariat based?", "security_code"),
