@@ -14,6 +14,11 @@ bundle with the shipped NLI verifier, regen and degrade. Scored as bench/squad2.
 
 Tune on ``dev`` only; ``test`` is for reporting. Run: ``./run bench ask [--split dev|test|all]`` (writes
 bench/results/ask.{json,md}; ``--no-write`` to look only, ``--no-first-run`` to skip the fresh-process quickstart).
+
+``--corpus b`` runs the same on a second corpus (bench/data/corpus_b: an employee handbook, a tool's changelog and
+FAQ), documents of other kinds than the example corpus's runbooks and ADRs, with bench/data/corpus_b_questions.jsonl
+(dev: the questions that found the fixes of 2026-11-28; test: written before any of them was run). It writes
+bench/results/ask_corpus_b.{json,md}.
 """
 
 from __future__ import annotations
@@ -36,6 +41,23 @@ DATA = Path(__file__).resolve().parent / "data" / "example_questions.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results"
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 SPLITS = ("dev", "test")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    folder: Path
+    questions: Path
+    collection: str
+    results: str  # bench/results/<results>.{json,md}
+    title: str
+
+
+CORPORA = {
+    "example": Corpus(CORPUS, DATA, "examples", "ask", "the example corpus"),
+    "b": Corpus(Path(__file__).resolve().parent / "data" / "corpus_b",
+                Path(__file__).resolve().parent / "data" / "corpus_b_questions.jsonl", "corpus-b", "ask_corpus_b",
+                "a second corpus (an employee handbook, a tool's changelog and FAQ)"),
+}
 
 
 @dataclass(frozen=True)
@@ -121,12 +143,15 @@ def _percent(part: int, whole: int) -> str:
 
 def render(summary: dict[str, Any]) -> str:
     first_run = summary.get("quickstart_first_run")
-    lines = ["# Main job end to end on the example corpus (`./run bench ask`)", ""]
+    corpus = CORPORA[summary.get("corpus", "example")]
+    command = "./run bench ask" + ("" if corpus is CORPORA["example"] else " --corpus b")
+    lines = [f"# Main job end to end on {corpus.title} (`{command}`)", ""]
     if first_run:
         lines += [f"Quickstart question on its first run (a new process, fresh index of the example corpus included): "
                   f"**{first_run['seconds']} s**, {first_run['status']}, verified: {first_run['verified']}.", ""]
-    lines += [f"Question set bench/data/example_questions.jsonl, split `{summary['split']}`. Model "
-              f"{summary['model']}, shipped NLI verifier, shipped bundle, example corpus (k={summary['k']}). "
+    lines += [f"Question set bench/data/{corpus.questions.name}, split `{summary['split']}`. Model "
+              f"{summary['model']}, shipped NLI verifier, shipped bundle, corpus {corpus.folder.name} "
+              f"(k={summary['k']}). "
               f"{summary['cpus']} CPUs, load average {summary['load_average']:.1f}. Index build "
               f"{summary['index_example_corpus_s']} s; model load {summary['model_and_services_load_s']} s.", "",
               "| split | answered and correct | gold retrieved | abstained | unverified sentences shown | "
@@ -152,25 +177,28 @@ def main(argv: list[str] | None = None) -> int:
                         help="retrieval_k (default: the bundle's retrieval_required k, as `controlplane ask` uses)")
     parser.add_argument("--no-first-run", action="store_true", help="skip the quickstart in a fresh process")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="example",
+                        help="example (default: examples/corpus) or b (bench/data/corpus_b; no quickstart run)")
     args = parser.parse_args(argv)
+    corpus = CORPORA[args.corpus]
 
     from controlplane.api import ControlPlane
     from controlplane.evidence_pack.vector_store import VectorStore
     from controlplane.policy_bundles.loader import load_bundle
 
-    questions = load_questions(args.split)[: args.questions]
+    questions = load_questions(args.split, corpus.questions)[: args.questions]
     workdir = Path(tempfile.mkdtemp(prefix="bench-ask-"))
     first_run = None
-    if not args.no_first_run:
+    if not args.no_first_run and args.corpus == "example":  # the quickstart asks the example corpus
         first_run = first_run_seconds(workdir / "fresh-home", args.model)
         print(f"first run of the quickstart question (fresh index, new process): {first_run['seconds']} s, "
               f"{first_run['status']}, verified {first_run['verified']}", flush=True)
     index_started = time.perf_counter()
-    VectorStore(workdir / "index", create=True).add_paths("examples", [CORPUS])
+    VectorStore(workdir / "index", create=True).add_paths(corpus.collection, [corpus.folder])
     index_s = time.perf_counter() - index_started
     load_started = time.perf_counter()
     # Assembled as `controlplane ask` assembles it (the one ControlPlane), on the shipped bundle.
-    plane = ControlPlane(model=args.model, policy=load_bundle(), db=workdir / "traces.db", collection="examples",
+    plane = ControlPlane(model=args.model, policy=load_bundle(), db=workdir / "traces.db", collection=corpus.collection,
                          index=workdir / "index", retrieval_k=args.k)
     k = plane.retrieval_k
     load_s = time.perf_counter() - load_started
@@ -191,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
 
     splits = [s for s in SPLITS if any(r["split"] == s for r in rows)]
     summary = {
-        "split": args.split, "model": plane.model_id, "nli_backend": "shipped", "k": k, "cpus": os.cpu_count(),
+        "corpus": args.corpus, "split": args.split, "model": plane.model_id, "nli_backend": "shipped", "k": k, "cpus": os.cpu_count(),
         "load_average": os.getloadavg()[0], "index_example_corpus_s": round(index_s, 2),
         "model_and_services_load_s": round(load_s, 2), "quickstart_first_run": first_run,
         "splits": {s: split_summary([r for r in rows if r["split"] == s]) for s in splits},
@@ -201,8 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if not args.no_write:
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "ask.json").write_text(json.dumps(summary, indent=2) + "\n")
-        (RESULTS / "ask.md").write_text(text + "\n")
+        (RESULTS / f"{corpus.results}.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (RESULTS / f"{corpus.results}.md").write_text(text + "\n")
     return 0
 
 

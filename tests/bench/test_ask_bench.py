@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from bench.ask import Question, load_questions, score, split_summary
+from bench.ask import CORPORA, Question, load_questions, render, score, split_summary
 
 
 @dataclass
@@ -94,3 +94,25 @@ def test_the_question_set_has_both_splits_and_the_summary_counts_per_kind():
     summary = split_summary(rows)
     assert (summary["answered_correct"], summary["abstained"], summary["selector_calls"]) == (1, 1, 1)
     assert summary["answerable"] == 1 and summary["unanswerable"] == 1 and summary["p90_s"] == 3.0
+
+
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_every_corpus_has_both_splits_and_its_gold_strings_are_in_its_documents(name):
+    corpus = CORPORA[name]
+    questions = load_questions("all", corpus.questions)
+    assert {q.split for q in questions} == {"dev", "test"}
+    assert any(not q.answerable for q in questions if q.split == "test")
+    texts = {path.name: path.read_text(encoding="utf-8") for path in corpus.folder.iterdir()}
+    for q in questions:
+        if q.answerable:
+            # an answer the corpus does not hold could never be found: a broken question, not a miss
+            assert any(gold in texts[q.source] for gold in q.answers), q.question
+
+
+def test_the_second_corpus_report_names_its_corpus_and_command():
+    summary = {"corpus": "b", "split": "dev", "model": "m", "k": 5, "cpus": 2, "load_average": 0.5,
+               "index_example_corpus_s": 1.0, "model_and_services_load_s": 0.3, "quickstart_first_run": None,
+               "splits": {}, "rows": []}
+    text = render(summary)
+    assert text.startswith("# Main job end to end on a second corpus") and "`./run bench ask --corpus b`" in text
+    assert "corpus_b_questions.jsonl" in text and "corpus corpus_b" in text
