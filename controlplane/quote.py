@@ -40,7 +40,7 @@ from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
 from controlplane.contracts.clock import utc_now
 from controlplane.contracts.text import content_stem_set, strip_markers
 from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
-from controlplane.gates.verbatim import is_table_separator, table_quotes, unwrap_lines
+from controlplane.gates.verbatim import heading_quotes, is_table_separator, table_quotes, unwrap_lines
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
 UNKNOWN_CHOICE = "UNKNOWN"
@@ -53,7 +53,8 @@ class Candidate:
     number: int  # 1-based, as offered to the model
     evidence_id: str
     text: str  # the sentence as in the evidence (citation markers removed, whitespace normalised); a table row
-    # is its table's header line, a line break, and the row
+    # is its table's header line, a line break, and the row; a changelog entry its version heading, a line break and
+    # the entry
     start_char: int  # offsets in the evidence item's text (of the row, for a table row)
     end_char: int
     relevance: float  # MiniLM cosine similarity to the question
@@ -224,6 +225,27 @@ def table_row_text(header: Sequence[str], row: str) -> str:
     return f"For {cells[0]}, {said}."
 
 
+# A section heading below the document's title ("## ...", not "# ...").
+_SECTION_HEADING = re.compile(r"^#{2,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+def _under_heading(text: str, start: int, sentence: str) -> str:
+    """A sentence as read under its section's heading when that heading is a question, which the section's sentences
+    answer, else "" (it reads as itself). Under "## Does quarry send telemetry?", "No. quarry never sends usage data"
+    answers a question about telemetry that it never names. Only what ranks and scores the sentence reads the heading;
+    the quote is the sentence alone, which a question heading cannot leave short of its answer.
+
+    Measured on the dev splits: a topic heading ("## Rollback", "## Context") read with its sentences lost the example
+    corpus two answers and won one (15/21 against 16/21), and changed the quickstart answer's second sentence for a
+    worse one. A version or date heading ("## 3.1.0 (2026-05-20)") holds what its entries leave out, so read alone
+    with it an entry answered "When was the parquet export added?" without the date: such an entry is quoted after
+    its heading instead (gates.verbatim.heading_quotes), and read under it (evidence_sentences)."""
+    heading = None
+    for match in _SECTION_HEADING.finditer(text, 0, start):
+        heading = match.group(1).strip()
+    return f"{heading} {sentence}" if heading and heading.endswith("?") else ""
+
+
 def label_item_reading(line: str) -> str:
     """A key-value list item as a reader reads it, its key the subject ("- Object storage: Tigris, bucket x." ->
     "Object storage is Tigris, bucket x."), else "" (the line reads as itself). Like a bare table row, "Key: value"
@@ -268,6 +290,7 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
             continue  # a redacted text cannot be quoted (or checked)
         units = evidence_sentences_of(item.text)  # hard line wraps joined, as the NLI gate does
         rows = table_quotes(item.text)  # a data row's quote: its header line and the row
+        entries = heading_quotes(item.text)  # a changelog entry's quote: its version heading and the entry
         first = len(out)  # this item's candidates are out[first:]
         for index, sentence in enumerate(units):
             plain = strip_markers(sentence.text)
@@ -289,7 +312,12 @@ def evidence_sentences(pack: EvidencePack, question: str = "") -> list[Candidate
                 # convenes at the American Council?" gained one).
                 scored = f"{item.title.split(' › ')[0]}. {plain}"
             else:
-                scored = label_item_reading(plain)
+                scored = label_item_reading(plain) or _under_heading(item.text, sentence.start, plain)
+            if sentence.start in entries:
+                # quoted after its heading, and read under it: "3.1.0 (2026-05-20): New `quarry export ...` option."
+                quoted = entries[sentence.start]
+                heading = quoted.split("\n", 1)[0].lstrip("#").strip()
+                scored = f"{heading}: {scored or plain}"
             if quotable(plain, question_stems) and not _title_line(item.text, sentence.start, sentence.end, plain):
                 out.append(Candidate(0, item.id, quoted, sentence.start, sentence.end, 0.0, None, scored))
         singles = [(c.text, c.start_char, c.end_char) for c in out[first:] if not c.scored_text]

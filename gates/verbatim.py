@@ -11,7 +11,9 @@ Wikipedia sentence is a reference, not content; ``[E1]`` in a claim is ours).
 A markdown table row alone ("| authenticated API key, Standard plan | 600 requests per minute per key | 100 |") has
 no column names and reads as nothing; its quote is the table's header line followed by that row (``table_quotes``).
 That pair is whole units of the evidence, read as one: exactly the header and one data row of the same table, so a
-header glued to a row of another table, or two rows, is not verbatim.
+header glued to a row of another table, or two rows, is not verbatim. In the same way a unit of a section whose
+heading names a version or a date is quoted after that heading line (``heading_quotes``): exactly the heading and one
+unit of its own section.
 """
 
 from __future__ import annotations
@@ -71,6 +73,38 @@ def _table_quote_texts(text: str) -> frozenset[str]:
     return frozenset(normalize_space(quote) for quote in table_quotes(text).values())
 
 
+def _version_heading(unit: str) -> str | None:
+    """A section heading (below the document's title) that names a version or a date, "## 3.1.0 (2026-05-20)"; a
+    question heading is not one, however many digits it holds."""
+    level = len(unit) - len(unit.lstrip("#"))
+    if level < 2 or unit.rstrip().endswith("?") or not any(c.isdigit() for c in unit):
+        return None
+    return unit
+
+
+def heading_quotes(text: str) -> dict[int, str]:
+    """Each unit of a section whose heading names a version or a date, by its start offset: the heading line, a line
+    break, then the unit (markers removed, whitespace normalised within each line). A changelog entry ("- New
+    `quarry export --format parquet` option.") says what changed but not in which release, which its heading holds;
+    quoted alone it answers "Which export formats were added in 3.1.0?" without the 3.1.0 the question asks about,
+    and "When was it added?" without the date. Any other heading ends the section (a table row keeps its own
+    quote)."""
+    quotes: dict[int, str] = {}
+    heading: str | None = None
+    for unit in evidence_sentences(text):
+        plain = strip_markers(unit.text)
+        if plain.startswith("#"):
+            heading = _version_heading(plain)
+        elif heading is not None and plain and not plain.startswith("|"):
+            quotes[unit.start] = f"{heading}\n{plain}"
+    return quotes
+
+
+@memo_by_text
+def _heading_quote_texts(text: str) -> frozenset[str]:
+    return frozenset(normalize_space(quote) for quote in heading_quotes(text).values())
+
+
 def sentence_texts(text: str) -> list[str]:
     """The sentences of an evidence text, markers removed and whitespace normalised (empty ones dropped)."""
     return [plain for sentence in evidence_sentences(text) if (plain := strip_markers(sentence.text))]
@@ -94,6 +128,8 @@ def _whole_sentences(evidence_text: str, claim_text: str) -> bool:
         return False
     if claim.startswith("|") and claim in _table_quote_texts(evidence_text):
         return True  # a table row under its header line
+    if claim.startswith("#") and claim in _heading_quote_texts(evidence_text):
+        return True  # a changelog entry under its version heading
     sentences = sentence_texts(evidence_text)
     for start, first in enumerate(sentences):
         if not claim.startswith(first):

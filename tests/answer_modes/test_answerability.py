@@ -451,6 +451,60 @@ def test_a_short_sentence_is_offered_when_the_question_names_it_and_it_adds_some
     assert [c.text for c in evidence_sentences(fragment, "What is acetone?")] == ["Solvents include acetone."]
 
 
+FAQ = ("# quarry FAQ\n\n## Does quarry send telemetry?\n\nNo. quarry never sends usage data; the only network "
+       "traffic is to the databases you configure.\n\n## Support\n\nSupport is by e-mail only.\n\n"
+       "## 3.1.0 (2026-05-20)\n\n- New `quarry export --format parquet` option.\n")
+
+
+def test_a_sentence_is_read_under_its_sections_question_heading_only():
+    """An FAQ answer answers its heading's question; a topic heading is not read with its sentences (measured on the
+    dev splits, quote._under_heading). The quote is the sentence alone."""
+    read = {c.text: c.scored_text for c in evidence_sentences(build_pack([{"id": "E1", "title": "quarry FAQ",
+                                                                            "text": FAQ}]), "Telemetry?")}
+    answer = "No. quarry never sends usage data; the only network traffic is to the databases you configure."
+    assert read[answer] == f"Does quarry send telemetry? {answer}"
+    assert read["Support is by e-mail only."] == ""
+    # a version heading's entry is quoted after it (below), not read under the question before it
+    assert read["## 3.1.0 (2026-05-20)\n- New `quarry export --format parquet` option."] == (
+        "3.1.0 (2026-05-20): - New `quarry export --format parquet` option.")
+    # the document's own title is no section heading, even when it asks
+    titled = build_pack([{"id": "E1", "text": "# Why quarry?\n\nIt reads three databases without a server."}])
+    assert [c.scored_text for c in evidence_sentences(titled, "Why?")] == [""]
+
+
+@pytest.mark.models
+def test_a_question_its_faq_answer_never_names_is_answered(scorer_decides):
+    """Read alone, the answer names no telemetry, and the question ended UNKNOWN."""
+    result = scorer_decides.run("Does quarry collect telemetry?", evidence=[
+        {"id": "E1", "title": "quarry FAQ", "trust_tier": "authoritative", "text": FAQ}])
+    assert result.verified, result.assistant_text
+    assert "quarry never sends usage data" in result.assistant_text.split("[E1]")[0], result.assistant_text
+
+
+CHANGES = ("# Changelog for quarry\n\n## 3.2.0 (2026-09-14)\n\n- Windows support is dropped.\n- The default page "
+           "size went from 50 to 200 rows.\n\n## 3.1.0 (2026-05-20)\n\n- New `quarry export --format parquet` "
+           "option.\n- Connections now time out after 30 seconds instead of 10.\n")
+
+
+def test_a_changelog_entry_is_offered_after_its_version_heading_and_read_under_it():
+    offered = {c.text: c.scored_text for c in evidence_sentences(build_pack([{"id": "E1", "text": CHANGES}]),
+                                                                  "What changed?")}
+    assert offered["## 3.1.0 (2026-05-20)\n- Connections now time out after 30 seconds instead of 10."] == (
+        "3.1.0 (2026-05-20): - Connections now time out after 30 seconds instead of 10.")
+    assert not any(text.startswith("- ") for text in offered)  # no entry without its release
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("question", ["Which export formats were added in 3.1.0?", "When was the parquet export added?"])
+def test_a_changelog_question_is_answered_with_the_entry_and_its_release(scorer_decides, question):
+    """The entry alone says what changed but not in which release: "Which export formats were added in 3.1.0?" ended
+    UNKNOWN, and read under its heading but quoted alone, "When was ...?" was answered without a date."""
+    result = scorer_decides.run(question, evidence=[{"id": "E1", "title": "Changelog for quarry",
+                                                     "trust_tier": "authoritative", "text": CHANGES}])
+    assert result.verified, result.assistant_text
+    assert result.assistant_text == "## 3.1.0 (2026-05-20)\n- New `quarry export --format parquet` option. [E1]"
+
+
 def test_a_plain_text_documents_title_line_is_not_a_quote():
     text = ("Mobile release process (iOS and Android)\n\nHarbor's mobile apps are released every two weeks, on "
             "Tuesdays.\nA release needs a green CI run.\n")

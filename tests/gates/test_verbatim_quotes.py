@@ -108,3 +108,53 @@ def test_a_header_and_row_claim_passes_as_a_verbatim_quote_without_a_backend():
         envelope([("| data | retention |\n| database backups | 35 days |", ["E1"])]), None))
     assert gate.result.value == "pass", codes(gate)
     assert gate.details["claim_records"]["c1"]["basis"] == "VERBATIM_QUOTE"
+
+
+# -- a changelog entry is quoted under its version heading ---------------------------------------------------------------
+CHANGELOG = """# Changelog
+
+## 3.2.0 (2026-09-14)
+
+- Windows support is dropped.
+- The default page size went from 50 to 200 rows.
+
+## 3.1.0 (2026-05-20)
+
+- New `quarry export --format parquet` option.
+
+## Does it still run on Windows?
+
+No, not since 3.2.0.
+
+## Upgrading
+
+Read the notes first.
+"""
+
+
+def test_heading_quotes_are_a_version_heading_and_one_unit_of_its_section():
+    from controlplane.gates.verbatim import heading_quotes
+
+    assert list(heading_quotes(CHANGELOG).values()) == [
+        "## 3.2.0 (2026-09-14)\n- Windows support is dropped.",
+        "## 3.2.0 (2026-09-14)\n- The default page size went from 50 to 200 rows.",
+        "## 3.1.0 (2026-05-20)\n- New `quarry export --format parquet` option."]  # no question or topic heading
+
+
+def test_exactly_a_version_heading_and_one_unit_of_its_own_section_is_verbatim():
+    # the second entry, not next to its heading in the text (the first one is: consecutive units always were a quote)
+    assert is_whole_sentences("## 3.2.0 (2026-09-14)\n- The default page size went from 50 to 200 rows. [E1]",
+                              CHANGELOG)
+    # another release's heading would date the change wrongly: not a quote, so the verifier must read it
+    assert not is_whole_sentences("## 3.1.0 (2026-05-20)\n- Windows support is dropped.", CHANGELOG)
+    assert not is_whole_sentences("## 3.2.0 (2026-09-14)\n- Windows support is dropped in 3.1.0.", CHANGELOG)
+    assert not is_whole_sentences("# Changelog\n- Windows support is dropped.", CHANGELOG)
+
+
+def test_a_heading_and_entry_claim_passes_as_a_verbatim_quote_without_a_backend():
+    gate = NliEntailmentGate().evaluate(gate_input(
+        "nli_entailment", "When was the parquet export added?", [{"id": "E1", "text": CHANGELOG,
+                                                                 "trust_tier": "authoritative"}],
+        envelope([("## 3.1.0 (2026-05-20)\n- New `quarry export --format parquet` option.", ["E1"])]), None))
+    assert gate.result.value == "pass", codes(gate)
+    assert gate.details["claim_records"]["c1"]["basis"] == "VERBATIM_QUOTE"
