@@ -311,13 +311,10 @@ def quality_scores(ranks: list[int | None]) -> dict[str, float]:
     }
 
 
-def evaluate_part(chunks, questions, settings: dict) -> dict[str, dict[str, float]]:
-    """recall@1, recall@4 and MRR of each setting (None: dense alone), with the retriever's own fusion and BM25:
-    dense candidates are the exact cosine top-depth (the store's HNSW search approximates it)."""
-    import numpy as np
-
+def _part_index(chunks, questions):
+    """The part's paragraphs as the store embeds them (title in front) and as BM25 indexes them, and the questions'
+    vectors: (ids, chunk vectors, lexical index, question vectors, row of each id)."""
     from controlplane.evidence_pack.chunking import Chunk
-    from controlplane.evidence_pack.fusion import fuse
     from controlplane.evidence_pack.lexical import LexicalIndex
     from controlplane.evidence_pack.vector_store import embedding_text
 
@@ -327,7 +324,17 @@ def evaluate_part(chunks, questions, settings: dict) -> dict[str, dict[str, floa
     matrix = cached_embeddings([embedding_text(c) for c in as_chunks])
     lexical = LexicalIndex(ids, [text for _, _, text in chunks], [title for _, title, _ in chunks])
     query_vectors = cached_embeddings([q for q, _ in questions])
-    row_of = {pid: row for row, pid in enumerate(ids)}
+    return ids, matrix, lexical, query_vectors, {pid: row for row, pid in enumerate(ids)}
+
+
+def evaluate_part(chunks, questions, settings: dict) -> dict[str, dict[str, float]]:
+    """recall@1, recall@4 and MRR of each setting (None: dense alone), with the retriever's own fusion and BM25:
+    dense candidates are the exact cosine top-depth (the store's HNSW search approximates it)."""
+    import numpy as np
+
+    from controlplane.evidence_pack.fusion import fuse
+
+    ids, matrix, lexical, query_vectors, row_of = _part_index(chunks, questions)
     depth = max((f.depth for f in settings.values() if f is not None), default=50)
     ranks: dict[str, list[int | None]] = {name: [] for name in settings}
     for (query, gold), vector in zip(questions, query_vectors, strict=True):
@@ -621,22 +628,14 @@ def run_sentence_pass(n_questions: int, k: int = 5) -> dict:
     from controlplane.contracts import meets_retrieval_floor
     from controlplane.contracts.evidence import EvidenceItem, RetrievalMatch
     from controlplane.contracts.text import split_sentences
-    from controlplane.evidence_pack.chunking import Chunk
     from controlplane.evidence_pack.fusion import FusionSettings, fuse
-    from controlplane.evidence_pack.lexical import LexicalIndex
-    from controlplane.evidence_pack.vector_store import embedding_text
     from controlplane.policy_bundles.loader import load_bundle
 
     params = next(g.params for g in load_bundle().bundle.gates if g.gate_id == "retrieval_required")
     floor, lexical_pass = float(params.get("min_score", 0.0)), params.get("lexical_pass")
     parts = split_articles(load())
     chunks, questions = squad_part(parts["train"] + parts["dev"], n_questions, SEED)
-    ids = [pid for pid, _, _ in chunks]
-    as_chunks = [Chunk(document_id=pid, source=pid, text=text, start_char=0, end_char=len(text), chunk_index=0,
-                       title=title, words=len(text.split())) for pid, title, text in chunks]
-    matrix = cached_embeddings([embedding_text(c) for c in as_chunks])
-    lexical = LexicalIndex(ids, [text for _, _, text in chunks], [title for _, title, _ in chunks])
-    query_vectors = cached_embeddings([q for q, _ in questions])
+    ids, matrix, lexical, query_vectors, row_of = _part_index(chunks, questions)
     sentence_rows: dict[str, list[int]] = {}
     sentences = []
     for pid, _, text in chunks:
@@ -644,7 +643,6 @@ def run_sentence_pass(n_questions: int, k: int = 5) -> dict:
             sentence_rows.setdefault(pid, []).append(len(sentences))
             sentences.append(sentence.text)
     sentence_vectors = cached_embeddings(sentences)
-    row_of = {pid: row for row, pid in enumerate(ids)}
     fusion = FusionSettings("weighted", 0.6)
     counts = {"gold_in_top_k": 0, "gold_kept": 0, "other_kept": 0,
               "gold_kept_with_pass": dict.fromkeys(SENTENCE_BARS, 0), "other_kept_with_pass": dict.fromkeys(SENTENCE_BARS, 0)}
