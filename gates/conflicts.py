@@ -108,10 +108,12 @@ class Conflict:
                 "signal": self.signal, "score": self.score, "detail": self.detail}
 
 
-_NAME = re.compile(r"[A-Z][A-Za-z0-9.'-]*")
+# A name runs through "/" as through "-" and ".": "HTTP/2" is not "HTTP" (an item about an HTTP client is not about
+# HTTP/2, and the verifier read "tern is a small HTTP client" as contradicting "tern does not support HTTP/2").
+_NAME = re.compile(r"[A-Z][A-Za-z0-9.'/-]*")
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9.'-]+")
+_TOKEN = re.compile(r"[A-Za-z0-9.'/-]+")
 
 
 @memo_by_text

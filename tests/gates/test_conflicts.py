@@ -162,6 +162,21 @@ def test_an_item_about_another_entity_is_not_a_conflict_even_if_the_nli_says_con
     assert result.passed and result.details["conflicts"] == []
 
 
+def test_a_name_runs_through_a_slash_so_an_item_about_http_is_not_about_http_2():
+    """The shipped verifier read "tern is a small HTTP client" as contradicting "tern does not support HTTP/2", and
+    the faithful quote was refused as one side of a conflict. An item that says something about HTTP/2 still is."""
+    claim = envelope([("tern does not support HTTP/2 [E1].", ["E1"])])
+    client = [{"id": "E1", "text": "tern does not support HTTP/2."},
+              {"id": "E2", "text": "tern is a small HTTP client for Python with retries built in."}]
+    backend = TableNliBackend({client[0]["text"]: (0.95, 0.01), client[1]["text"]: (0.01, 0.95)})
+    result = run_conflicts(QUESTIONS["present_both"], claim, client, backend)
+    assert result.passed and result.details["conflicts"] == []
+    supports = [client[0], {"id": "E2", "text": "Since 2.0 tern supports HTTP/2 for every request."}]
+    backend = TableNliBackend({supports[0]["text"]: (0.95, 0.01), supports[1]["text"]: (0.01, 0.95)})
+    result = run_conflicts(QUESTIONS["present_both"], claim, supports, backend)
+    assert result.failed and [c["opposer"] for c in result.details["conflicts"]] == ["E2"]
+
+
 def test_all_claims_are_scored_in_one_backend_call_and_no_pair_twice():
     backend = OverlapNliBackend()
     env = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"]),
