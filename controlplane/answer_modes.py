@@ -83,11 +83,11 @@ class QuoteTurn:
     record: dict[str, Any] = field(default_factory=dict)
 
 
-
 def _word_starts(text: str) -> frozenset[str]:
     """The first four letters of each content stem: "caching" meets "cache" and "hosting" meets "hosted", which the
     five-letter stems keep apart ("cachi", "cache")."""
     return frozenset(stem[:4] for stem in content_stem_set(text))
+
 
 class QuoteAnswering:
     """The quote turns of one request. The ranking is computed once; a regen offers the sentences whose claims have
