@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import platform
+import re
 import socket
 import statistics
 import sys
@@ -473,13 +474,37 @@ def guardrails_side_by_side(n: int) -> dict[str, Any]:
     return out
 
 
+# -- machine ------------------------------------------------------------------------------------------------------------
+_REFERENCE_TEXT = " ".join(f"Claim {i} cites [E{i % 10}] at offset {i * 17}: the server is the source of truth." for i in range(200))
+_REFERENCE_WORD = re.compile(r"[A-Za-z]+")
+
+
+def cpu_reference_ms(runs: int = 7) -> float:
+    """The fastest of ``runs`` runs of one fixed pure-Python workload (regex, str, dict and JSON work, the kinds the
+    request path does), in ms. The targets are absolute and machines differ several fold (the same commit measured
+    3.2 ms on one and 12 ms on another), so every report says how fast its machine was."""
+    fastest = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        counts: dict[str, int] = {}
+        for _ in range(20):
+            for word in _REFERENCE_WORD.findall(_REFERENCE_TEXT):
+                counts[word.lower()] = counts.get(word.lower(), 0) + 1
+            json.loads(json.dumps(counts, sort_keys=True))
+        fastest = min(fastest, time.perf_counter() - started)
+    return round(fastest * 1000, 2)
+
+
 # -- report -------------------------------------------------------------------------------------------------------------
 def render_markdown(report: dict[str, Any]) -> str:
     m = report["machine"]
+    reference = f"{m['cpu_reference_ms']} ms" if "cpu_reference_ms" in m else "not measured"
     lines = ["# Hardening benchmark", "",
              f"{m['cpus']} CPUs, Python {m['python']}, load average {m['loadavg_1min_start']} at the start and "
              f"{m.get('loadavg_1min_end')} at the end (above {m['cpus']}: shared with other work, every figure slower "
-             f"than on a quiet machine). Wall time {report.get('wall_s')} s. Reproduce: `./run bench hardening`.", "",
+             f"than on a quiet machine). CPU reference (`cpu_reference_ms`, a fixed pure-Python workload; it compares "
+             f"machines): {reference}. Wall time {report.get('wall_s')} s. "
+             "Reproduce: `./run bench hardening`.", "",
              "## Gate-pipeline overhead per request (no model time; 20 claims, 10 evidence items)", "",
              "`respond` of a plane assembled by `controlplane.ControlPlane`, scripted model (its own time is nil). "
              "CPU is the request thread's CPU time (what the code costs, whatever else the machine runs); min is "
@@ -620,7 +645,8 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only or ["overhead", "replay", "store", "http", "guardrails"])
     started = time.perf_counter()
     report: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                          "loadavg_1min_start": round(os.getloadavg()[0], 2)},
+                                          "loadavg_1min_start": round(os.getloadavg()[0], 2),
+                                          "cpu_reference_ms": cpu_reference_ms()},
                               "parameters": {"requests": n, "per_writer": per_writer, "quick": args.quick}}
     with tempfile.TemporaryDirectory(prefix="cp-bench-") as tmpdir:
         tmp = Path(tmpdir)
