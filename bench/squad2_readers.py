@@ -1,5 +1,6 @@
-"""Two answerability readers built from the shipped NLI verifier, measured against the shipped scorer's features
-(issue 15: what decides that no sentence answers). Neither ships; this keeps the experiments reproducible.
+"""Answerability readers measured against the shipped scorer's features (issue 15: what decides that no sentence
+answers): two built from the shipped NLI verifier, one from the embedded model. None ships; this keeps the
+experiments reproducible.
 
 - ``probe``: the verifier's pooled representation of (sentence, question), the 384 values its classifier reads,
   beside the lexical features and its three logits in the sentence model (all of them, or their first principal
@@ -8,12 +9,23 @@
 - ``reader``: the verifier fine-tuned, all layers, as a sentence reader ((sentence, question) -> the sentence holds
   the answer) on the train articles; measured on the dev articles, alone and stacked beside the shipped kind of
   scorer fitted on the train articles (leave-one-dev-article-out).
+- ``likelihood``: the embedded model (SmolLM2-135M) reading the question after the best-scored sentence. How much
+  more likely the question's tokens are after "Text: <sentence>" than after an empty text (pointwise mutual
+  information per token: mean, minimum) is stacked beside the shipped kind of scorer's out-of-fold logit, on a fixed
+  sample of the train and dev questions, out of fold by article. A question made unanswerable by a swapped term
+  should read as less likely after the sentence than the original would.
+- ``softmatch``: a soft version of the word-overlap features. Each question word (not a stopword) is matched to its
+  closest token of the sentence by MiniLM's contextual token vectors (cosine), so a synonym or a paraphrase counts as
+  found; the mean and the smallest of those best matches, and the share under SOFT_MATCH_FOUND, go into the sentence
+  model beside the shipped features, out of fold by article.
 
-Both are long CPU jobs: they run under ``nice``, write their work under ``--work`` and pick up where they stopped.
+All are long CPU jobs: they run under ``nice``, write their work under ``--work`` and pick up where they stopped.
 The test articles are never read. Results: bench/results/squad2_readers.md.
 
     ./run bench squad2_readers [probe] [--work DIR]
     ./run bench squad2_readers reader [--work DIR] [--epochs 2]
+    ./run bench squad2_readers likelihood [--work DIR] [--sample 800]
+    ./run bench squad2_readers softmatch [--work DIR]
 """
 
 from __future__ import annotations
@@ -45,6 +57,10 @@ READER_CANDIDATES = 3  # per training question: its most similar sentences, and 
 READER_BATCH, READER_LR, READER_MAX_LENGTH = 16, 3e-5, 160
 PROBE_COMPONENTS = (0, 16, 64, 384)
 PROBE_L2 = (1.0, 10.0, 100.0)
+LIKELIHOOD_SAMPLE, LIKELIHOOD_SEED = 800, 0
+LIKELIHOOD_PROMPT, LIKELIHOOD_EMPTY = "Text: {sentence}\nQuestion:", "Text:\nQuestion:"
+SOFT_MATCH_FOUND = 0.6  # a question word whose best cosine is under this counts as not found
+SOFT_MATCH_FEATURES = ("mean best match", "smallest best match", "share not found")
 OUT = RESULTS / "squad2_readers.md"
 
 
@@ -306,6 +322,209 @@ def reader(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def _out_of_fold_scorer(table: list[dict[str, Any]], logits: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The shipped kind of scorer (lexical features and the verifier's logits), out of fold by article, floored."""
+    titles = sorted({r["q"].title for r in table})
+    probs: list[np.ndarray] = [np.zeros(0)] * len(table)
+
+    def features(r):
+        return np.hstack([r["x"], logits[r["q"].id]])
+
+    for fold in range(CV_FOLDS):
+        held = set(titles[fold::CV_FOLDS])
+        model = _fit([r for r in table if r["q"].title not in held], features)
+        for i, r in enumerate(table):
+            if r["q"].title in held:
+                probs[i] = _floored(r, model.probabilities(features(r)))
+    return probs
+
+
+def question_log_probabilities(work: Path, items: list[tuple[str, str, str]]) -> dict[str, dict[str, np.ndarray]]:
+    """Per (question id, sentence, question): the embedded model's log-probability of each question token after
+    LIKELIHOOD_PROMPT with the sentence and after LIKELIHOOD_EMPTY; kept in ``work``, saved every 50 questions."""
+    import llama_cpp
+
+    from controlplane.adapters.embedded import smollm2_path
+
+    path = work / "likelihood.pkl"
+    done: dict[str, dict[str, np.ndarray]] = pickle.loads(path.read_bytes()) if path.is_file() else {}
+    todo = [item for item in items if item[0] not in done]
+    if not todo:
+        return done
+    llm = llama_cpp.Llama(model_path=str(smollm2_path()), n_ctx=1024, logits_all=True, n_threads=os.cpu_count() or 2,
+                          n_batch=512, verbose=False)
+
+    def question_tokens(prompt: str, question: str) -> np.ndarray:
+        prefix = llm.tokenize(prompt.encode(), add_bos=False)
+        tokens = llm.tokenize((" " + question).encode(), add_bos=False)
+        llm.reset()
+        llm.eval(prefix + tokens)
+        rows = llm.scores[len(prefix) - 1: len(prefix) - 1 + len(tokens)].astype(np.float64)
+        top = rows.max(axis=1)
+        return rows[np.arange(len(tokens)), tokens] - top - np.log(np.exp(rows - top[:, None]).sum(axis=1))
+
+    started = time.perf_counter()
+    for n, (qid, sentence, question) in enumerate(todo, 1):
+        done[qid] = {"after_sentence": question_tokens(LIKELIHOOD_PROMPT.format(sentence=sentence[:2000]), question),
+                     "after_nothing": question_tokens(LIKELIHOOD_EMPTY, question)}
+        if n % 50 == 0 or n == len(todo):
+            path.write_bytes(pickle.dumps(done))
+            print(f"likelihood: {len(done)} of {len(items)} questions ({time.perf_counter() - started:.0f} s)",
+                  flush=True)
+    return done
+
+
+def likelihood(args: argparse.Namespace) -> list[str]:
+    parts = split_articles(load())
+    questions = parts["train"] + parts["dev"]
+    table = _table(args.work, questions)
+    _, logits = pooled_features(args.work, questions)
+    probs = _out_of_fold_scorer(table, logits)
+    chosen = sorted(range(len(table)), key=lambda i: table[i]["q"].id)
+    random.Random(LIKELIHOOD_SEED).shuffle(chosen)
+    chosen = sorted(chosen[: args.sample])
+    sample, sample_probs = [table[i] for i in chosen], [probs[i] for i in chosen]
+    best = [int(np.argmax(p)) for p in sample_probs]
+    sentences = {r["q"].id: [s for s, _, _ in _sentences(r["q"].context)] for r in sample}
+    read = question_log_probabilities(args.work, [(r["q"].id, sentences[r["q"].id][b], r["q"].question)
+                                                  for r, b in zip(sample, best)])
+    columns: dict[str, list[float]] = {"scorer": [], "mean": [], "minimum": [], "after_sentence": []}
+    for r, p, b in zip(sample, sample_probs, best):
+        after, before = read[r["q"].id]["after_sentence"], read[r["q"].id]["after_nothing"]
+        gain = after - before
+        columns["scorer"].append(float(np.log(np.clip(p[b], 1e-6, 1 - 1e-6) / (1 - np.clip(p[b], 1e-6, 1 - 1e-6)))))
+        columns["mean"].append(float(gain.mean()))
+        columns["minimum"].append(float(gain.min()))
+        columns["after_sentence"].append(float(after.mean()))
+    titles = sorted({r["q"].title for r in sample})
+
+    def stacked(names: tuple[str, ...]) -> list[np.ndarray]:
+        """The best sentence's score refitted from ``names`` (out of fold by article); the other sentences 0, so
+        the best stays the one shown."""
+        from controlplane.answerability import LinearModel
+
+        x = np.array([[columns[name][i] for name in names] for i in range(len(sample))])
+        # the label: the best sentence answers; an answerable question whose best sentence misses the answer teaches
+        # nothing about answerability, so it is left out of the fit (it still counts in the rates)
+        label = np.array([0.0 if r["q"].impossible else float(r["contains"][b]) for r, b in zip(sample, best)])
+        keep = np.array([r["q"].impossible or bool(r["contains"][b]) for r, b in zip(sample, best)])
+        out: list[np.ndarray] = [np.zeros(0)] * len(sample)
+        for fold in range(CV_FOLDS):
+            held = np.array([r["q"].title in set(titles[fold::CV_FOLDS]) for r in sample])
+            model = LinearModel.fit(x[~held & keep], label[~held & keep], names)
+            for i in np.flatnonzero(held):
+                out[i] = np.zeros(len(sample_probs[i]))
+                out[i][best[i]] = model.probabilities(x[i][None, :])[0]
+        return out
+
+    rows = {
+        "the scorer (lexical + verifier logits), out of fold": sample_probs,
+        "its logit, refitted": stacked(("scorer",)),
+        "+ the question's mean gain after the sentence": stacked(("scorer", "mean")),
+        "+ its smallest gain (the least expected token)": stacked(("scorer", "minimum")),
+        "+ mean gain, smallest gain, mean log-probability after the sentence":
+            stacked(("scorer", "mean", "minimum", "after_sentence")),
+    }
+    answered = [i for i, r in enumerate(sample) if not r["q"].impossible and r["contains"][best[i]]]
+    unanswerable = [i for i, r in enumerate(sample) if r["q"].impossible]
+    lines = ["## Likelihood: the embedded model reads the question after the best sentence", "",
+             f"A fixed sample (seed {LIKELIHOOD_SEED}) of {len(sample)} of the {len(table)} train and dev questions "
+             f"({len(unanswerable)} unanswerable), {len(titles)} articles. For each, the sentence the shipped kind of "
+             "scorer ranks first out of fold; SmolLM2-135M's log-probability of each question token after "
+             f"`{LIKELIHOOD_PROMPT!r}` with that sentence, less the same after `{LIKELIHOOD_EMPTY!r}` (the gain). "
+             f"Stacked beside the scorer's logit, out of fold, {CV_FOLDS} folds by article; each row's threshold "
+             "balances its two rates. The refitted logit is the baseline the other stacked rows compare with: each "
+             "fold fits its own scale, so one threshold over all folds reads it a little differently from the "
+             "scorer's own probabilities. Mean gain per token: "
+             f"{np.mean([columns['mean'][i] for i in answered]):.2f} where the best sentence answers, "
+             f"{np.mean([columns['mean'][i] for i in unanswerable]):.2f} on unanswerable questions (smallest gain "
+             f"{np.mean([columns['minimum'][i] for i in answered]):.2f} and "
+             f"{np.mean([columns['minimum'][i] for i in unanswerable]):.2f}).", "",
+             "| scorer | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
+    for name, scored in rows.items():
+        lines.append(f"| {name} | {_rates(sample, scored)} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def soft_match_features(work: Path, table: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per question id: one row of SOFT_MATCH_FEATURES per sentence of its paragraph; kept in ``work``."""
+    from controlplane.contracts.text import STOPWORDS
+    from controlplane.evidence_pack.embeddings import load_model
+
+    path = work / "softmatch.pkl"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    model = load_model()
+
+    def token_vectors(texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
+        encoded = model.encode(texts, batch_size=64, output_value="token_embeddings", convert_to_numpy=False,
+                               show_progress_bar=False)
+        out = []
+        for text, vectors in zip(texts, encoded):
+            tokens = model.tokenizer.convert_ids_to_tokens(
+                model.tokenizer(text, truncation=True, max_length=model.max_seq_length)["input_ids"])
+            vectors = vectors.numpy()[: len(tokens)]
+            out.append((tokens, vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9)))
+        return out
+
+    paragraphs = {r["q"].context: [s for s, _, _ in _sentences(r["q"].context)] for r in table}
+    unique = sorted({s for sentences in paragraphs.values() for s in sentences})
+    sentence_vectors = dict(zip(unique, token_vectors(unique)))
+    features = {}
+    for r, (tokens, vectors) in zip(table, token_vectors([r["q"].question for r in table])):
+        words = [i for i, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]") and t.strip("#").isalnum()
+                 and t.lower() not in STOPWORDS and (len(t.strip("#")) > 2 or t.isdigit())]
+        rows = []
+        for sentence in paragraphs[r["q"].context]:
+            s_tokens, s_vectors = sentence_vectors[sentence]
+            body = [i for i, t in enumerate(s_tokens) if t not in ("[CLS]", "[SEP]")]
+            if not words or not body:
+                rows.append([1.0, 1.0, 0.0])  # nothing to find: found
+                continue
+            best = (vectors[words] @ s_vectors[body].T).max(axis=1)
+            rows.append([best.mean(), best.min(), float((best < SOFT_MATCH_FOUND).mean())])
+        features[r["q"].id] = np.asarray(rows)
+    path.write_bytes(pickle.dumps(features))
+    return features
+
+
+def softmatch(args: argparse.Namespace) -> list[str]:
+    parts = split_articles(load())
+    questions = parts["train"] + parts["dev"]
+    table = _table(args.work, questions)
+    _, logits = pooled_features(args.work, questions)
+    soft = soft_match_features(args.work, table)
+    titles = sorted({r["q"].title for r in table})
+
+    def out_of_fold(columns: tuple[int, ...]) -> list[np.ndarray]:
+        def features(r):
+            return np.hstack([r["x"], logits[r["q"].id], soft[r["q"].id][:, list(columns)]])
+
+        probs: list[np.ndarray] = [np.zeros(0)] * len(table)
+        for fold in range(CV_FOLDS):
+            held = set(titles[fold::CV_FOLDS])
+            model = _fit([r for r in table if r["q"].title not in held], features)
+            for i, r in enumerate(table):
+                if r["q"].title in held:
+                    probs[i] = _floored(r, model.probabilities(features(r)))
+        return probs
+
+    lines = ["## Soft match: question words found in the sentence by MiniLM's token vectors", "",
+             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
+             f"({len(table)} questions); each row's threshold balances its two rates. A question word (not a stopword, "
+             "a word piece of at least 3 letters or a number) is matched to the sentence token with the highest cosine "
+             f"of MiniLM's contextual token vectors; under {SOFT_MATCH_FOUND} it counts as not found.", "",
+             "| sentence model | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
+    rows = {"the shipped features (lexical + verifier logits)": ()}
+    rows.update({f"+ {name}": (i,) for i, name in enumerate(SOFT_MATCH_FEATURES)})
+    rows["+ all three"] = tuple(range(len(SOFT_MATCH_FEATURES)))
+    for name, columns in rows.items():
+        lines.append(f"| {name} | {_rates(table, out_of_fold(columns))} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def write_section(path: Path, lines: list[str]) -> None:
     """Write one experiment's section (``lines``, opening with its "## " title) into the results file, keeping the
     other experiment's section as it was: each is measured by its own run."""
@@ -323,14 +542,16 @@ def write_section(path: Path, lines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("experiment", nargs="?", choices=("probe", "reader"), default="probe")
+    parser.add_argument("experiment", nargs="?", choices=("probe", "reader", "likelihood", "softmatch"),
+                        default="probe")
     parser.add_argument("--work", type=Path, default=Path(".controlplane/squad2_readers"),
                         help="where the features, checkpoints and scores are kept between runs")
     parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--sample", type=int, default=LIKELIHOOD_SAMPLE, help="likelihood: questions read")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    lines = probe(args) if args.experiment == "probe" else reader(args)
+    lines = {"probe": probe, "reader": reader, "likelihood": likelihood, "softmatch": softmatch}[args.experiment](args)
     if not args.no_write:
         write_section(OUT, lines)
         print(f"wrote {OUT}")

@@ -1,8 +1,11 @@
-"""The readers' results file: each experiment rewrites its own section and keeps the other's."""
+"""The readers' experiments: each rewrites its own section of the results file and keeps the others'; the
+likelihood reader reads the embedded model's log-probabilities."""
 
 from __future__ import annotations
 
-from bench.squad2_readers import write_section
+import pytest
+
+from bench.squad2_readers import question_log_probabilities, write_section
 
 
 def test_each_run_rewrites_only_its_own_section(tmp_path):
@@ -16,3 +19,35 @@ def test_each_run_rewrites_only_its_own_section(tmp_path):
     assert "| 3 |" in text and "| 1 |" not in text  # the probe's new figures replace its old ones
     assert "| 2 |" in text  # the reader's section is kept as it was
     assert text.index("## Probe") < text.index("## Reader")  # in the order they were first written
+
+
+@pytest.mark.models  # the embedded SmolLM2
+def test_the_embedded_model_reads_a_question_as_more_likely_after_the_sentence_that_answers_it(tmp_path):
+    items = [("answers", "The Orion project ships on 14 March 2027.", "When does the Orion project ship?"),
+             ("unrelated", "Bees make honey from the nectar of flowers.", "When does the Orion project ship?")]
+    read = question_log_probabilities(tmp_path, items)
+    for entry in read.values():
+        assert len(entry["after_sentence"]) == len(entry["after_nothing"]) > 3
+        assert (entry["after_sentence"] < 0).all() and (entry["after_nothing"] < 0).all()  # log-probabilities
+    gain = {qid: float((entry["after_sentence"] - entry["after_nothing"]).mean()) for qid, entry in read.items()}
+    assert gain["answers"] > gain["unrelated"] + 0.5
+    assert gain["answers"] > 0
+    # kept in the work folder: a second call reads what is there and runs nothing
+    assert question_log_probabilities(tmp_path, items[:1])["answers"]["after_sentence"].tolist() == \
+        read["answers"]["after_sentence"].tolist()
+
+
+@pytest.mark.models  # MiniLM
+def test_a_soft_match_finds_the_question_words_in_the_sentence_that_says_them(tmp_path):
+    from types import SimpleNamespace
+
+    from bench.squad2_readers import soft_match_features
+
+    question = SimpleNamespace(id="q1", question="When does the Orion project launch?",
+                               context="The Orion project ships on 14 March 2027. Bees make honey from nectar.")
+    rows = soft_match_features(tmp_path, [{"q": question}])["q1"]
+    assert rows.shape == (2, 3)
+    orion, bees = rows
+    assert orion[0] > bees[0] + 0.1  # mean best match
+    assert orion[2] < bees[2]  # fewer question words not found
+    assert (tmp_path / "softmatch.pkl").is_file()
