@@ -62,6 +62,14 @@ def test_everyday_approval_and_retention_words_are_not_governance(default_policy
     ("How far is Stockholm from Oslo?", "finance"),
     ("When was the stockade built at Stockton?", "finance"),
     ("What causes a muscle contraction?", "legal"),
+    # another sense of the word: cryptography is not crypto-currency, a chemical bond is not a bond one buys
+    ("What is one type of public key cryptography algorithm?", "finance"),
+    ("Which cryptographic hash does git use?", "finance"),
+    ("What is the bond order of dioxygen?", "finance"),
+    ("How are the two oxygen atoms bonded together?", "finance"),
+    ("What does a covalent double bond result from?", "finance"),
+    ("How strong is a hydrogen bond?", "finance"),
+    ("What does oxygen form bonds with?", "finance"),
 ])
 def test_a_lexicon_prefix_does_not_catch_an_unrelated_word(default_policy, message, not_domain):
     assert not_domain not in route(message, default_policy.bundle).domainFlags
@@ -75,6 +83,10 @@ def test_a_lexicon_prefix_does_not_catch_an_unrelated_word(default_policy, messa
     ("Who are the investors?", "finance"),
     ("What is a stock option?", "finance"),
     ("Can a stockholder sell early?", "finance"),
+    ("Should I buy government bonds?", "finance"),
+    ("What is the yield of a ten-year bond?", "finance"),
+    ("Should I hold crypto?", "finance"),
+    ("Is cryptocurrency income taxed?", "finance"),
     ("Can I end the contract early?", "legal"),
     ("Is this clause contractual?", "legal"),
 ])
