@@ -36,6 +36,7 @@ import os
 import pickle
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,17 @@ def _table(work: Path, questions: list[Any]) -> list[dict[str, Any]]:
     table = question_table(questions, None)
     path.write_bytes(pickle.dumps(table))
     return table
+
+
+def _train_and_dev(work: Path) -> tuple[dict[str, list[Any]], list[dict[str, Any]], dict[str, np.ndarray],
+                                         dict[str, np.ndarray]]:
+    """The article split, and the train and dev questions' lexical table, pooled vectors and verifier logits (kept
+    in ``work``)."""
+    parts = split_articles(load())
+    questions = parts["train"] + parts["dev"]
+    table = _table(work, questions)
+    pooled, logits = pooled_features(work, questions)
+    return parts, table, pooled, logits
 
 
 def pooled_features(work: Path, questions: list[Any]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -150,10 +162,7 @@ def _fit(rows: list[dict[str, Any]], features) -> Any:
 def probe(args: argparse.Namespace) -> list[str]:
     from controlplane.answerability import LinearModel
 
-    parts = split_articles(load())
-    questions = parts["train"] + parts["dev"]
-    table = _table(args.work, questions)
-    pooled, logits = pooled_features(args.work, questions)
+    _, table, pooled, logits = _train_and_dev(args.work)
     titles = sorted({r["q"].title for r in table})
     lines = ["## Probe: the verifier's pooled representation in the sentence model", "",
              f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
@@ -255,10 +264,7 @@ def train_reader(args: argparse.Namespace, table: list[dict[str, Any]], train_ti
 def reader(args: argparse.Namespace) -> list[str]:
     import torch
 
-    parts = split_articles(load())
-    questions = parts["train"] + parts["dev"]
-    table = _table(args.work, questions)
-    _, logits = pooled_features(args.work, questions)
+    parts, table, _, logits = _train_and_dev(args.work)
     train_titles, dev_titles = {q.title for q in parts["train"]}, sorted({q.title for q in parts["dev"]})
     checkpoint = train_reader(args, table, train_titles)
     dev = [r for r in table if r["q"].title in dev_titles]
@@ -322,14 +328,10 @@ def reader(args: argparse.Namespace) -> list[str]:
     return lines
 
 
-def _out_of_fold_scorer(table: list[dict[str, Any]], logits: dict[str, np.ndarray]) -> list[np.ndarray]:
-    """The shipped kind of scorer (lexical features and the verifier's logits), out of fold by article, floored."""
+def _out_of_fold(table: list[dict[str, Any]], features: Callable[[dict[str, Any]], np.ndarray]) -> list[np.ndarray]:
+    """A sentence model over ``features`` (rows of one question), out of fold by article, floored as serving is."""
     titles = sorted({r["q"].title for r in table})
     probs: list[np.ndarray] = [np.zeros(0)] * len(table)
-
-    def features(r):
-        return np.hstack([r["x"], logits[r["q"].id]])
-
     for fold in range(CV_FOLDS):
         held = set(titles[fold::CV_FOLDS])
         model = _fit([r for r in table if r["q"].title not in held], features)
@@ -375,11 +377,8 @@ def question_log_probabilities(work: Path, items: list[tuple[str, str, str]]) ->
 
 
 def likelihood(args: argparse.Namespace) -> list[str]:
-    parts = split_articles(load())
-    questions = parts["train"] + parts["dev"]
-    table = _table(args.work, questions)
-    _, logits = pooled_features(args.work, questions)
-    probs = _out_of_fold_scorer(table, logits)
+    _, table, _, logits = _train_and_dev(args.work)
+    probs = _out_of_fold(table, lambda r: np.hstack([r["x"], logits[r["q"].id]]))
     chosen = sorted(range(len(table)), key=lambda i: table[i]["q"].id)
     random.Random(LIKELIHOOD_SEED).shuffle(chosen)
     chosen = sorted(chosen[: args.sample])
@@ -490,25 +489,12 @@ def soft_match_features(work: Path, table: list[dict[str, Any]]) -> dict[str, np
 
 
 def softmatch(args: argparse.Namespace) -> list[str]:
-    parts = split_articles(load())
-    questions = parts["train"] + parts["dev"]
-    table = _table(args.work, questions)
-    _, logits = pooled_features(args.work, questions)
+    _, table, _, logits = _train_and_dev(args.work)
     soft = soft_match_features(args.work, table)
     titles = sorted({r["q"].title for r in table})
 
     def out_of_fold(columns: tuple[int, ...]) -> list[np.ndarray]:
-        def features(r):
-            return np.hstack([r["x"], logits[r["q"].id], soft[r["q"].id][:, list(columns)]])
-
-        probs: list[np.ndarray] = [np.zeros(0)] * len(table)
-        for fold in range(CV_FOLDS):
-            held = set(titles[fold::CV_FOLDS])
-            model = _fit([r for r in table if r["q"].title not in held], features)
-            for i, r in enumerate(table):
-                if r["q"].title in held:
-                    probs[i] = _floored(r, model.probabilities(features(r)))
-        return probs
+        return _out_of_fold(table, lambda r: np.hstack([r["x"], logits[r["q"].id], soft[r["q"].id][:, list(columns)]]))
 
     lines = ["## Soft match: question words found in the sentence by MiniLM's token vectors", "",
              f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
