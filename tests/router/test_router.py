@@ -70,6 +70,13 @@ def test_everyday_approval_and_retention_words_are_not_governance(default_policy
     ("What does a covalent double bond result from?", "finance"),
     ("How strong is a hydrogen bond?", "finance"),
     ("What does oxygen form bonds with?", "finance"),
+    # security as a country's or a person's, not a system's
+    ("What did energy security do on an international level?", "security_code"),
+    ("Which countries became dependent on the US's security assurances?", "security_code"),
+    ("Who is the High Representative for Foreign and Security Policy?", "security_code"),
+    ("What is the agency for external border security called?", "security_code"),
+    ("When does the UN Security Council meet?", "security_code"),
+    ("At what age can I claim Social Security?", "security_code"),
 ])
 def test_a_lexicon_prefix_does_not_catch_an_unrelated_word(default_policy, message, not_domain):
     assert not_domain not in route(message, default_policy.bundle).domainFlags
@@ -77,6 +84,10 @@ def test_a_lexicon_prefix_does_not_catch_an_unrelated_word(default_policy, messa
 
 @pytest.mark.parametrize("message, domain", [
     ("Where do we store the API secrets?", "security_code"),
+    ("What does our security policy say about passwords?", "security_code"),
+    ("Is this a security vulnerability?", "security_code"),
+    ("Who reviews the security of the login page?", "security_code"),
+    ("Is national security data encrypted at rest?", "security_code"),
     ("Is this secret rotated?", "security_code"),
     ("Should I invest in index funds?", "finance"),
     ("How are investments taxed?", "finance"),
