@@ -1,6 +1,6 @@
 """Answerability readers measured against the shipped scorer's features (issue 15: what decides that no sentence
-answers): two built from the shipped NLI verifier, one from the embedded model. None ships; this keeps the
-experiments reproducible.
+answers): two built from the shipped NLI verifier, one from the embedded model, one from MiniLM's token vectors.
+None ships; this keeps the experiments reproducible.
 
 - ``probe``: the verifier's pooled representation of (sentence, question), the 384 values its classifier reads,
   beside the lexical features and its three logits in the sentence model (all of them, or their first principal
@@ -343,16 +343,17 @@ def _out_of_fold(table: list[dict[str, Any]], features: Callable[[dict[str, Any]
 
 def question_log_probabilities(work: Path, items: list[tuple[str, str, str]]) -> dict[str, dict[str, np.ndarray]]:
     """Per (question id, sentence, question): the embedded model's log-probability of each question token after
-    LIKELIHOOD_PROMPT with the sentence and after LIKELIHOOD_EMPTY; kept in ``work``, saved every 50 questions."""
+    LIKELIHOOD_PROMPT with the sentence and after LIKELIHOOD_EMPTY, by question id. Kept in ``work`` by (question
+    id, sentence), so another sample or another best sentence is read afresh; saved every 50 questions."""
     import llama_cpp
 
     from controlplane.adapters.embedded import smollm2_path
 
     path = work / "likelihood.pkl"
-    done: dict[str, dict[str, np.ndarray]] = pickle.loads(path.read_bytes()) if path.is_file() else {}
-    todo = [item for item in items if item[0] not in done]
+    done: dict[tuple[str, str], dict[str, np.ndarray]] = pickle.loads(path.read_bytes()) if path.is_file() else {}
+    todo = [item for item in items if item[:2] not in done]
     if not todo:
-        return done
+        return {qid: done[(qid, sentence)] for qid, sentence, _ in items}
     llm = llama_cpp.Llama(model_path=str(smollm2_path()), n_ctx=1024, logits_all=True, n_threads=os.cpu_count() or 2,
                           n_batch=512, verbose=False)
 
@@ -367,13 +368,13 @@ def question_log_probabilities(work: Path, items: list[tuple[str, str, str]]) ->
 
     started = time.perf_counter()
     for n, (qid, sentence, question) in enumerate(todo, 1):
-        done[qid] = {"after_sentence": question_tokens(LIKELIHOOD_PROMPT.format(sentence=sentence[:2000]), question),
-                     "after_nothing": question_tokens(LIKELIHOOD_EMPTY, question)}
+        done[(qid, sentence)] = {
+            "after_sentence": question_tokens(LIKELIHOOD_PROMPT.format(sentence=sentence[:2000]), question),
+            "after_nothing": question_tokens(LIKELIHOOD_EMPTY, question)}
         if n % 50 == 0 or n == len(todo):
             path.write_bytes(pickle.dumps(done))
-            print(f"likelihood: {len(done)} of {len(items)} questions ({time.perf_counter() - started:.0f} s)",
-                  flush=True)
-    return done
+            print(f"likelihood: {n} of {len(todo)} questions read ({time.perf_counter() - started:.0f} s)", flush=True)
+    return {qid: done[(qid, sentence)] for qid, sentence, _ in items}
 
 
 def likelihood(args: argparse.Namespace) -> list[str]:

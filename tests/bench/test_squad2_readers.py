@@ -32,9 +32,12 @@ def test_the_embedded_model_reads_a_question_as_more_likely_after_the_sentence_t
     gain = {qid: float((entry["after_sentence"] - entry["after_nothing"]).mean()) for qid, entry in read.items()}
     assert gain["answers"] > gain["unrelated"] + 0.5
     assert gain["answers"] > 0
-    # kept in the work folder: a second call reads what is there and runs nothing
+    # kept in the work folder: a second call reads what is there; the same question after another sentence is read
+    # afresh, not taken from what the first sentence gave
     assert question_log_probabilities(tmp_path, items[:1])["answers"]["after_sentence"].tolist() == \
         read["answers"]["after_sentence"].tolist()
+    other = question_log_probabilities(tmp_path, [("answers", items[1][1], items[1][2])])["answers"]
+    assert other["after_sentence"].tolist() == read["unrelated"]["after_sentence"].tolist()
 
 
 @pytest.mark.models  # MiniLM
