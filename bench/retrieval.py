@@ -327,24 +327,34 @@ def _part_index(chunks, questions):
     return ids, matrix, lexical, query_vectors, {pid: row for row, pid in enumerate(ids)}
 
 
+def _candidates(index, query: str, vector, depth: int):
+    """One question's candidates as the retriever gathers them: the exact cosine top ``depth`` (ties by id) and the
+    BM25 hits, each with its cosine. Returns (the dense rows, the lexical hits by id, cosine by id)."""
+    import numpy as np
+
+    ids, matrix, lexical, _, row_of = index
+    cosines = np.round((matrix @ vector).astype(np.float64), 6)
+    top = sorted(np.argsort(-cosines)[:depth].tolist(), key=lambda row: (-cosines[row], ids[row]))
+    hits = {h.id: h for h in lexical.search(query, depth)}
+    candidates = {ids[row]: float(cosines[row]) for row in top}
+    for pid in hits:
+        candidates.setdefault(pid, float(cosines[row_of[pid]]))
+    return top, hits, candidates
+
+
 def evaluate_part(chunks, questions, settings: dict) -> dict[str, dict[str, float]]:
     """recall@1, recall@4 and MRR of each setting (None: dense alone), with the retriever's own fusion and BM25:
     dense candidates are the exact cosine top-depth (the store's HNSW search approximates it)."""
-    import numpy as np
-
     from controlplane.evidence_pack.fusion import fuse
 
-    ids, matrix, lexical, query_vectors, row_of = _part_index(chunks, questions)
+    index = _part_index(chunks, questions)
+    ids, query_vectors = index[0], index[3]
     depth = max((f.depth for f in settings.values() if f is not None), default=50)
     ranks: dict[str, list[int | None]] = {name: [] for name in settings}
     for (query, gold), vector in zip(questions, query_vectors, strict=True):
-        cosines = np.round((matrix @ vector).astype(np.float64), 6)
-        top = sorted(np.argsort(-cosines)[:depth].tolist(), key=lambda row: (-cosines[row], ids[row]))
+        top, hits, candidates = _candidates(index, query, vector, depth)
         dense_ids = frozenset(ids[row] for row in top)
-        lexical_hits = {h.id: h.score for h in lexical.search(query, depth)}
-        candidates = {ids[row]: float(cosines[row]) for row in top}
-        for pid in lexical_hits:
-            candidates.setdefault(pid, float(cosines[row_of[pid]]))
+        lexical_hits = {pid: h.score for pid, h in hits.items()}
         for name, fusion in settings.items():
             if fusion is None:
                 ranks[name].append(rank_of(gold, [ids[row] for row in top]))
@@ -635,7 +645,8 @@ def run_sentence_pass(n_questions: int, k: int = 5) -> dict:
     floor, lexical_pass = float(params.get("min_score", 0.0)), params.get("lexical_pass")
     parts = split_articles(load())
     chunks, questions = squad_part(parts["train"] + parts["dev"], n_questions, SEED)
-    ids, matrix, lexical, query_vectors, row_of = _part_index(chunks, questions)
+    index = _part_index(chunks, questions)
+    ids, query_vectors = index[0], index[3]
     sentence_rows: dict[str, list[int]] = {}
     sentences = []
     for pid, _, text in chunks:
@@ -647,12 +658,7 @@ def run_sentence_pass(n_questions: int, k: int = 5) -> dict:
     counts = {"gold_in_top_k": 0, "gold_kept": 0, "other_kept": 0,
               "gold_kept_with_pass": dict.fromkeys(SENTENCE_BARS, 0), "other_kept_with_pass": dict.fromkeys(SENTENCE_BARS, 0)}
     for (query, gold), vector in zip(questions, query_vectors, strict=True):
-        cosines = (matrix @ vector).astype(np.float64)
-        top = np.argsort(-cosines)[:fusion.depth].tolist()
-        hits = {h.id: h for h in lexical.search(query, fusion.depth)}
-        candidates = {ids[row]: float(cosines[row]) for row in top}
-        for pid in hits:
-            candidates.setdefault(pid, float(cosines[row_of[pid]]))
+        top, hits, candidates = _candidates(index, query, vector, fusion.depth)
         fused = fuse(candidates, {pid: h.score for pid, h in hits.items()}, frozenset(ids[r] for r in top), fusion)
         for c in fused[:k]:
             # the floor reads only the score and the match: an item built without the rest of its fields
