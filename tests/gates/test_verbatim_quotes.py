@@ -4,6 +4,8 @@ a sentence with one word changed, still goes to the verifier."""
 
 from __future__ import annotations
 
+import pytest
+
 from controlplane.gates.nli_entailment import NliEntailmentGate
 from controlplane.gates.verbatim import is_whole_sentences
 from tests.gates.decision_helpers import codes, envelope, gate_input
@@ -101,15 +103,6 @@ def test_exactly_a_header_and_one_row_of_the_same_table_is_verbatim():
         "| data | retention |\n| application logs | 30 days |\n| database backups | 35 days |", TABLES)  # two rows
 
 
-def test_a_header_and_row_claim_passes_as_a_verbatim_quote_without_a_backend():
-    gate = NliEntailmentGate().evaluate(gate_input(
-        "nli_entailment", "How long are database backups kept?", [{"id": "E1", "text": TABLES,
-                                                                   "trust_tier": "authoritative"}],
-        envelope([("| data | retention |\n| database backups | 35 days |", ["E1"])]), None))
-    assert gate.result.value == "pass", codes(gate)
-    assert gate.details["claim_records"]["c1"]["basis"] == "VERBATIM_QUOTE"
-
-
 # -- a changelog entry is quoted under its version heading ---------------------------------------------------------------
 CHANGELOG = """# Changelog
 
@@ -151,10 +144,14 @@ def test_exactly_a_version_heading_and_one_unit_of_its_own_section_is_verbatim()
     assert not is_whole_sentences("# Changelog\n- Windows support is dropped.", CHANGELOG)
 
 
-def test_a_heading_and_entry_claim_passes_as_a_verbatim_quote_without_a_backend():
+@pytest.mark.parametrize("question, text, claim", [
+    ("How long are database backups kept?", TABLES, "| data | retention |\n| database backups | 35 days |"),
+    ("When was the parquet export added?", CHANGELOG,
+     "## 3.1.0 (2026-05-20)\n- New `quarry export --format parquet` option."),
+], ids=["table row under its header", "changelog entry under its version heading"])
+def test_a_two_line_quote_passes_as_a_verbatim_quote_without_a_backend(question, text, claim):
     gate = NliEntailmentGate().evaluate(gate_input(
-        "nli_entailment", "When was the parquet export added?", [{"id": "E1", "text": CHANGELOG,
-                                                                 "trust_tier": "authoritative"}],
-        envelope([("## 3.1.0 (2026-05-20)\n- New `quarry export --format parquet` option.", ["E1"])]), None))
+        "nli_entailment", question, [{"id": "E1", "text": text, "trust_tier": "authoritative"}],
+        envelope([(claim, ["E1"])]), None))
     assert gate.result.value == "pass", codes(gate)
     assert gate.details["claim_records"]["c1"]["basis"] == "VERBATIM_QUOTE"
