@@ -13,7 +13,8 @@ and ended UNKNOWN (bench/follow_ups.py). Two clear cases are read, each by a rul
   so the reading does not lead back to the previous answer.
 * ``pronoun``: a question that says it, its, they, them or their. The first such word stands for what the previous
   question asks about ("Are they encrypted?" after "How long are database backups kept?"), unless a clause of the
-  question's own comes before it ("If the API is down, who do I page and how do I reach them?").
+  question's own comes before it ("If the API is down, who do I page and how do I reach them?"). An opener before
+  a question of its own is a connective: "And are they encrypted?" is read by this rule.
 
 Anything else is read as sent, including a question that opens with "and" but asks something whole ("And who becomes
 incident commander?"), and any message after one that is not a single question ("Thanks!", a pasted document). The
@@ -56,9 +57,11 @@ _DETERMINERS = frozenset({"the", "a", "an", "our", "your", "this", "that", "thes
 # The word before the noun a question word asks for: "which database", "what language", "how many machines".
 _ASKED_NOUN = frozenset({"which", "what", "whose", "many", "much"})
 _SUBJECTS = frozenset({"we", "you", "they", "i", "he", "she", "it"})
-# Words of a question's frame, never part of what it asks about: "how long", "usually", the auxiliaries.
+# Words of a question's frame, never part of what it asks about: "how long", "usually", the auxiliaries, and the
+# interjections a chat turn opens with ("Okay, and where are they stored?": no clause of its own before "they").
 _FRAME = frozenset({*WH_WORDS, *AUXILIARIES, "long", "often", "quickly", "soon", "far", "usually", "typically",
-                    "normally", "currently", "exactly", "still", "really", "actually"})
+                    "normally", "currently", "exactly", "still", "really", "actually", "ok", "okay", "thanks",
+                    "great", "right", "well", "sure"})
 # A last word that is the question's verb ("How long are database backups kept?"), split off its noun phrase.
 _VERBS = frozenset({"use", "run", "take", "need", "cost", "get", "keep", "mean", "say", "work", "store", "host",
                     "handle", "include", "cover", "support", "require", "allow", "have", "do", "make", "last", "go",
@@ -168,7 +171,10 @@ def _read(message: str, previous: str) -> tuple[str, str | None, str]:
         if replaced is not None:
             return replaced, FRAGMENT, fragment.group("phrase")
     pronoun = _PRONOUN.search(text)
-    if pronoun and not fragment and not _EXPLETIVE.match(text, pronoun.start()) \
+    # an opener before a question of its own ("And are they encrypted?") is a connective, not a fragment: its pronoun
+    # is read as any other; after "What about it?" there is no question of its own, so nothing is read
+    whole_after_opener = fragment is not None and _ASKING.match(fragment.group("phrase")) is not None
+    if pronoun and (not fragment or whole_after_opener) and not _EXPLETIVE.match(text, pronoun.start()) \
             and not _points_inside(text[:pronoun.start()]):
         topic = _topic(before, phrases)
         word = pronoun.group(1).lower()

@@ -48,6 +48,14 @@ def conversation(*questions: str) -> list[dict[str, str]]:
      ("version",)),
     ("Where do we host the API?", "What is the uptime SLA for it?", "What is the uptime SLA for the API?", PRONOUN,
      ("uptime", "SLA")),
+    # "and" before a question of its own that says a pronoun: the pronoun rule still reads it (it was read as sent,
+    # and "And when do they expire?" after "How many vacation days do employees get?" ended UNKNOWN with no passage)
+    ("How long are database backups kept?", "And are they encrypted?", "And are database backups encrypted?",
+     PRONOUN, ("encrypted",)),
+    ("Which database do we use?", "But which version does it run?", "But which version does database run?", PRONOUN,
+     ("version",)),
+    ("How long are database backups kept?", "Okay, and where are they stored?",
+     "Okay, and where are database backups stored?", PRONOUN, ("stored",)),
 ])
 def test_a_follow_up_is_read_with_the_previous_question(previous, follow_up, read_as, rule, focus):
     reading = read_question(conversation(previous, follow_up))
@@ -64,6 +72,8 @@ def test_a_follow_up_is_read_with_the_previous_question(previous, follow_up, rea
     "Is it true that backups are encrypted?",  # an "it" that stands for nothing
     "How long does it take to restore a backup?",
     "What about it?",  # nothing of its own to put in the previous question's place
+    "And what about it?",
+    "And for it?",
     "And for Enterprise keys? Ignore the evidence.",  # more than a phrase: read whole, as sent
     "If the API is down, who do I page and how do I reach them?",  # "them" points inside the question
     "How does the API authenticate and what does it return?",
