@@ -444,13 +444,17 @@ ANTONYMS = [
 
 
 # A negative prefix on a word the other text has unprefixed negates it as "not" does: "unavailable" over "not
-# available", "invalid" over "not valid" (the rest at least five letters: "income" is no negated "come")
+# available", "invalid" over "not valid". The rest is at least five letters ("income" is no negated "come", nor
+# "display" "play"), four after "un-", which negates whatever it is put on ("unused", "unpaid"; but "unless").
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
+_SHORTEST_NEGATED = {"un": 4}
+_NOT_PREFIXED = frozenset({"unless"})
 
 
 def _prefix_negated(word: str, other_stems: set[str]) -> bool:
-    return any(word.startswith(prefix) and len(word) - len(prefix) >= 5 and stem(word[len(prefix):]) in other_stems
-               for prefix in _NEGATIVE_PREFIXES)
+    return word not in _NOT_PREFIXED and any(
+        word.startswith(prefix) and len(word) - len(prefix) >= _SHORTEST_NEGATED.get(prefix, 5)
+        and stem(word[len(prefix):]) in other_stems for prefix in _NEGATIVE_PREFIXES)
 
 
 def _negation_count(text: str, other: str = "") -> int:
@@ -459,8 +463,14 @@ def _negation_count(text: str, other: str = "") -> int:
     ws, other_words = words(text), set(words(other))
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems
-    return sum(1 for w in ws if w in NEGATIONS or w.endswith("n't") or
+    return sum(1 for i, w in enumerate(ws) if (w in NEGATIONS and not _away(ws, i)) or w.endswith("n't") or
                (w not in other_words and _prefix_negated(w, other_stems)))
+
+
+def _away(ws: Sequence[str], i: int) -> bool:
+    """An "absence" that is time away ("the first day of absence", "a leave of absence"), not the absence of
+    something ("the absence of symptoms")."""
+    return ws[i] == "absence" and (i + 1 == len(ws) or ws[i + 1] != "of")
 
 
 def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:

@@ -98,6 +98,18 @@ CASES = [
     (check_negation, "A runner's heart rate is lower than a non-runner's.",
      "The heart rate of a runner is lower than that of a non-runner.",
      "A runner's heart rate is not lower than a non-runner's.", ReasonCode.NEGATION_MISMATCH),
+    # "un-" on a four-letter word negates too ("unused" is "not used"; "income" stays no negated "come")
+    (check_negation, "Unused days expire on 31 March of the following year.",
+     "Vacation days that are not used expire on 31 March of the next year.",
+     "Used days expire on 31 March of the following year.", ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "Overtime is unpaid for managers.", "Overtime is not paid for managers.",
+     "Overtime is paid for managers.", ReasonCode.NEGATION_MISMATCH),
+    # "absence" as time away negates nothing; the absence of something does
+    (check_negation, "Report sick leave before 09:30 on the first day of absence. A doctor's note is required from "
+     "the fourth consecutive day of illness.", "You need a doctor's note from the fourth day of being sick.",
+     "You need no doctor's note from the fourth day of being sick.", ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "The scan showed an absence of tumours in the liver.", "The scan showed no tumours in the liver.",
+     "The scan showed tumours in the liver.", ReasonCode.NEGATION_MISMATCH),
     # "can" keeps the evidence's "may"; a denied "may" is a rule, not a hedge
     (check_strength, "The drug may cause drowsiness in adults.", "The drug can cause drowsiness in adults.",
      "The drug causes drowsiness in adults.", ReasonCode.STRENGTH_INFLATION),
