@@ -18,6 +18,11 @@ None ships; this keeps the experiments reproducible.
   closest token of the sentence by MiniLM's contextual token vectors (cosine), so a synonym or a paraphrase counts as
   found; the mean and the smallest of those best matches, and the share under SOFT_MATCH_FOUND, go into the sentence
   model beside the shipped features, out of fold by article.
+- ``swaps``: three more marks of SQuAD 2.0's unanswerable rewrites, read from a sample of the shipped scorer's false
+  answers (a negative prefix swapped in: "correct" / "incorrect", "synchronously" / "asynchronously"; a name of the
+  question missing from a sentence that repeats its wording: "What did Toyota rebrand its Forte as?" over
+  "Mitsubishi rebranded its Forte as ..."; the share of question words the sentence lacks), beside the shipped
+  features, out of fold by article.
 
 All are long CPU jobs: they run under ``nice``, write their work under ``--work`` and pick up where they stopped.
 The test articles are never read. Results: bench/results/squad2_readers.md.
@@ -26,6 +31,7 @@ The test articles are never read. Results: bench/results/squad2_readers.md.
     ./run bench squad2_readers reader [--work DIR] [--epochs 2]
     ./run bench squad2_readers likelihood [--work DIR] [--sample 800]
     ./run bench squad2_readers softmatch [--work DIR]
+    ./run bench squad2_readers swaps [--work DIR]
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import math
 import os
 import pickle
 import random
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +69,9 @@ LIKELIHOOD_SAMPLE, LIKELIHOOD_SEED = 800, 0
 LIKELIHOOD_PROMPT, LIKELIHOOD_EMPTY = "Text: {sentence}\nQuestion:", "Text:\nQuestion:"
 SOFT_MATCH_FOUND = 0.6  # a question word whose best cosine is under this counts as not found
 SOFT_MATCH_FEATURES = ("mean best match", "smallest best match", "share not found")
+SWAP_FEATURES = ("negative prefix swapped", "name missing, wording repeated", "share of question words missing")
+NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis", "mis", "a")
+REPEATED_WORDING = 3  # a run of this many question words, in order, in the sentence
 OUT = RESULTS / "squad2_readers.md"
 
 
@@ -512,6 +522,71 @@ def softmatch(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+_LOWER_WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
+_NAME = re.compile(r"\b[A-Z][a-zA-Z'-]+")
+
+
+def _prefix_swapped(question_words: set[str], sentence_words: set[str]) -> bool:
+    """A word of one that is a word of the other with a negative prefix the other does not say ("incorrect" for
+    "correct"); the word under the prefix at least five letters ("inform" is no negated "form")."""
+    for one, other in ((question_words, sentence_words), (sentence_words, question_words)):
+        for word in one - other:
+            for prefix in NEGATIVE_PREFIXES:
+                base = word[len(prefix):]
+                if word.startswith(prefix) and len(base) >= 5 and base in other and base not in one:
+                    return True
+    return False
+
+
+def swap_features(table: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per question id: one row of SWAP_FEATURES per sentence of its paragraph (``table``: rows of bench.squad2's
+    question table, whose lexical features give the longest run of question words in each sentence)."""
+    from controlplane.answerability import LEXICAL_FEATURES
+    from controlplane.contracts.text import content_stem_set
+
+    run_column = LEXICAL_FEATURES.index("longest_run")
+    features = {}
+    for r in table:
+        question = r["q"].question
+        q_words, q_stems = set(_LOWER_WORD.findall(question.lower())), content_stem_set(question)
+        q_names = {w.lower() for w in _NAME.findall(question)[1:]}
+        rows = []
+        for index, (sentence, _, _) in enumerate(_sentences(r["q"].context)):
+            repeated = round(r["x"][index, run_column] * 6) >= REPEATED_WORDING  # the feature is min(run, 6) / 6
+            lowered = sentence.lower()
+            rows.append([float(_prefix_swapped(q_words, set(_LOWER_WORD.findall(lowered)))),
+                         float(repeated and any(name not in lowered for name in q_names)),
+                         len(q_stems - content_stem_set(sentence)) / max(1, len(q_stems))])
+        features[r["q"].id] = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(SWAP_FEATURES))
+    return features
+
+
+def swaps(args: argparse.Namespace) -> list[str]:
+    _, table, _, logits = _train_and_dev(args.work)
+    swapped = swap_features(table)
+    titles = sorted({r["q"].title for r in table})
+
+    def out_of_fold(columns: tuple[int, ...]) -> list[np.ndarray]:
+        return _out_of_fold(table, lambda r: np.hstack([r["x"], logits[r["q"].id], swapped[r["q"].id][:, list(columns)]]))
+
+    fired = {name: [sum(int(swapped[r["q"].id][:, i].max() > 0) for r in table if r["q"].impossible == impossible)
+                    for impossible in (True, False)] for i, name in enumerate(SWAP_FEATURES[:2])}
+    lines = ["## Swaps: more marks of SQuAD 2.0's unanswerable rewrites", "",
+             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
+             f"({len(table)} questions, {sum(r['q'].impossible for r in table)} unanswerable); each row's threshold "
+             "balances its two rates. Found in some sentence of the paragraph: "
+             + "; ".join(f"{name}: {u} unanswerable and {a} answerable questions" for name, (u, a) in fired.items())
+             + ".", "",
+             "| sentence model | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
+    rows = {"the shipped features (lexical + verifier logits)": ()}
+    rows.update({f"+ {name}": (i,) for i, name in enumerate(SWAP_FEATURES)})
+    rows["+ all three"] = tuple(range(len(SWAP_FEATURES)))
+    for name, columns in rows.items():
+        lines.append(f"| {name} | {_rates(table, out_of_fold(columns))} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def write_section(path: Path, lines: list[str]) -> None:
     """Write one experiment's section (``lines``, opening with its "## " title) into the results file, keeping the
     other experiment's section as it was: each is measured by its own run."""
@@ -529,7 +604,7 @@ def write_section(path: Path, lines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("experiment", nargs="?", choices=("probe", "reader", "likelihood", "softmatch"),
+    parser.add_argument("experiment", nargs="?", choices=("probe", "reader", "likelihood", "softmatch", "swaps"),
                         default="probe")
     parser.add_argument("--work", type=Path, default=Path(".controlplane/squad2_readers"),
                         help="where the features, checkpoints and scores are kept between runs")
@@ -538,7 +613,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    lines = {"probe": probe, "reader": reader, "likelihood": likelihood, "softmatch": softmatch}[args.experiment](args)
+    experiments = {"probe": probe, "reader": reader, "likelihood": likelihood, "softmatch": softmatch, "swaps": swaps}
+    lines = experiments[args.experiment](args)
     if not args.no_write:
         write_section(OUT, lines)
         print(f"wrote {OUT}")

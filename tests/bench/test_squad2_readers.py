@@ -54,3 +54,33 @@ def test_a_soft_match_finds_the_question_words_in_the_sentence_that_says_them(tm
     assert orion[0] > bees[0] + 0.1  # mean best match
     assert orion[2] < bees[2]  # fewer question words not found
     assert (tmp_path / "softmatch.pkl").is_file()
+
+
+def test_swap_features_mark_a_negative_prefix_and_a_swapped_name():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bench.squad2 import _sentences
+    from bench.squad2_readers import SWAP_FEATURES, swap_features
+    from controlplane.answerability import lexical_features
+
+    def row(qid: str, question: str, context: str) -> dict:
+        sentences = [s for s, _, _ in _sentences(context)]
+        x = lexical_features(question, sentences, np.zeros(len(sentences)), context)
+        return {"q": SimpleNamespace(id=qid, question=question, context=context), "x": x}
+
+    context = ("Mitsubishi rebranded its Forte as the Dodge D-50 a few years after the oil crisis. "
+               "Geographical theories suggested that tropical environments created uncivilized people.")
+    table = [row("swap", "What did Toyota rebrand its Forte as?", context),
+             row("prefix", "Which theories suggested tropical environments created civilized people?", context),
+             row("answerable", "What did Mitsubishi rebrand its Forte as?", context)]
+    features = swap_features(table)
+    assert all(f.shape == (2, len(SWAP_FEATURES)) for f in features.values())
+    prefix, name, missing = range(len(SWAP_FEATURES))
+    assert features["swap"][0, name] == 1.0 and features["answerable"][0, name] == 0.0
+    assert features["prefix"][1, prefix] == 1.0 and features["prefix"][0, prefix] == 0.0
+    assert features["answerable"][0, prefix] == 0.0
+    # the sentence that says the question's words lacks fewer of them than the other sentence
+    assert features["answerable"][0, missing] < features["answerable"][1, missing]
+    assert features["swap"][0, missing] > features["answerable"][0, missing]  # "Toyota" is missing
