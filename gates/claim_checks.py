@@ -463,14 +463,23 @@ def _negation_count(text: str, other: str = "") -> int:
     ws, other_words = words(text), set(words(other))
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems
-    return sum(1 for i, w in enumerate(ws) if (w in NEGATIONS and not _away(ws, i)) or w.endswith("n't") or
+    return sum(1 for i, w in enumerate(ws)
+               if ((w in NEGATIONS or w.endswith("n't")) and not _negates_nothing(ws, i)) or
                (w not in other_words and _prefix_negated(w, other_stems)))
 
 
-def _away(ws: Sequence[str], i: int) -> bool:
-    """An "absence" that is time away ("the first day of absence", "a leave of absence"), not the absence of
-    something ("the absence of symptoms")."""
-    return ws[i] == "absence" and (i + 1 == len(ws) or ws[i + 1] != "of")
+_NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
+
+
+def _negates_nothing(ws: Sequence[str], i: int) -> bool:
+    """A negative word that negates nothing: an "absence" that is time away ("the first day of absence", "a leave of
+    absence"), not the absence of something ("the absence of symptoms"); "not only", "doesn't just" ("... but also"),
+    which add. On the dev splits of attributionbench and WiCE "not only" / "not just" made every one of six
+    NEGATION_MISMATCH findings that the rule removes, three on supported claims and three on unsupported ones."""
+    following = ws[i + 1] if i + 1 < len(ws) else ""
+    if ws[i] == "absence":
+        return following != "of"
+    return following in _NOT_ONLY and (ws[i] == "not" or ws[i].endswith("n't"))
 
 
 def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:

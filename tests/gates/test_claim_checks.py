@@ -110,6 +110,13 @@ CASES = [
      "You need no doctor's note from the fourth day of being sick.", ReasonCode.NEGATION_MISMATCH),
     (check_negation, "The scan showed an absence of tumours in the liver.", "The scan showed no tumours in the liver.",
      "The scan showed tumours in the liver.", ReasonCode.NEGATION_MISMATCH),
+    # "not only ... but also", "doesn't just": an addition, not a negation
+    (check_negation, "Prosecutors represent not only society at large but also the victims of crimes.",
+     "Prosecutors represent society at large and the victims of crimes.",
+     "Prosecutors do not represent the victims of crimes.", ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "Domestic violence affects all who are exposed: perpetrators, victims and the children who "
+     "witness it.", "Domestic violence doesn't just affect perpetrators and victims, but also the children who "
+     "witness it.", "Domestic violence does not affect the children who witness it.", ReasonCode.NEGATION_MISMATCH),
     # "can" keeps the evidence's "may"; a denied "may" is a rule, not a hedge
     (check_strength, "The drug may cause drowsiness in adults.", "The drug can cause drowsiness in adults.",
      "The drug causes drowsiness in adults.", ReasonCode.STRENGTH_INFLATION),
