@@ -499,27 +499,33 @@ def soft_match_features(work: Path, table: list[dict[str, Any]]) -> dict[str, np
     return features
 
 
-def softmatch(args: argparse.Namespace) -> list[str]:
-    _, table, _, logits = _train_and_dev(args.work)
-    soft = soft_match_features(args.work, table)
-    titles = sorted({r["q"].title for r in table})
-
+def _beside_shipped(table: list[dict[str, Any]], logits: dict[str, np.ndarray], extra: dict[str, np.ndarray],
+                    names: tuple[str, ...]) -> list[str]:
+    """Table rows: the shipped kind of sentence model (lexical features and verifier logits), then with each column
+    of ``extra`` (per question id, one row per sentence) beside it, then with all of them, out of fold by article."""
     def out_of_fold(columns: tuple[int, ...]) -> list[np.ndarray]:
-        return _out_of_fold(table, lambda r: np.hstack([r["x"], logits[r["q"].id], soft[r["q"].id][:, list(columns)]]))
+        return _out_of_fold(table, lambda r: np.hstack([r["x"], logits[r["q"].id], extra[r["q"].id][:, list(columns)]]))
 
-    lines = ["## Soft match: question words found in the sentence by MiniLM's token vectors", "",
-             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
-             f"({len(table)} questions); each row's threshold balances its two rates. A question word (not a stopword, "
-             "a word piece of at least 3 letters or a number) is matched to the sentence token with the highest cosine "
-             f"of MiniLM's contextual token vectors; under {SOFT_MATCH_FOUND} it counts as not found.", "",
-             "| sentence model | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
     rows = {"the shipped features (lexical + verifier logits)": ()}
-    rows.update({f"+ {name}": (i,) for i, name in enumerate(SOFT_MATCH_FEATURES)})
-    rows["+ all three"] = tuple(range(len(SOFT_MATCH_FEATURES)))
+    rows.update({f"+ {name}": (i,) for i, name in enumerate(names)})
+    rows["+ all of them"] = tuple(range(len(names)))
+    lines = ["| sentence model | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
     for name, columns in rows.items():
         lines.append(f"| {name} | {_rates(table, out_of_fold(columns))} |")
         print(lines[-1], flush=True)
     return lines
+
+
+def softmatch(args: argparse.Namespace) -> list[str]:
+    _, table, _, logits = _train_and_dev(args.work)
+    soft = soft_match_features(args.work, table)
+    titles = sorted({r["q"].title for r in table})
+    return ["## Soft match: question words found in the sentence by MiniLM's token vectors", "",
+            f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
+            f"({len(table)} questions); each row's threshold balances its two rates. A question word (not a stopword, "
+            "a word piece of at least 3 letters or a number) is matched to the sentence token with the highest cosine "
+            f"of MiniLM's contextual token vectors; under {SOFT_MATCH_FOUND} it counts as not found.", "",
+            *_beside_shipped(table, logits, soft, SOFT_MATCH_FEATURES)]
 
 
 _LOWER_WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
@@ -565,26 +571,14 @@ def swaps(args: argparse.Namespace) -> list[str]:
     _, table, _, logits = _train_and_dev(args.work)
     swapped = swap_features(table)
     titles = sorted({r["q"].title for r in table})
-
-    def out_of_fold(columns: tuple[int, ...]) -> list[np.ndarray]:
-        return _out_of_fold(table, lambda r: np.hstack([r["x"], logits[r["q"].id], swapped[r["q"].id][:, list(columns)]]))
-
     fired = {name: [sum(int(swapped[r["q"].id][:, i].max() > 0) for r in table if r["q"].impossible == impossible)
                     for impossible in (True, False)] for i, name in enumerate(SWAP_FEATURES[:2])}
-    lines = ["## Swaps: more marks of SQuAD 2.0's unanswerable rewrites", "",
-             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
-             f"({len(table)} questions, {sum(r['q'].impossible for r in table)} unanswerable); each row's threshold "
-             "balances its two rates. Found in some sentence of the paragraph: "
-             + "; ".join(f"{name}: {u} unanswerable and {a} answerable questions" for name, (u, a) in fired.items())
-             + ".", "",
-             "| sentence model | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
-    rows = {"the shipped features (lexical + verifier logits)": ()}
-    rows.update({f"+ {name}": (i,) for i, name in enumerate(SWAP_FEATURES)})
-    rows["+ all three"] = tuple(range(len(SWAP_FEATURES)))
-    for name, columns in rows.items():
-        lines.append(f"| {name} | {_rates(table, out_of_fold(columns))} |")
-        print(lines[-1], flush=True)
-    return lines
+    return ["## Swaps: more marks of SQuAD 2.0's unanswerable rewrites", "",
+            f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
+            f"({len(table)} questions, {sum(r['q'].impossible for r in table)} unanswerable); each row's threshold "
+            "balances its two rates. Found in some sentence of the paragraph: "
+            + "; ".join(f"{name}: {u} unanswerable and {a} answerable questions" for name, (u, a) in fired.items())
+            + ".", "", *_beside_shipped(table, logits, swapped, SWAP_FEATURES)]
 
 
 def write_section(path: Path, lines: list[str]) -> None:
