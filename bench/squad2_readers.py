@@ -1,6 +1,6 @@
 """Answerability readers measured against the shipped scorer's features (issue 15: what decides that no sentence
-answers): two built from the shipped NLI verifier, one from the embedded model, one from MiniLM's token vectors.
-None ships; this keeps the experiments reproducible.
+answers): two built from the shipped NLI verifier, one from the embedded model, one from MiniLM's token vectors, and
+three more lexical marks of the unanswerable rewrites. None ships; this keeps the experiments reproducible.
 
 - ``probe``: the verifier's pooled representation of (sentence, question), the 384 values its classifier reads,
   beside the lexical features and its three logits in the sentence model (all of them, or their first principal
