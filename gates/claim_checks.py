@@ -719,8 +719,16 @@ _OPENERS = frozenset({
 
 def absent_name(token: str, ev_lower: str) -> bool:
     """Whether a word that is not the claim's first is a name (capitalised, not a stopword) the lower-cased text
-    ``ev_lower`` lacks."""
-    return token[0].isupper() and len(token) > 2 and token.lower() not in STOPWORDS and token.lower() not in ev_lower
+    ``ev_lower`` lacks. A possessive is its name ("Forum's", "Presidents'"), and a hyphenated name is there when the
+    text writes it with a space ("African-Americans" over "African Americans")."""
+    name = _POSSESSIVE.sub("", token)
+    lowered = name.lower()
+    if not (name[:1].isupper() and len(name) > 2 and lowered not in STOPWORDS):
+        return False
+    return lowered not in ev_lower and lowered.replace("-", " ") not in ev_lower
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
 
 
 def opening_name(token: str, ev_lower: str, ev_stems: set[str]) -> bool:

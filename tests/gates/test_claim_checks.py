@@ -148,6 +148,16 @@ CASES = [
      ReasonCode.UNSUPPORTED_CONTENT),
     (check_content, "The river flows through three countries before reaching the sea.",
      "The river flows through three countries.", "The river flows through Hungary.", ReasonCode.UNSUPPORTED_CONTENT),
+    # a possessive or a quoted name is the name; a hyphenated one is there when the evidence writes it with a space
+    (check_content, "Nazir chairs the ASEAN council of the World Economic Forum.",
+     "Nazir chairs the World Economic Forum's ASEAN council.", "Nazir chairs the Davos Forum's ASEAN council.",
+     ReasonCode.UNSUPPORTED_CONTENT),
+    (check_content, "The site tells the story of African Americans in the horse industry.",
+     "The site tells the story of African-Americans in the horse industry.",
+     "The site tells the story of Native-Americans in the horse industry.", ReasonCode.UNSUPPORTED_CONTENT),
+    (check_content, "The band's first single was Dream, released in 1987.",
+     "The band's first single, 'Dream', came out in 1987.", "The band's first single, 'Nightfall', came out in 1987.",
+     ReasonCode.UNSUPPORTED_CONTENT),
     # misses found by the hand-written faithfulness set (tests/nli/data/faithfulness_cases.jsonl)
     (check_negation, "The city council approved the new cycling plan on Tuesday.",
      "On Tuesday the city council passed the new cycling plan.", "The city council rejected the new cycling plan.",
