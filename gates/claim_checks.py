@@ -719,8 +719,9 @@ _OPENERS = frozenset({
 
 def absent_name(token: str, ev_lower: str) -> bool:
     """Whether a word that is not the claim's first is a name (capitalised, not a stopword) the lower-cased text
-    ``ev_lower`` lacks. A possessive is its name ("Forum's", "Presidents'"), and a hyphenated name is there when the
-    text writes it with a space ("African-Americans" over "African Americans")."""
+    ``ev_lower`` lacks. A possessive or a closing quote is not part of the name ("Forum's", "Presidents'", "'Dream'"),
+    and a hyphenated name is there when the text writes it with a space ("African-Americans" over "African
+    Americans")."""
     name = _POSSESSIVE.sub("", token)
     lowered = name.lower()
     if not (name[:1].isupper() and len(name) > 2 and lowered not in STOPWORDS):
