@@ -1,6 +1,6 @@
 """Answerability readers measured against the shipped scorer's features (issue 15: what decides that no sentence
 answers): two built from the shipped NLI verifier, one from the embedded model, one from MiniLM's token vectors, and
-three more lexical marks of the unanswerable rewrites. None ships; this keeps the experiments reproducible.
+two more lexical marks of the unanswerable rewrites. None ships; this keeps the experiments reproducible.
 
 - ``probe``: the verifier's pooled representation of (sentence, question), the 384 values its classifier reads,
   beside the lexical features and its three logits in the sentence model (all of them, or their first principal
@@ -18,11 +18,11 @@ three more lexical marks of the unanswerable rewrites. None ships; this keeps th
   closest token of the sentence by MiniLM's contextual token vectors (cosine), so a synonym or a paraphrase counts as
   found; the mean and the smallest of those best matches, and the share under SOFT_MATCH_FOUND, go into the sentence
   model beside the shipped features, out of fold by article.
-- ``swaps``: three more marks of SQuAD 2.0's unanswerable rewrites, read from a sample of the shipped scorer's false
+- ``swaps``: two more marks of SQuAD 2.0's unanswerable rewrites, read from a sample of the shipped scorer's false
   answers (a negative prefix swapped in: "correct" / "incorrect", "synchronously" / "asynchronously"; a name of the
   question missing from a sentence that repeats its wording: "What did Toyota rebrand its Forte as?" over
-  "Mitsubishi rebranded its Forte as ..."; the share of question words the sentence lacks), beside the shipped
-  features, out of fold by article.
+  "Mitsubishi rebranded its Forte as ..."), beside the shipped features, out of fold by article. (The share of
+  question words a sentence lacks is no third: it is 1 - ``sentence_overlap``, a shipped feature.)
 
 All are long CPU jobs: they run under ``nice``, write their work under ``--work`` and pick up where they stopped.
 The test articles are never read. Results: bench/results/squad2_readers.md.
@@ -69,7 +69,7 @@ LIKELIHOOD_SAMPLE, LIKELIHOOD_SEED = 800, 0
 LIKELIHOOD_PROMPT, LIKELIHOOD_EMPTY = "Text: {sentence}\nQuestion:", "Text:\nQuestion:"
 SOFT_MATCH_FOUND = 0.6  # a question word whose best cosine is under this counts as not found
 SOFT_MATCH_FEATURES = ("mean best match", "smallest best match", "share not found")
-SWAP_FEATURES = ("negative prefix swapped", "name missing, wording repeated", "share of question words missing")
+SWAP_FEATURES = ("negative prefix swapped", "name missing, wording repeated")
 NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis", "mis", "a")
 REPEATED_WORDING = 3  # a run of this many question words, in order, in the sentence
 OUT = RESULTS / "squad2_readers.md"
@@ -548,21 +548,19 @@ def swap_features(table: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """Per question id: one row of SWAP_FEATURES per sentence of its paragraph (``table``: rows of bench.squad2's
     question table, whose lexical features give the longest run of question words in each sentence)."""
     from controlplane.answerability import LEXICAL_FEATURES
-    from controlplane.contracts.text import content_stem_set
 
     run_column = LEXICAL_FEATURES.index("longest_run")
     features = {}
     for r in table:
         question = r["q"].question
-        q_words, q_stems = set(_LOWER_WORD.findall(question.lower())), content_stem_set(question)
+        q_words = set(_LOWER_WORD.findall(question.lower()))
         q_names = {w.lower() for w in _NAME.findall(question)[1:]}
         rows = []
         for index, (sentence, _, _) in enumerate(_sentences(r["q"].context)):
             repeated = round(r["x"][index, run_column] * 6) >= REPEATED_WORDING  # the feature is min(run, 6) / 6
             lowered = sentence.lower()
             rows.append([float(_prefix_swapped(q_words, set(_LOWER_WORD.findall(lowered)))),
-                         float(repeated and any(name not in lowered for name in q_names)),
-                         len(q_stems - content_stem_set(sentence)) / max(1, len(q_stems))])
+                         float(repeated and any(name not in lowered for name in q_names))])
         features[r["q"].id] = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(SWAP_FEATURES))
     return features
 

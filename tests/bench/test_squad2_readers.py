@@ -77,10 +77,7 @@ def test_swap_features_mark_a_negative_prefix_and_a_swapped_name():
              row("answerable", "What did Mitsubishi rebrand its Forte as?", context)]
     features = swap_features(table)
     assert all(f.shape == (2, len(SWAP_FEATURES)) for f in features.values())
-    prefix, name, missing = range(len(SWAP_FEATURES))
+    prefix, name = range(len(SWAP_FEATURES))
     assert features["swap"][0, name] == 1.0 and features["answerable"][0, name] == 0.0
     assert features["prefix"][1, prefix] == 1.0 and features["prefix"][0, prefix] == 0.0
     assert features["answerable"][0, prefix] == 0.0
-    # the sentence that says the question's words lacks fewer of them than the other sentence
-    assert features["answerable"][0, missing] < features["answerable"][1, missing]
-    assert features["swap"][0, missing] > features["answerable"][0, missing]  # "Toyota" is missing
