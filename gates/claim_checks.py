@@ -535,7 +535,9 @@ FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day":
              "monthly": "month", "per month": "month", "a month": "month", "yearly": "year", "annually": "year",
              "per year": "year", "a year": "year", "twice a day": "2/day", "twice daily": "2/day",
              "hourly": "hour", "per hour": "hour", "an hour": "hour", "per minute": "minute", "a minute": "minute",
-             "per second": "second", "a second": "second"}
+             "per second": "second", "a second": "second", "each day": "day", "each week": "week",
+             "each month": "month", "every month": "month", "each year": "year", "every year": "year",
+             "each hour": "hour", "every hour": "hour"}
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 # A month counts as a date only next to a day or year number ("28 May", "May 2020"): "may" is also a hedge.

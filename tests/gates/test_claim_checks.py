@@ -221,6 +221,20 @@ def test_population_swap_is_qualifier_drift():
     assert ReasonCode.QUALIFIER_DRIFT not in {f.code for f in run_checks(evidence, same)}
 
 
+
+VACATION = "Employees get 25 days of paid vacation per year. Unused days expire on 31 March of the following year."
+
+
+def test_each_or_every_period_is_a_frequency_not_a_universal():
+    """Found with a new user's handbook: "each year" was read as the universal "each", so a faithful restatement of
+    "per year" was refused as QUALIFIER_DRIFT; a period the evidence does not give is still a drift."""
+    for claim in ("Employees are given 25 paid vacation days each year.", "Employees get 25 vacation days every year."):
+        assert check_qualifiers(VACATION, claim) == [], claim
+    drift = check_qualifiers(VACATION, "Employees get 25 days of paid vacation each month.")
+    assert [(f.code, f.check) for f in drift] == [(ReasonCode.QUALIFIER_DRIFT, "frequency")]
+    # "each" of a noun is still a universal the evidence does not state
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(VACATION, "Each employee gets 25 vacation days."))
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("Sales rose 5% in 2020 and 8% in 2021.", "In 2021, sales rose 8%."),  # ellipsis: "8%" has no verb of its own
     ("Revenue rose 5% to $20 million.", "Revenue reached $20 million, up 5%."),
