@@ -8,7 +8,8 @@ Not a test: it measures, prints a table, and writes ``bench/results/retrieval.js
     .venv/bin/python -m bench.retrieval --chunks 2000 --queries 50   # quick look
 
 What is measured (all offline, CPU, the same code paths as ``controlplane index``):
-- model load: import of sentence-transformers + loading all-MiniLM-L6-v2 from its package path;
+- model load: import of transformers (what the encoder runs on; the committed run, before 2026-11-28, timed the
+  sentence-transformers package instead) + loading all-MiniLM-L6-v2 from its package path;
 - embedding throughput: short sentences (~20 words) and chunk-sized texts (~150 words), batch 64;
 - bulk add of N synthetic chunks with precomputed vectors (chroma writes only), and the embedding time of the same N
   chunks (so add-with-embedding = both), plus an end-to-end ``add_documents`` of a slice (reading, chunking, embedding,
@@ -128,7 +129,7 @@ def run(n_chunks: int, n_queries: int, e2e_chunks: int, keep: Path | None) -> di
         print(f"[bench] {msg}", file=sys.stderr, flush=True)
 
     # -- model load
-    t_import, _ = timed(__import__, "sentence_transformers")
+    t_import, _ = timed(__import__, "transformers")
     t_load, _ = timed(embeddings.load_model)
     import chromadb
     import torch

@@ -459,13 +459,17 @@ def likelihood(args: argparse.Namespace) -> list[str]:
 
 def soft_match_features(work: Path, table: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """Per question id: one row of SOFT_MATCH_FEATURES per sentence of its paragraph; kept in ``work``."""
+    from sentence_transformers import SentenceTransformer
+
     from controlplane.contracts.text import STOPWORDS
-    from controlplane.evidence_pack.embeddings import load_model
+    from controlplane.evidence_pack.embeddings import resolve_model_path
 
     path = work / "softmatch.pkl"
     if path.is_file():
         return pickle.loads(path.read_bytes())
-    model = load_model()
+    # the token vectors before pooling, which only the sentence-transformers package hands out (the project's own
+    # encoder, evidence_pack/embeddings.py, gives the pooled sentence vectors)
+    model = SentenceTransformer(str(resolve_model_path()), device="cpu", local_files_only=True)
 
     def token_vectors(texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
         encoded = model.encode(texts, batch_size=64, output_value="token_embeddings", convert_to_numpy=False,

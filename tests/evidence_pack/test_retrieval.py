@@ -77,6 +77,61 @@ def test_model_loads_from_the_installed_package_once():
     assert dot(vectors[0], vectors[1]) > dot(vectors[0], vectors[2]) + 0.2
 
 
+def test_the_packaged_model_is_computed_directly_and_matches_sentence_transformers_to_the_bit():
+    """The packaged MiniLM is read without the sentence-transformers package (2.5 s of imports per `ask` process),
+    and its vectors are that package's to the last bit: indexes built before keep matching the questions asked
+    now. Batches mix lengths, with ties, a text past the 256-token limit and an empty one."""
+    from sentence_transformers import SentenceTransformer
+
+    model = embeddings.load_model()
+    assert isinstance(model, embeddings.PooledEncoder)
+    reference = SentenceTransformer(str(embeddings.resolve_model_path()), device="cpu", local_files_only=True)
+    texts = ["We host on Fly.io.", "Our servers run on Fly.io.", "Same length text!", "Same length text?", "",
+             "Invoices are kept for seven years. " * 60, "a", "Clients never compute prices or totals."]
+    for batch_size in (64, 3, 1):
+        ours = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+        theirs = reference.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+        assert ours.shape == theirs.shape == (len(texts), 384)
+        assert (ours == theirs).all(), f"batch_size {batch_size}: max difference {abs(ours - theirs).max()}"
+
+
+def test_cls_pooling_matches_sentence_transformers_to_the_bit():
+    """The other pooling computed directly, against sentence-transformers' own CLS pooling of the same network."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Pooling, Transformer
+
+    packaged = embeddings.load_model()
+    ours = embeddings.PooledEncoder(packaged.tokenizer, packaged.model, max_length=256, lower_case=False,
+                                    pooling="cls", normalize=False)
+    path = str(embeddings.resolve_model_path())
+    reference = SentenceTransformer(modules=[Transformer(path, max_seq_length=256), Pooling(384, pooling_mode="cls")],
+                                    device="cpu")
+    texts = ["We host on Fly.io.", "Same length text!", "Invoices are kept for seven years. " * 60, "a"]
+    for normalize in (False, True):
+        mine = ours.encode(texts, batch_size=2, normalize_embeddings=normalize)
+        theirs = reference.encode(texts, batch_size=2, normalize_embeddings=normalize)
+        assert (mine == theirs).all(), f"normalize={normalize}: max difference {abs(mine - theirs).max()}"
+
+
+@pytest.mark.parametrize(("modules", "pooling", "direct"), [
+    (["Transformer", "Pooling", "Normalize"], {"pooling_mode_mean_tokens": True}, True),
+    (["Transformer", "Pooling"], {"pooling_mode_cls_token": True}, True),
+    # anything else is read by sentence-transformers itself: a dense layer, another pooling, two poolings at once
+    (["Transformer", "Pooling", "Dense", "Normalize"], {"pooling_mode_mean_tokens": True}, False),
+    (["Transformer", "Pooling"], {"pooling_mode_max_tokens": True}, False),
+    (["Transformer", "Pooling"], {"pooling_mode_mean_tokens": True, "pooling_mode_cls_token": True}, False),
+    (["Transformer"], {}, False),
+])
+def test_only_the_common_kind_of_model_folder_is_computed_directly(tmp_path, modules, pooling, direct):
+    entries = [{"idx": i, "name": str(i), "path": "" if i == 0 else f"{i}_{kind}",
+                "type": f"sentence_transformers.models.{kind}"} for i, kind in enumerate(modules)]
+    (tmp_path / "modules.json").write_text(json.dumps(entries))
+    for entry in entries[1:]:
+        (tmp_path / entry["path"]).mkdir()
+        (tmp_path / entry["path"] / "config.json").write_text(json.dumps(pooling))
+    assert embeddings.PooledEncoder.reads(tmp_path) is direct
+
+
 def test_embedding_function_is_a_known_chroma_function_without_paths():
     ef = embeddings.MiniLMEmbeddingFunction()
     assert not ef.is_legacy()
