@@ -150,8 +150,8 @@ def render(summary: dict[str, Any]) -> str:
         lines += [f"Quickstart question on its first run (a new process, fresh index of the example corpus included): "
                   f"**{first_run['seconds']} s**, {first_run['status']}, verified: {first_run['verified']}.", ""]
     lines += [f"Question set bench/data/{corpus.questions.name}, split `{summary['split']}`. Model "
-              f"{summary['model']}, shipped NLI verifier, shipped bundle, corpus {corpus.folder.name} "
-              f"(k={summary['k']}). "
+              f"{summary['model']}, shipped NLI verifier, shipped bundle, "
+              f"{corpus.title} ({corpus.folder.relative_to(CORPUS.parents[1])}, k={summary['k']}). "
               f"{summary['cpus']} CPUs, load average {summary['load_average']:.1f}. Index build "
               f"{summary['index_example_corpus_s']} s; model load {summary['model_and_services_load_s']} s.", "",
               "| split | answered and correct | gold retrieved | abstained | unverified sentences shown | "

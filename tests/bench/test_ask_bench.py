@@ -115,4 +115,7 @@ def test_the_second_corpus_report_names_its_corpus_and_command():
                "splits": {}, "rows": []}
     text = render(summary)
     assert text.startswith("# Main job end to end on a second corpus") and "`./run bench ask --corpus b`" in text
-    assert "corpus_b_questions.jsonl" in text and "corpus corpus_b" in text
+    assert "corpus_b_questions.jsonl" in text and "(bench/data/corpus_b, k=5)" in text
+    # the example corpus is named as such, not by its folder's last name ("corpus corpus" before)
+    example = render({**summary, "corpus": "example"})
+    assert "the example corpus (examples/corpus, k=5)" in example and "corpus corpus" not in example
