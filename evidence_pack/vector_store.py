@@ -157,6 +157,9 @@ class VectorStore:
             try:
                 import chromadb
                 from chromadb.config import Settings
+
+                # registers our embedding function with chroma before any collection's saved config is read
+                from . import chroma_embedding  # noqa: F401
             except ImportError as exc:
                 raise ConfigurationError(
                     "chromadb is not installed; install controlplane[models] (or run `./run setup`)"
@@ -169,8 +172,12 @@ class VectorStore:
 
     @staticmethod
     def embedding_function() -> Any:
-        from .embeddings import MiniLMEmbeddingFunction
-
+        try:
+            from .chroma_embedding import MiniLMEmbeddingFunction
+        except ImportError as exc:
+            raise ConfigurationError(
+                "chromadb is not installed; install controlplane[models] (or run `./run setup`)"
+            ) from exc
         return MiniLMEmbeddingFunction()
 
     def collection_names(self) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from controlplane.contracts.errors import ConfigurationError
 from controlplane.contracts.text import sentence_texts
-from controlplane.evidence_pack.embeddings import quiet_model_loading
+from controlplane.evidence_pack.model_loading import quiet_model_loading
 from controlplane.gates.interfaces import NliScore
 from controlplane.nli.chunking import MIN_PREMISE_TOKENS, pack_windows, top_windows_by_overlap
 from controlplane.nli.labels import label_index_map

@@ -31,7 +31,7 @@ from chromadb.api.shared_system_client import SharedSystemClient
 from controlplane.cli import main as cli_main
 from controlplane.contracts import EvidenceItem, Sphere, TrustTier
 from controlplane.contracts.errors import ConfigurationError, InputError
-from controlplane.evidence_pack import embeddings
+from controlplane.evidence_pack import chroma_embedding, embeddings
 from controlplane.evidence_pack.chunking import document_from_text
 from controlplane.evidence_pack.retriever import ChromaRetriever
 from controlplane.evidence_pack.vector_store import VectorStore
@@ -132,14 +132,31 @@ def test_only_the_common_kind_of_model_folder_is_computed_directly(tmp_path, mod
     assert embeddings.PooledEncoder.reads(tmp_path) is direct
 
 
+def test_embedding_without_an_index_does_not_import_chromadb():
+    """`verify --prose` embeds sentences and loads the verifier but opens no index: chromadb (about 1 s of imports)
+    stays out of that process; the vector store brings it in, with our embedding function registered."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "import controlplane.evidence_pack.embeddings, controlplane.nli.transformers_backend\n"
+             "import controlplane.prose_attribution, controlplane.services\n"
+             "print('chromadb' in sys.modules)\n"
+             "import controlplane.evidence_pack.vector_store as vs\n"
+             "vs.VectorStore.embedding_function()\n"
+             "print('chromadb' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    assert result.stdout.split() == ["False", "True"]
+
+
 def test_embedding_function_is_a_known_chroma_function_without_paths():
-    ef = embeddings.MiniLMEmbeddingFunction()
+    ef = chroma_embedding.MiniLMEmbeddingFunction()
     assert not ef.is_legacy()
     config = ef.get_config()
     assert config["model"] == "all-MiniLM-L6-v2"
     assert "/" not in json.dumps(config)  # no absolute path stored with collections
     loaded_before = dict(embeddings._MODELS)
-    rebuilt = embeddings.MiniLMEmbeddingFunction.build_from_config(config)
+    rebuilt = chroma_embedding.MiniLMEmbeddingFunction.build_from_config(config)
     assert embeddings._MODELS == loaded_before  # building from config never loads a model
     assert rebuilt.name() == "controlplane-sentence-transformer"
     out = rebuilt(["hello"])
