@@ -7,11 +7,13 @@ import pytest
 from controlplane.contracts.gate_result import ReasonCode
 from controlplane.gates.claim_checks import (
     NearCopy,
+    absent_names,
     check_content,
     check_negation,
     check_numbers,
     check_qualifiers,
     check_strength,
+    lowercase_words,
     near_copies,
     quantities,
     run_checks,
@@ -277,6 +279,40 @@ def test_a_name_that_opens_the_claim_is_checked_too(claim):
 ])
 def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
     assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
+
+
+HANDBOOK = ("Every employee gets 25 vacation days per year. Unused days expire on 31 March of the following year. "
+            "Submit expense claims in Pleo within 30 days. Requests of more than five consecutive days must be "
+            "submitted at least four weeks in advance to your team lead.")
+
+
+@pytest.mark.parametrize("claim", [
+    # found with a new user's handbook: an answer that tells the user what to do opened with a verb the evidence does
+    # not use, and the verb was read as a name the evidence lacks
+    "Remember that unused days expire on 31 March of the following year.",
+    "Make sure to submit expense claims in Pleo within 30 days.",
+    "Ask your team lead four weeks in advance.", "- Keep the expense claims in Pleo.",
+])
+def test_an_opening_imperative_verb_is_no_name(claim):
+    assert absent_names(HANDBOOK, claim) == []
+    assert absent_names(HANDBOOK, claim, lowercase=frozenset()) != []  # the check as it was, without the vocabulary
+
+
+@pytest.mark.parametrize("claim", [
+    # a name that is also a word, as the subject: followed by its verb, or by "with" / "in"; the verifier entails
+    # these swaps, so the name check must refuse them
+    "Target hosts us [E1].", "Stripe is our host.", "Square hosts the DB.", "Teams host us on Fly.io.",
+    "Target with its partners hosts us.", "Google in Dublin hosts us.",
+])
+def test_a_name_that_is_also_a_word_is_still_a_name_as_subject(claim):
+    assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
+
+
+def test_the_lower_case_vocabulary_is_shipped_and_tells_words_from_names():
+    vocabulary = lowercase_words()
+    assert len(vocabulary) > 10_000
+    assert {"remember", "establish", "ensure", "keep", "target", "square"} <= vocabulary
+    assert not {"google", "march", "europe", "english", "amazon"} & vocabulary
 
 
 @pytest.mark.parametrize(("evidence", "claim", "kind", "run", "sentence"), [
