@@ -484,10 +484,25 @@ def _negates_nothing(ws: Sequence[str], i: int) -> bool:
     return following in _NOT_ONLY and (ws[i] == "not" or ws[i].endswith("n't"))
 
 
+def _restated_clause(sentence: str, claim_text: str, share: float) -> str:
+    """The clause of ``sentence`` between semicolons that holds as much of the claim as the whole sentence does, when
+    one does and the claim has no semicolon itself; else the sentence. "Submit expense claims in Pleo within 30 days;
+    claims older than 90 days are not paid." is two statements: a claim restating the first is not negated by the
+    second."""
+    if ";" not in sentence or ";" in claim_text:
+        return sentence
+    claim_set = content_stem_set(claim_text)
+    for clause in sentence.split(";"):
+        if claim_set and len(claim_set & content_stem_set(clause)) / len(claim_set) >= share - 1e-9:
+            return clause.strip()
+    return sentence
+
+
 def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
+    sentence = _restated_clause(sentence, claim_text, share)
     findings = []
     claim_neg = _negation_count(claim_text, sentence) % 2
     ev_neg = _negation_count(sentence, claim_text) % 2

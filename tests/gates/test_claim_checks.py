@@ -203,6 +203,23 @@ def test_negation_needs_a_matching_evidence_sentence():
     assert check_negation("The museum does not open on Mondays.", "Paris has many bridges over the Seine.") == []
 
 
+EXPENSES = "Submit expense claims in Pleo within 30 days; claims older than 90 days are not paid."
+
+
+def test_a_semicolon_parts_two_statements_for_the_negation_check():
+    """Found with a new user's handbook: the faithful "Expense claims must be submitted in Pleo within 30 days." was
+    refused as NEGATION_MISMATCH for the "not" of the statement after the semicolon. A claim restating either
+    statement is compared with that one; a flipped polarity on either is still caught."""
+    for faithful in ("Expense claims must be submitted in Pleo within 30 days.",
+                     "Claims older than 90 days are not paid."):
+        assert check_negation(EXPENSES, faithful) == [], faithful
+    for flipped in ("Claims older than 90 days are paid.", "Expense claims are not submitted in Pleo within 30 days."):
+        assert codes(check_negation(EXPENSES, flipped)) == {ReasonCode.NEGATION_MISMATCH}, flipped
+    # a claim that spans both statements is compared with the whole sentence
+    assert codes(check_negation(EXPENSES, "Submit expense claims in Pleo within 30 days; claims older than 90 days "
+                                          "are paid.")) == {ReasonCode.NEGATION_MISMATCH}
+
+
 def test_run_checks_and_veto():
     evidence = "A small observational study suggests that coffee is associated with lower diabetes risk in women."
     claim = "Coffee causes lower diabetes risk in all adults."
