@@ -189,7 +189,10 @@ class PooledEncoder:
             settings = {}
         tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-        max_length = int(settings.get("max_seq_length") or getattr(tokenizer, "model_max_length", 512))
+        # a folder that names no length gets the tokenizer's, within what the network's positions allow (a tokenizer
+        # may say "no limit" with a huge number)
+        positions = int(getattr(model.config, "max_position_embeddings", 512) or 512)
+        max_length = int(settings.get("max_seq_length") or min(getattr(tokenizer, "model_max_length", 512), positions))
         return cls(tokenizer, model, max_length=max_length, lower_case=bool(settings.get("do_lower_case")),
                    pooling=cls._pooling(path, modules) or "mean", normalize=len(modules) == 3)
 

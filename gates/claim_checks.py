@@ -757,14 +757,15 @@ _POSSESSIVE = re.compile(r"['\u2019]s?$")
 LOWERCASE_WORDS_FILE = Path(__file__).with_name("lowercase_words.txt")
 # What follows an imperative verb and not a name that is the subject of its claim: a determiner, an object pronoun,
 # "that", "sure", and the particles and prepositions that follow verbs rather than names ("Listen to", "Apply for";
-# not "with", "in", "at", "of": "Target with its partners ships ...", "Google in Dublin hosts us"). A subject is
+# not "with", "in", "at", "of": "Target with its partners ships ...", "Google in Dublin hosts us"; nor "no", "all",
+# "each", which follow a subject too: "Stripe no longer hosts us.", "Teams all host us."). A subject is
 # followed by its verb ("Target hosts us.", "Stripe is our host."), and a word that is also a name ("Target",
 # "Square", "Teams") stays a name there: the verifier entails such swaps ("Square funds the Orion project with 2.4
 # million euros." over "Its budget is 2.4 million euros."), so the name check is what refuses them.
 _AFTER_A_VERB = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "your", "their", "our", "my", "her", "his", "its", "any",
-    "all", "each", "every", "some", "no", "him", "them", "it", "us", "you", "me", "yourself", "yourselves",
-    "themselves", "sure", "to", "for", "about", "into", "through", "up", "out", "down", "off", "away", "back",
+    "every", "some", "him", "them", "it", "us", "you", "me", "yourself", "yourselves", "themselves", "sure", "to",
+    "for", "about", "into", "through", "up", "out", "down", "off", "away", "back",
 })
 
 

@@ -319,9 +319,11 @@ def test_an_opening_imperative_verb_is_no_name(claim):
     # a name that is also a word, as the subject: followed by its verb, or by "with" / "in"; the verifier entails
     # these swaps, so the name check must refuse them
     "Target hosts us [E1].", "Stripe is our host.", "Square hosts the DB.", "Teams host us on Fly.io.",
-    "Target with its partners hosts us.", "Google in Dublin hosts us.",
+    "Target with its partners hosts us.", "Google in Dublin hosts us.", "Stripe no longer hosts us.",
+    "Teams all host us.", "Teams each host us.",
 ])
 def test_a_name_that_is_also_a_word_is_still_a_name_as_subject(claim):
+    assert absent_names(HOSTING, claim)[:1] == [claim.split()[0]]
     assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
 
 
