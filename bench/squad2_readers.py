@@ -574,7 +574,7 @@ def swaps(args: argparse.Namespace) -> list[str]:
     swapped = swap_features(table)
     titles = sorted({r["q"].title for r in table})
     fired = {name: [sum(int(swapped[r["q"].id][:, i].max() > 0) for r in table if r["q"].impossible == impossible)
-                    for impossible in (True, False)] for i, name in enumerate(SWAP_FEATURES[:2])}
+                    for impossible in (True, False)] for i, name in enumerate(SWAP_FEATURES)}
     return ["## Swaps: more marks of SQuAD 2.0's unanswerable rewrites", "",
             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
             f"({len(table)} questions, {sum(r['q'].impossible for r in table)} unanswerable); each row's threshold "

@@ -816,7 +816,7 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
     claim_stems = list(dict.fromkeys(content_stems(claim_text)))
     if not claim_stems:
         return []
-    ev_stems = set(content_stems(evidence_text))
+    ev_stems = content_stem_set(evidence_text)  # memoised: absent_names reads the same set
     missing = [s for s in claim_stems if s not in ev_stems]
     coverage = 1 - len(missing) / len(claim_stems)
     findings = []
