@@ -484,17 +484,33 @@ def _negates_nothing(ws: Sequence[str], i: int) -> bool:
     return following in _NOT_ONLY and (ws[i] == "not" or ws[i].endswith("n't"))
 
 
+# A contrast the sentence adds after a comma ("ordered through the IT service desk, not bought privately"): a second
+# statement, which a claim may leave out
+_CONTRAST = re.compile(r",\s+(?:but\s+)?not\b", re.IGNORECASE)
+
+
+def _statements(sentence: str) -> list[str]:
+    """The statements of ``sentence``: its clauses between semicolons, each cut before a contrast after a comma."""
+    parts = []
+    for clause in sentence.split(";"):
+        contrast = _CONTRAST.search(clause)
+        parts += [clause[:contrast.start()], clause[contrast.start() + 1:]] if contrast else [clause]
+    return [part.strip() for part in parts if part.strip()]
+
+
 def _restated_clause(sentence: str, claim_text: str, share: float) -> str:
-    """The clause of ``sentence`` between semicolons that holds as much of the claim as the whole sentence does, when
-    one does and the claim has no semicolon itself; else the sentence. "Submit expense claims in Pleo within 30 days;
-    claims older than 90 days are not paid." is two statements: a claim restating the first is not negated by the
-    second."""
-    if ";" not in sentence or ";" in claim_text:
+    """The statement of ``sentence`` (``_statements``) that holds as much of the claim as the whole sentence does, when
+    one does and the claim does not join statements itself; else the sentence. "Submit expense claims in Pleo within
+    30 days; claims older than 90 days are not paid." is two statements: a claim restating the first is not negated by
+    the second; so is "Monitors must be ordered through the IT service desk, not bought privately."
+    """
+    statements = _statements(sentence)
+    if len(statements) < 2 or ";" in claim_text or _CONTRAST.search(claim_text):
         return sentence
     claim_set = content_stem_set(claim_text)
-    for clause in sentence.split(";"):
-        if claim_set and len(claim_set & content_stem_set(clause)) / len(claim_set) >= share - 1e-9:
-            return clause.strip()
+    for statement in statements:
+        if claim_set and len(claim_set & content_stem_set(statement)) / len(claim_set) >= share - 1e-9:
+            return statement
     return sentence
 
 

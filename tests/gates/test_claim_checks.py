@@ -220,6 +220,29 @@ def test_a_semicolon_parts_two_statements_for_the_negation_check():
                                           "are paid.")) == {ReasonCode.NEGATION_MISMATCH}
 
 
+MONITORS = "Monitors must be ordered through the IT service desk, not bought privately."
+
+
+def test_a_contrast_after_a_comma_is_a_statement_of_its_own_for_the_negation_check():
+    """Found with the same handbook: "Monitors must be ordered through the IT service desk." was refused as
+    NEGATION_MISMATCH for the "not" of ", not bought privately", the contrast the sentence adds. A claim restating
+    the part before the contrast is compared with that part; one that takes up the contrast is compared with the whole
+    sentence, so a flipped polarity is still caught."""
+    for faithful in ("Monitors must be ordered through the IT service desk.",
+                     "Monitors must not be bought privately.",
+                     "Monitors are ordered through the IT service desk, but not bought privately."):
+        assert check_negation(MONITORS, faithful) == [], faithful
+    for flipped in ("Monitors must be bought privately.", "Monitors may be bought privately.",
+                    "Monitors must not be ordered through the IT service desk."):
+        assert codes(check_negation(MONITORS, flipped)) == {ReasonCode.NEGATION_MISMATCH}, flipped
+    payments = "Invoices are paid monthly, not weekly."
+    assert check_negation(payments, "Invoices are paid monthly.") == []
+    assert codes(check_negation(payments, "Invoices are paid weekly.")) == {ReasonCode.NEGATION_MISMATCH}
+    # no contrast: a comma before a negated verb of the same statement is not one ("..., is not paid")
+    late = "A claim filed after 90 days, however justified, is not paid."
+    assert codes(check_negation(late, "A claim filed after 90 days is paid.")) == {ReasonCode.NEGATION_MISMATCH}
+
+
 def test_run_checks_and_veto():
     evidence = "A small observational study suggests that coffee is associated with lower diabetes risk in women."
     claim = "Coffee causes lower diabetes risk in all adults."
