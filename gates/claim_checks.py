@@ -926,6 +926,38 @@ def _is_name(tokens: list[str] | tuple[str, ...], position: int, other: str) -> 
                                 for t in tokens)
 
 
+# A sentence that opens with one of these refers back: a claim may name what it refers to instead
+_REFERRING_OPENERS = frozenset({"it", "its", "they", "their", "this", "these", "he", "his", "she", "her"})
+# how many words a claim may put for such a pronoun
+_ANTECEDENT_MAX_WORDS = 5
+
+
+def _readings(sentences: Sequence[str], claim_tokens: Sequence[str], evidence_stems: Collection[str]) -> list[str]:
+    """The evidence sentences as near_copies compares them, and each pronoun-led one once more as the claim reads it:
+    with the pronoun replaced by the words the claim puts in its place, when these are the evidence's own. "The Orion
+    project's budget was cut to 2.4 million euros." copies "Its budget is 2.4 million euros." but for "was cut to":
+    read against the sentence as written, naming the antecedent was a second change, and the copy went unseen."""
+    readings = list(sentences)
+    claim_stems = [stem(token.lower()) for token in claim_tokens]
+    for sentence in sentences:
+        tokens = WORD.findall(strip_markers(sentence))
+        if len(tokens) < 2 or tokens[0].lower() not in _REFERRING_OPENERS or not content_stems(tokens[1]):
+            continue  # the word after the pronoun anchors the claim's: "Its budget", not "It was"
+        follows = stem(tokens[1].lower())
+        for length in range(1, min(_ANTECEDENT_MAX_WORDS, len(claim_tokens) - 1) + 1):
+            if claim_stems[length] != follows:
+                continue
+            antecedent = claim_tokens[:length]
+            named = content_stems(" ".join(antecedent))
+            if named and [t.lower() for t in antecedent] != [tokens[0].lower()] and \
+                    all(s in evidence_stems for s in named):
+                opening = re.match(r"\W*" + re.escape(tokens[0]), sentence)
+                if opening:
+                    readings.append(" ".join(antecedent) + sentence[opening.end():])
+            break
+    return readings
+
+
 @memo_by_text
 def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     """The claim as a near copy of each evidence sentence it nearly copies (see :class:`NearCopy`); () if none. A
@@ -942,7 +974,7 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     evidence_stems = content_stem_set(evidence_text)
     claim_stems = _stem_sequence(claim_text)  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
-    for sentence in sentence_texts(evidence_text):
+    for sentence in _readings(sentence_texts(evidence_text), claim_tokens, evidence_stems):
         sentence_tokens = WORD.findall(strip_markers(sentence))  # the tokens _stem_sequence stems, in the same order
         sentence_words = [token.lower() for token in sentence_tokens]
         sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)

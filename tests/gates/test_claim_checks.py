@@ -409,6 +409,33 @@ def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
     assert near_copies(evidence, claim) == ()
 
 
+ORION_TEXT = "The Orion project ships in March. Its budget is 2.4 million euros."
+
+
+@pytest.mark.parametrize(("claim", "run", "sentence"), [
+    ("The Orion project's budget was cut to 2.4 million euros.", ("was", "cut", "to"),
+     "The Orion project's budget is 2.4 million euros."),
+    ("Orion's budget was raised to 2.4 million euros.", ("was", "raised", "to"), "Orion's budget is 2.4 million euros."),
+])
+def test_a_claim_that_names_what_a_pronoun_refers_to_is_read_against_that_sentence(claim, run, sentence):
+    """Found with a hand-written lie: "Its budget was cut to 2.4 million euros." was a near copy, refused as a swap;
+    the same lie naming the antecedent ("The Orion project's budget ...") was two changes, no near copy, and the
+    verifier alone passed it. The claim's words in the pronoun's place must be the evidence's own."""
+    assert [(c.kind, c.words, c.sentence) for c in near_copies(ORION_TEXT, claim)] == [("swap", run, sentence)]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (ORION_TEXT, "The Orion project's budget is 2.4 million euros."),  # the antecedent named, nothing else changed
+    (ORION_TEXT, "Its budget is 2.4 million euros."),
+    # the words in the pronoun's place are not the evidence's: no reading of the sentence is made with them
+    (ORION_TEXT, "The Lyra project's budget was cut to 2.4 million euros."),
+    # "It was ...": the word after the pronoun anchors nothing
+    ("The report came out in May. It was described as thorough.", "The audit was described as rushed."),
+])
+def test_no_reading_with_an_antecedent_where_the_claim_does_not_name_one(evidence, claim):
+    assert near_copies(evidence, claim) == ()
+
+
 def test_a_role_swap_can_be_a_near_copy_of_both_sentences():
     evidence = "The landlord pays for repairs. The tenant pays for utilities."
     assert near_copies(evidence, "The tenant pays for repairs.") == (
