@@ -287,6 +287,12 @@ ALSO_MEASURED = (
     "the train articles' 13,640 (sentence, question) pairs, 56 min on 2 CPUs): on the dev articles 0.559 / 0.559 "
     "alone, 0.580 / 0.582 stacked beside the shipped kind of scorer against 0.586 / 0.587 for that scorer alone. "
     "Neither shipped: the same answer as the 6-layer reader above, now with its script.",
+    "The verifier's logits for the whole paragraph against the question (session of 2026-11-28: one pass per "
+    "question, the premise cut at 512 tokens; a question-level reading of 'does this text answer it'), beside the "
+    "shipped features and the sentence's own logits, out of fold with the evidence overlap floor, sentences only: "
+    "0.653 / 0.653 against 0.655 / 0.655 in the same run; with the three-sentence window's logits (the sentence and "
+    "its neighbours) as well 0.655 / 0.652, the window alone 0.659 / 0.655. Not shipped: ties, as every reading of "
+    "this verifier has been.",
 )
 FOLDS = 4  # the question model's out-of-fold sentence scores
 # The scorer's evidence_overlap_floor (controlplane/answerability.py): an evidence text holding at most a quarter of
