@@ -146,20 +146,38 @@ class Quantity:
     text: str
     approx: bool
     bound: str = ""  # "above" ("more than 45,000", "over", "at least"), "below" ("less than", "under", "up to"), ""
+    strict: bool = False  # the bound leaves its own value out: "more than", "under" (not "at least", "up to")
 
 
-# The two words before a number that make it a one-sided bound: "more than $45,000" is not "more than $48,000",
-# although the two are within the 10% an approximate number is allowed
-_ABOVE = (("more", "than"), ("greater", "than"), ("at", "least"), ("over",))
-_BELOW = (("less", "than"), ("fewer", "than"), ("at", "most"), ("up", "to"), ("under",))
+# The words before a number that make it a one-sided bound: "more than $45,000" is not "more than $48,000",
+# although the two are within the 10% an approximate number is allowed. A strict bound leaves the value out: "less
+# than 2.4 million" is not borne out by "2.4 million"; "before 14 March" is not "on 14 March". Longer phrases are
+# read first: "no more than 30" is at most 30, not above it.
+_BOUNDS = (
+    ("below", False, (("no", "more", "than"), ("not", "more", "than"), ("at", "most"), ("up", "to"))),
+    # "over" stays inclusive: it also means "during" ("Over 12 weeks, 120 adults took part")
+    ("above", False, (("no", "less", "than"), ("not", "less", "than"), ("no", "fewer", "than"),
+                      ("not", "fewer", "than"), ("at", "least"), ("over",))),
+    ("above", True, (("more", "than"), ("greater", "than"), ("above",), ("exceeds",), ("exceeding",),
+                     ("exceeded",))),
+    ("below", True, (("less", "than"), ("fewer", "than"), ("under",), ("below",))),
+)
+# ... and before the day of a date ("before 14 March 2027"). Not before a year or a clock time: "before 1986" is
+# written for "until 1986", and "after 9 o'clock" for 9:02, which reads as 9 and 2.
+_DAY_BOUNDS = (("above", True, (("after",),)), ("below", True, (("before",),)))
+BOUND_WORDS = 3  # the longest phrase
+_MONTH_NEXT = re.compile(r"\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|August|"
+                         r"September|October|November|December)\b")
 
 
-def _bound_of(preceding: list[str]) -> str:
+def _bound_of(preceding: list[str], day: bool = False) -> tuple[str, bool]:
+    """(bound, strict) for the words just before a number (``day``: the day of a date); ("", False) for none."""
     lowered = tuple(w.lower() for w in preceding)
-    for bound, phrases in (("above", _ABOVE), ("below", _BELOW)):
-        if any(lowered[-len(phrase):] == phrase for phrase in phrases):
-            return bound
-    return ""
+    for length in range(BOUND_WORDS, 0, -1):
+        for bound, strict, phrases in _BOUNDS + (_DAY_BOUNDS if day else ()):
+            if len(lowered) >= length and lowered[-length:] in phrases:
+                return bound, strict
+    return "", False
 
 
 def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, str]:
@@ -205,10 +223,11 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         if scale:
             value *= SCALES[scale.lower()]
         unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
         text_end = m.end() if unit else text_end
-        out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(), bool(APPROX.intersection(preceding)),
-                            _bound_of(preceding)))
+        day = bool(_MONTH_NEXT.match(text, m.end("num")))
+        out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(),
+                            bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding, day)))
     for m in _WORD_NUM.finditer(text):
         w = m.group("w").lower()
         if w in ("one", "single") and not m.group("unit"):
@@ -217,9 +236,9 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         if m.group("scale"):
             value *= SCALES[m.group("scale").lower()]
         unit, kind = _unit_of(m.group("unit"), None, None)
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-2:]
-        out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding)),
-                            _bound_of(preceding)))
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding[-2:])),
+                            *_bound_of(preceding)))
     return tuple(out)
 
 
@@ -272,6 +291,11 @@ def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
     or "more than 46,000", not for 44,000, "more than 44,000" or "less than 46,000" (and the other way round)."""
     if evidence.bound and evidence.bound != claimed.bound:
         return False
+    # the evidence's own value is no value beyond it; "more than one" is the idiom for "several", which no number of
+    # the evidence states: read as before, inclusive
+    if claimed.strict and not evidence.bound and not (claimed.bound == "above" and claimed.value == 1):
+        return evidence.value > claimed.value + 1e-9 if claimed.bound == "above" else \
+            evidence.value < claimed.value - 1e-9
     if claimed.bound == "above":
         return evidence.value >= claimed.value - 1e-9
     return evidence.value <= claimed.value + 1e-9

@@ -134,6 +134,16 @@ def test_a_changed_statement_is_never_shown_whether_or_not_it_names_what_its_pro
     assert not reply.verified and changed.replace(" [E1]", "") not in reply.assistant_text
 
 
+@pytest.mark.parametrize("bounded", ["The Orion project's budget is less than 2.4 million euros [E1].",
+                                     "The Orion project ships before 14 March 2027 [E1]."])
+def test_a_strict_bound_the_evidence_does_not_bear_out_is_never_shown(write_script, bounded):
+    # both passed: a strict bound on the evidence's own value was read as inclusive, and "before" made no bound
+    evidence = [{"id": "E1", "title": "Notes", "trust_tier": "authoritative",
+                 "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
+    reply = _reply(write_script, [(bounded, ["E1"])], "What is the Orion budget?", evidence)
+    assert not reply.verified and bounded.replace(" [E1]", "") not in reply.assistant_text
+
+
 @pytest.mark.parametrize("moved", ["We used to host on Fly.io [E1].", "We plan to host on Fly.io [E1]."])
 def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
     # read with the evidence the verifier entails them (0.70, 0.62): only the marker differs

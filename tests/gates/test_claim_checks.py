@@ -83,6 +83,23 @@ CASES = [
      "The video has under 800 million views.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "The bridge carries 4,850 cars a day.", "The bridge carries fewer than 5,000 cars a day.",
      "The bridge carries at least 5,000 cars a day.", ReasonCode.NUMBER_MISMATCH),
+    # a strict bound is not borne out by the evidence's own value: "less than 2.4 million" over "2.4 million" was
+    # shown as verified; an inclusive one is ("at least", "no more than", which is not "more than")
+    (check_numbers, "Its budget is 2.4 million euros.", "Its budget is at least 2.4 million euros.",
+     "Its budget is less than 2.4 million euros.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Its budget is 2.4 million euros.", "Its budget is no more than 2.4 million euros.",
+     "Its budget is more than 2.4 million euros.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The limit is at most 30 requests per minute.", "The limit is no more than 30 requests per minute.",
+     "The limit is not less than 30 requests per minute.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Its budget is 2.4 million euros.", "Its budget is at most 2.4 million euros.",
+     "Its budget is below 2.4 million euros.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Its budget is 2.4 million euros.", "Its budget reaches 2.4 million euros.",
+     "Its budget exceeds 2.4 million euros.", ReasonCode.NUMBER_MISMATCH),
+    # a day before or after is not the day: "ships before 14 March 2027" over "ships on 14 March 2027" was shown
+    (check_numbers, "The Orion project ships on 14 March 2027.", "The Orion project ships by 14 March 2027.",
+     "The Orion project ships before 14 March 2027.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The Orion project ships on 14 March 2027.", "The Orion project ships in March 2027.",
+     "The Orion project ships after 14 March 2027.", ReasonCode.NUMBER_MISMATCH),
     (check_negation, "The vaccine was not effective in children under five.",
      "The vaccine did not work in children under five.", "The vaccine was effective in children under five.",
      ReasonCode.NEGATION_MISMATCH),
