@@ -927,8 +927,16 @@ def _one_change(claim: Sequence[str], sentence: Sequence[str]) -> tuple[int, int
 
 # Words that move a copied statement in time or make it a plan; added alone to an evidence sentence they change what
 # it says ("We used to host on Fly.io." over "We host on Fly.io."), whatever a verifier makes of it (0.70 entailed).
-_TENSE_OR_PLAN = re.compile(r"used to|(?:plan|plans|planned|planning|intend|intends|intended|going) to|will|would|"
-                            r"no longer|formerly|previously|soon|once")
+_TENSE_OR_PLAN = re.compile(r"used to|(?:(?:is|are|am|was|were) )?(?:plan|plans|planned|planning|intend|intends|"
+                            r"intended|going) to|will|would|no longer|formerly|previously|soon|once")
+
+
+def _time_words_beside_a_form(run: Sequence[str], replaced: Sequence[str]) -> tuple[str, ...]:
+    """The words of a swapped-in run that are only of time or plan, when the rest of the run is the replaced words in
+    another form ("previously hosted" for "host": the stems differ, "hoste" and "host"); () otherwise."""
+    forms = {word.lower()[:4] for word in replaced}
+    rest = tuple(word for word in run if word[:4] not in forms)
+    return rest if rest and len(rest) < len(run) and _TENSE_OR_PLAN.fullmatch(" ".join(rest)) else ()
 
 
 @memo_by_text
@@ -1022,6 +1030,10 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             continue
         run_stems = content_stems(" ".join(run))
         replaced = tuple(sentence_tokens[sentence_start:sentence_end])
+        moved = _time_words_beside_a_form(run, replaced) if kind == "swap" else ()
+        if moved:
+            copies.append(NearCopy("tense", moved, sentence))  # "We previously hosted ..." over "We host ..."
+            continue
         names = (kind == "swap" and _is_name(claim_tokens[start:end], start, sentence) and
                  _is_name(replaced, sentence_start, claim_text))
         around = (tuple(sentence_tokens[max(0, sentence_start - CONTEXT_WORDS):sentence_start]),

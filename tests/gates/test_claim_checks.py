@@ -396,6 +396,11 @@ def test_the_lower_case_vocabulary_is_shipped_and_tells_words_from_names():
     ("We host on Fly.io.", "We host our app on Fly.io.", "addition", ("our", "app"), "We host on Fly.io."),
     ("We host on Fly.io.", "We used to host on Fly.io.", "tense", ("used", "to"), "We host on Fly.io."),
     ("We host on Fly.io.", "We will host on Fly.io.", "tense", ("will",), "We host on Fly.io."),
+    # a word of time with the verb in another form: a swap by the stems ("hosted" is not "host"), but a tense
+    # ("We previously hosted on Fly.io." was shown as verified)
+    ("We host on Fly.io.", "We previously hosted on Fly.io.", "tense", ("previously",), "We host on Fly.io."),
+    ("We host on Fly.io.", "We formerly hosted on Fly.io.", "tense", ("formerly",), "We host on Fly.io."),
+    ("We host on Fly.io.", "We are going to host on Fly.io.", "tense", ("are", "going", "to"), "We host on Fly.io."),
     # four words added to a five-word sentence: most of the claim is new, all of the sentence is kept
     ("We host on Fly.io.", "We host on Fly.io because it is cheaper.", "addition", ("because", "it", "is", "cheaper"),
      "We host on Fly.io."),
