@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import EVAL_DIR as EVAL
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -34,8 +36,6 @@ from controlplane.nli import evaluate as ev
 from controlplane.nli.export import export_fp16
 from controlplane.nli.train import TrainConfig, parse_layers, train
 from controlplane.nli.transformers_backend import TransformersNliBackend
-
-EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 
 
 def dev_figures(model_dir: Path, rows: list[dict], threads: int) -> dict:

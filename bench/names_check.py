@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from collections import Counter
@@ -38,11 +37,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bench import EVAL_DIR as EVAL
+from bench import NLI_TRAIN_DIR as NLI_TRAIN
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 VOCABULARY = ROOT / "gates" / "lowercase_words.txt"
-NLI_TRAIN = Path(os.environ.get("CONTROLPLANE_NLI_TRAIN_DATA", "/work/shared/nli-train"))
-EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 TRAIN_FILES = ("nli.jsonl", "vitaminc.jsonl", "factver.jsonl")
 
 # A word enters the vocabulary when running text writes it in lower case at least this often, and in at least this

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import EVAL_DIR as EVAL
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -30,7 +32,6 @@ from controlplane.nli import evaluate as ev
 from controlplane.nli.registry import load_nli_backend
 from controlplane.nli.shipped import CALIBRATION_FILE, RUNTIMES
 
-EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
 TESTS = [
     ("WiCE test", "wice/wice_claim.jsonl", "test", "WiCE"),

@@ -20,6 +20,8 @@ import time
 import warnings
 from pathlib import Path
 
+from bench import EVAL_DIR as EVAL
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -28,7 +30,6 @@ from controlplane.nli import evaluate as ev
 from controlplane.nli.registry import load_nli_backend
 from controlplane.nli.shipped import PRECISION_RULE_POINTS, read_calibration, verifier_dir
 
-EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNTIMES = (("torch fp32", "torch", False), ("torch bf16", "torch-bf16", False), ("onnx int8", "onnx-int8", False),
             ("torch dynamic qint8", "torch", True))

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import EVAL_DIR as EVAL
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -32,7 +34,6 @@ from controlplane.nli.registry import load_nli_backend
 from controlplane.nli.shipped import native_bf16
 from controlplane.nli.transformers_backend import DEFAULT_BATCH_TOKENS
 
-EVAL = Path(os.environ.get("CONTROLPLANE_EVAL_DIR", "/work/shared/eval"))
 RESULTS = Path(__file__).resolve().parent / "results"
 SHORT_TOKENS = 128
 LONG_TOKENS = 512

@@ -38,9 +38,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench import EVAL_DIR
+
 RESULTS = Path(__file__).resolve().parent / "results"
-DATA = Path("/work/shared/eval/squad2/squad2_dev_a.jsonl")
-WICE = Path("/work/shared/eval/wice/wice_claim.jsonl")
+DATA = EVAL_DIR / "squad2" / "squad2_dev_a.jsonl"
+WICE = EVAL_DIR / "wice" / "wice_claim.jsonl"
 _NUMBER = re.compile(r"\b(1[0-9]{3}|[2-9][0-9]|[0-9])\b")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b")
 _LONG_WORD = re.compile(r"\b[a-z]{5,}\b")

@@ -40,8 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from bench import EVAL_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("SQUAD2_FILE", ROOT.parent / "shared" / "eval" / "squad2" / "squad2_dev_a.jsonl"))
+DATA = Path(os.environ.get("SQUAD2_FILE", EVAL_DIR / "squad2" / "squad2_dev_a.jsonl"))
 RESULTS = ROOT / "bench" / "results"
 SCORER_FILE = ROOT / "controlplane" / "answerability.json"
 SEED = 15

@@ -33,7 +33,9 @@ from controlplane.nli.doclevel import (
 )
 from controlplane.nli.labels import LABELS
 
-DEFAULT_DATA_DIR = Path(os.environ.get("CONTROLPLANE_NLI_TRAIN_DATA", "/work/shared/nli-train"))
+# the shared training data beside a checkout (../shared/nli-train); CONTROLPLANE_NLI_TRAIN_DATA names another folder
+DEFAULT_DATA_DIR = Path(os.environ.get("CONTROLPLANE_NLI_TRAIN_DATA",
+                                     Path(__file__).resolve().parents[2].parent / "shared" / "nli-train"))
 DATA_FILES = ("vitaminc.jsonl", "factver.jsonl", "nli.jsonl")
 
 # source -> licence, for the model card.
