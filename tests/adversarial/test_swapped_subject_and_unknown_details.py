@@ -123,25 +123,21 @@ def test_a_name_given_for_what_its_sentence_calls_it_is_still_verified(write_scr
     assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
 
 
-@pytest.mark.parametrize("changed", ["Its budget was cut to 2.4 million euros [E1].",
-                                     "The Orion project's budget was cut to 2.4 million euros [E1]."])
-def test_a_changed_statement_is_never_shown_whether_or_not_it_names_what_its_pronoun_refers_to(write_script, changed):
-    # the second passed: naming the antecedent was a second change, so the swap went unseen, and the verifier alone
-    # entailed it
-    evidence = [{"id": "E1", "title": "Notes", "trust_tier": "authoritative",
-                 "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
-    reply = _reply(write_script, [(changed, ["E1"])], "What is the Orion budget?", evidence)
+ORION_NOTES = [{"id": "E1", "title": "Notes", "trust_tier": "authoritative",
+                "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
+
+
+@pytest.mark.parametrize("changed", [
+    "Its budget was cut to 2.4 million euros [E1].",
+    # passed: naming the antecedent was a second change, so the swap went unseen, and the verifier alone entailed it
+    "The Orion project's budget was cut to 2.4 million euros [E1].",
+    # passed: a strict bound on the evidence's own value was read as inclusive, and "before" made no bound
+    "The Orion project's budget is less than 2.4 million euros [E1].",
+    "The Orion project ships before 14 March 2027 [E1].",
+])
+def test_a_changed_budget_or_date_is_never_shown(write_script, changed):
+    reply = _reply(write_script, [(changed, ["E1"])], "What is the Orion budget?", ORION_NOTES)
     assert not reply.verified and changed.replace(" [E1]", "") not in reply.assistant_text
-
-
-@pytest.mark.parametrize("bounded", ["The Orion project's budget is less than 2.4 million euros [E1].",
-                                     "The Orion project ships before 14 March 2027 [E1]."])
-def test_a_strict_bound_the_evidence_does_not_bear_out_is_never_shown(write_script, bounded):
-    # both passed: a strict bound on the evidence's own value was read as inclusive, and "before" made no bound
-    evidence = [{"id": "E1", "title": "Notes", "trust_tier": "authoritative",
-                 "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
-    reply = _reply(write_script, [(bounded, ["E1"])], "What is the Orion budget?", evidence)
-    assert not reply.verified and bounded.replace(" [E1]", "") not in reply.assistant_text
 
 
 @pytest.mark.parametrize("moved", ["We used to host on Fly.io [E1].", "We plan to host on Fly.io [E1]."])
