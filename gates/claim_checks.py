@@ -590,11 +590,66 @@ SETTINGS_HUMAN = frozenset({"humans", "human", "people", "patients", "adults", "
 FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day": "day", "a day": "day",
              "weekly": "week", "once a week": "week", "per week": "week", "a week": "week", "every week": "week",
              "monthly": "month", "per month": "month", "a month": "month", "yearly": "year", "annually": "year",
-             "per year": "year", "a year": "year", "twice a day": "2/day", "twice daily": "2/day",
+             "per year": "year", "per annum": "year", "a year": "year", "twice a day": "2/day", "twice daily": "2/day",
              "hourly": "hour", "per hour": "hour", "an hour": "hour", "per minute": "minute", "a minute": "minute",
              "per second": "second", "a second": "second", "each day": "day", "each week": "week",
              "each month": "month", "every month": "month", "each year": "year", "every year": "year",
              "each hour": "hour", "every hour": "hour"}
+# A frequency is compared by its period: "every three years" is no "every year", "daily" is "every 24 hours", and
+# "twice a week" is neither weekly nor "a week". Lengths in seconds up to a week, in months from a month (a year is
+# 12 months; days and months do not convert).
+_PERIOD_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+_PERIOD_MONTHS = {"month": 1, "year": 12}
+_UNIT = r"(second|minute|hour|day|week|month|year)s?"
+_COUNT = r"(\d+|other|" + "|".join(w for w in NUMBER_WORDS if NUMBER_WORDS[w] >= 2 and w not in (
+    "half", "hundred", "double", "triple", "twice", "thrice", "dozen")) + ")"
+_ADVERB_UNIT = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year",
+                "hourly": "hour"}
+_EVERY_N = re.compile(rf"\b(?:once )?every {_COUNT} {_UNIT}\b")  # every three years, every other day
+_N_TIMES = re.compile(rf"\b(once|twice|thrice|{_COUNT} times) (?:a|an|per|each|every) {_UNIT}\b")  # twice a week
+_N_TIMES_ADVERB = re.compile(r"\b(twice|thrice|(\d+|two|three|four) times) (" + "|".join(_ADVERB_UNIT) + r")\b")
+
+
+def _count(word: str) -> float:
+    word = word.removesuffix(" times")
+    return {"other": 2, "once": 1, "twice": 2, "thrice": 3}.get(word) or float(NUMBER_WORDS.get(word) or word)
+
+
+def _period(units: float, unit: str) -> str:
+    if unit in _PERIOD_SECONDS:
+        return f"{units * _PERIOD_SECONDS[unit]:g}s"
+    return f"{units * _PERIOD_MONTHS[unit]:g}mo"
+
+
+def frequency_spans(joined: str) -> list[tuple[int, int, str]]:
+    """(start, end, period) of each frequency in ``joined`` (lower-case words joined by spaces), the longer forms
+    first: "every three years", "twice a week", "twice daily", then FREQUENCY's phrases ("daily", "per year")."""
+    found: list[tuple[int, int, str]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e, _ in found)
+
+    for match in _EVERY_N.finditer(joined):
+        found.append((match.start(), match.end(), _period(_count(match.group(1)), match.group(2))))
+    for match in _N_TIMES.finditer(joined):
+        if free(match.start(), match.end()):
+            found.append((match.start(), match.end(), _period(1 / _count(match.group(1)), match.group(3))))
+    for match in _N_TIMES_ADVERB.finditer(joined):
+        if free(match.start(), match.end()):
+            count = match.group(1).removesuffix(" times")
+            found.append((match.start(), match.end(), _period(1 / _count(count), _ADVERB_UNIT[match.group(3)])))
+    for phrase, unit in FREQUENCY.items():
+        for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", joined):
+            if free(match.start(), match.end()):
+                found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else
+                              _period(1, unit)))
+    return found
+
+
+def _frequencies(text_words: Sequence[str]) -> set[str]:
+    return {period for _, _, period in frequency_spans(" ".join(text_words))}
+
+
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 # A month counts as a date only next to a day or year number ("28 May", "May 2020"): "may" is also a hedge.
@@ -619,9 +674,9 @@ def _singular(word: str) -> str:
 
 
 def _quantifier_rank(text_words: list[str]) -> int:
-    joined = " " + " ".join(text_words) + " "
-    for phrase in FREQUENCY:  # "every day" is a frequency, not a universal quantifier
-        joined = joined.replace(f" {phrase} ", " ")
+    joined = " ".join(text_words)
+    for start, end, _ in sorted(frequency_spans(joined), reverse=True):  # "every day" is a frequency, not a universal
+        joined = joined[:start] + joined[end:]
     found = _has_any(joined.split(), QUANTIFIER_RANK)
     return max((QUANTIFIER_RANK[f] for f in found), default=0)
 
@@ -636,6 +691,19 @@ def _population_phrases(text: str) -> dict[str, set[str]]:
             mods = {m for m in ws[max(0, i - 2):i] if m in POPULATION_MODIFIERS}
             out.setdefault(s, set()).update(mods)
     return out
+
+
+# the share of a claim's content words, its frequencies left out, one evidence sentence must hold for the claim to
+# restate it ("Laptops are replaced annually." restates "Laptops are replaced every three years.")
+RESTATED_SHARE = 0.8
+
+
+def _restates(sentence: str, claim_words: Sequence[str]) -> bool:
+    joined = " ".join(claim_words)
+    for start, end, _ in sorted(frequency_spans(joined), reverse=True):
+        joined = joined[:start] + joined[end:]
+    claim_set = content_stem_set(joined)
+    return bool(claim_set) and len(claim_set & content_stem_set(sentence)) / len(claim_set) >= RESTATED_SHARE
 
 
 def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
@@ -688,8 +756,10 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                      f"claim dates something in {sorted(claim_months - ev_months)}; the evidence "
                                      f"names {sorted(ev_months)}"))
     # dosing / event frequency
-    c_freq = {FREQUENCY[f] for f in _has_any(cw, FREQUENCY)}
-    e_freq = {FREQUENCY[f] for f in _has_any(words(evidence_text), FREQUENCY)}
+    # against the sentence the claim restates when that one states a frequency ("every three years"), not any of the
+    # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's
+    restated = _frequencies(ew) if sentence and _restates(sentence, cw) else set()
+    c_freq, e_freq = _frequencies(cw), restated or _frequencies(words(evidence_text))
     if c_freq and e_freq and not c_freq & e_freq:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
                                      f"claim frequency {sorted(c_freq)} vs evidence {sorted(e_freq)}"))

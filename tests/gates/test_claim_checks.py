@@ -294,6 +294,28 @@ def test_each_or_every_period_is_a_frequency_not_a_universal():
     # "each" of a noun is still a universal the evidence does not state
     assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(VACATION, "Each employee gets 25 vacation days."))
 
+
+LAPTOPS = "Laptops are replaced every three years. Backups run every 24 hours and are checked twice a week."
+
+
+def test_a_period_of_several_units_is_a_frequency_of_its_own():
+    """Found by rewording refused lies: "Laptops are replaced every year." was shown as verified over "... every three
+    years.": a period of several units was no frequency, so only a claim with another number was caught. Periods are
+    compared by their length, so a period said another way holds."""
+    for faithful in ("Laptops are replaced every 3 years.", "Laptops are replaced once every three years.",
+                     "Backups run daily.", "Backups run every day and are checked two times a week.",
+                     "Backups are checked twice weekly."):
+        assert check_qualifiers(LAPTOPS, faithful) == [], faithful
+    for drifted in ("Laptops are replaced every year.", "Laptops are replaced annually.",
+                    "Laptops are replaced every other year.", "Backups run weekly.", "Backups run every 12 hours.",
+                    "Backups are checked once a week."):
+        assert [(f.code, f.check) for f in check_qualifiers(LAPTOPS, drifted)] == \
+            [(ReasonCode.QUALIFIER_DRIFT, "frequency")], drifted
+    # a claim that restates a sentence is held to that sentence's period, not to any period of the evidence
+    handbook = LAPTOPS + " Employees get 25 days of paid vacation per year."
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(handbook, "Laptops are replaced annually."))
+    assert check_qualifiers(handbook, "Employees get 25 days of paid vacation annually.") == []
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("Sales rose 5% in 2020 and 8% in 2021.", "In 2021, sales rose 8%."),  # ellipsis: "8%" has no verb of its own
     ("Revenue rose 5% to $20 million.", "Revenue reached $20 million, up 5%."),
