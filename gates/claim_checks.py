@@ -466,6 +466,11 @@ ANTONYMS = [
     ("buy", "sell"), ("buys", "sells"), ("bought", "sold"), ("acquire", "sell"), ("acquires", "sells"),
     ("acquired", "sold"), ("hire", "fire"), ("hired", "fired"), ("lend", "borrow"), ("lent", "borrowed"),
     ("import", "export"), ("imports", "exports"), ("imported", "exported"), ("arrived", "departed"),
+    ("open", "closed"), ("opens", "closes"),
+    # what may be done is not what must be ("Remote work is required two days a week." over "... allowed up to two
+    # days a week.")
+    ("allowed", "required"), ("permitted", "required"), ("optional", "required"), ("optional", "mandatory"),
+    ("voluntary", "mandatory"), ("voluntary", "compulsory"), ("optional", "compulsory"),
 ]
 
 

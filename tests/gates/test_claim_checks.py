@@ -114,6 +114,11 @@ CASES = [
      "The service is available on weekends.", ReasonCode.NEGATION_MISMATCH),
     (check_negation, "The contract was not valid.", "The contract was invalid.", "The contract was valid.",
      ReasonCode.NEGATION_MISMATCH),
+    # found by rewording refused lies: both were shown as verified
+    (check_negation, "The office is closed on public holidays.", "The office is closed on every public holiday.",
+     "The office is open on public holidays.", ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "Remote work is allowed up to two days a week.", "Remote work is permitted up to two days a week.",
+     "Remote work is required two days a week.", ReasonCode.NEGATION_MISMATCH),
     (check_negation, "A runner's heart rate is lower than a non-runner's.",
      "The heart rate of a runner is lower than that of a non-runner.",
      "A runner's heart rate is not lower than a non-runner's.", ReasonCode.NEGATION_MISMATCH),
