@@ -626,7 +626,13 @@ def _period(units: float, unit: str) -> str:
     return f"{units * _PERIOD_MONTHS[unit]:g}mo"
 
 
-def frequency_spans(joined: str) -> list[tuple[int, int, str]]:
+# FREQUENCY's phrases as one pattern, the longer first where two start together ("once a day" before "a day")
+_FREQUENCY_PHRASE = re.compile(r"(?<![\w-])(" + "|".join(
+    re.escape(phrase) for phrase in sorted(FREQUENCY, key=len, reverse=True)) + r")(?![\w-])")
+
+
+@memo_by_text
+def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, period) of each frequency in ``joined`` (lower-case words joined by spaces), the longer forms
     first: "every three years", "twice a week", "twice daily", then FREQUENCY's phrases ("daily", "per year")."""
     found: list[tuple[int, int, str]] = []
@@ -641,18 +647,25 @@ def frequency_spans(joined: str) -> list[tuple[int, int, str]]:
             found.append((match.start(), match.end(), _period(1 / _count(match.group(1)), match.group(3))))
     for match in _N_TIMES_ADVERB.finditer(joined):
         if free(match.start(), match.end()):
-            count = match.group(1).removesuffix(" times")
-            found.append((match.start(), match.end(), _period(1 / _count(count), _ADVERB_UNIT[match.group(3)])))
-    for phrase, unit in FREQUENCY.items():
-        for match in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", joined):
-            if free(match.start(), match.end()):
-                found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else
-                              _period(1, unit)))
-    return found
+            found.append((match.start(), match.end(),
+                          _period(1 / _count(match.group(1)), _ADVERB_UNIT[match.group(3)])))
+    for match in _FREQUENCY_PHRASE.finditer(joined):
+        if free(match.start(), match.end()):
+            unit = FREQUENCY[match.group(1)]
+            found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else _period(1, unit)))
+    return tuple(found)
 
 
 def _frequencies(text_words: Sequence[str]) -> set[str]:
-    return {period for _, _, period in frequency_spans(" ".join(text_words))}
+    return {period for _, _, period in _frequency_spans(" ".join(text_words))}
+
+
+def _without_frequencies(text_words: Sequence[str]) -> str:
+    """The words joined, their frequencies cut out: "every day" is a frequency, not the universal "every"."""
+    joined = " ".join(text_words)
+    for start, end, _ in sorted(_frequency_spans(joined), reverse=True):
+        joined = joined[:start] + joined[end:]
+    return joined
 
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -679,10 +692,7 @@ def _singular(word: str) -> str:
 
 
 def _quantifier_rank(text_words: list[str]) -> int:
-    joined = " ".join(text_words)
-    for start, end, _ in sorted(frequency_spans(joined), reverse=True):  # "every day" is a frequency, not a universal
-        joined = joined[:start] + joined[end:]
-    found = _has_any(joined.split(), QUANTIFIER_RANK)
+    found = _has_any(_without_frequencies(text_words).split(), QUANTIFIER_RANK)
     return max((QUANTIFIER_RANK[f] for f in found), default=0)
 
 
@@ -704,10 +714,7 @@ RESTATED_SHARE = 0.8
 
 
 def _restates(sentence: str, claim_words: Sequence[str]) -> bool:
-    joined = " ".join(claim_words)
-    for start, end, _ in sorted(frequency_spans(joined), reverse=True):
-        joined = joined[:start] + joined[end:]
-    claim_set = content_stem_set(joined)
+    claim_set = content_stem_set(_without_frequencies(claim_words))
     return bool(claim_set) and len(claim_set & content_stem_set(sentence)) / len(claim_set) >= RESTATED_SHARE
 
 
@@ -763,7 +770,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # dosing / event frequency
     # against the sentence the claim restates when that one states a frequency ("every three years"), not any of the
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's
-    restated = _frequencies(ew) if sentence and _restates(sentence, cw) else set()
+    restated = _frequencies(words(sentence)) if sentence and _restates(sentence, cw) else set()
     c_freq, e_freq = _frequencies(cw), restated or _frequencies(words(evidence_text))
     if c_freq and e_freq and not c_freq & e_freq:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
