@@ -166,8 +166,6 @@ _BOUNDS = (
 # written for "until 1986", and "after 9 o'clock" for 9:02, which reads as 9 and 2.
 _DAY_BOUNDS = (("above", True, (("after",),)), ("below", True, (("before",),)))
 BOUND_WORDS = 3  # the longest phrase
-_MONTH_NEXT = re.compile(r"\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|August|"
-                         r"September|October|November|December)\b")
 
 
 def _bound_of(preceding: list[str], day: bool = False) -> tuple[str, bool]:
@@ -670,6 +668,8 @@ def _without_frequencies(text_words: Sequence[str]) -> str:
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
+# a month name just after a number: the number is the day of a date ("14 March", "14th of March")
+_MONTH_NEXT = re.compile(r"\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b")
 # A month counts as a date only next to a day or year number ("28 May", "May 2020"): "may" is also a hedge.
 _DATED_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?P<a>" + "|".join(MONTHS) + r")\b|\b(?P<b>" + "|".join(MONTHS)
                           + r")\s+\d{1,4}\b")
@@ -1046,13 +1046,13 @@ _REFERRING_OPENERS = frozenset({"it", "its", "they", "their", "this", "these", "
 _ANTECEDENT_MAX_WORDS = 5
 
 
-def _readings(sentences: Sequence[str], claim_tokens: Sequence[str], evidence_stems: Collection[str]) -> list[str]:
+def _readings(sentences: Sequence[str], claim_tokens: Sequence[str], claim_stems: Sequence[str],
+              evidence_stems: Collection[str]) -> list[str]:
     """The evidence sentences as near_copies compares them, and each pronoun-led one once more as the claim reads it:
     with the pronoun replaced by the words the claim puts in its place, when these are the evidence's own. "The Orion
     project's budget was cut to 2.4 million euros." copies "Its budget is 2.4 million euros." but for "was cut to":
     read against the sentence as written, naming the antecedent was a second change, and the copy went unseen."""
     readings = list(sentences)
-    claim_stems = [stem(token.lower()) for token in claim_tokens]
     for sentence in sentences:
         tokens = WORD.findall(strip_markers(sentence))
         if len(tokens) < 2 or tokens[0].lower() not in _REFERRING_OPENERS or not content_stems(tokens[1]):
@@ -1088,7 +1088,7 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     evidence_stems = content_stem_set(evidence_text)
     claim_stems = _stem_sequence(claim_text)  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
-    for sentence in _readings(sentence_texts(evidence_text), claim_tokens, evidence_stems):
+    for sentence in _readings(sentence_texts(evidence_text), claim_tokens, claim_stems, evidence_stems):
         sentence_tokens = WORD.findall(strip_markers(sentence))  # the tokens _stem_sequence stems, in the same order
         sentence_words = [token.lower() for token in sentence_tokens]
         sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)
