@@ -32,7 +32,22 @@ MAX_PARTS = 24
 AUXILIARIES = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't", "didn't", "won't", "wouldn't", "can't", "cannot", "couldn't", "shouldn't", "mustn't"])
 COMMON_VERBS = frozenset(["uses", "use", "supports", "support", "runs", "run", "hosts", "host", "stores", "store", "requires", "require", "includes", "include", "contains", "contain", "provides", "provide", "allows", "allow", "means", "mean", "causes", "cause", "reduces", "reduce", "increases", "increase", "improves", "improve", "shows", "show", "states", "state", "says", "say", "makes", "make", "takes", "take", "gives", "give", "keeps", "keep", "rejects", "reject", "accepts", "accept", "forces", "force", "returns", "return", "sends", "send", "limits", "limit", "costs", "cost", "lasts", "last", "reaches", "reach", "covers", "cover", "applies", "apply", "owns", "own", "needs", "need", "depends", "depend", "belongs", "belong", "lives", "live", "works", "work", "becomes", "become", "remains", "remain", "seems", "seem", "appears", "appear", "grows", "grow", "falls", "fall", "rises", "rise", "leads", "lead", "results", "result", "reports", "report", "finds", "find", "suggests", "suggest", "defines", "define", "refers", "refer", "describes", "describe", "explains", "explain", "handles", "handle", "serves", "serve", "calls", "call", "writes", "write", "reads", "read", "creates", "create", "deletes", "delete", "blocks", "block", "prevents", "prevent", "protects", "protect", "encrypts", "encrypt", "expires", "expire", "rotates", "rotate", "triggers", "trigger", "starts", "start", "ends", "end", "holds", "hold", "meets", "meet", "pays", "pay", "owes", "owe", "receives", "receive", "treats", "treat", "affects", "affect", "enables", "enable", "disables", "disable", "replaces", "replace", "stays", "stay", "operates", "operate"])
 PRONOUN_SUBJECTS = frozenset(["it", "they", "he", "she", "we", "i", "you", "this", "that", "these", "those", "there"])
-IRREGULAR_PAST = frozenset(["grew", "grown", "rose", "risen", "fell", "fallen", "went", "gone", "came", "made", "took", "taken", "gave", "given", "became", "began", "begun", "won", "lost", "paid", "sold", "bought", "built", "found", "held", "kept", "led", "left", "met", "ran", "saw", "seen", "said", "sent", "set", "spent", "stood", "told", "thought", "wrote", "written", "shown", "brought", "caught", "chose", "chosen", "cut", "drove", "driven", "got", "gotten", "hit", "hurt", "knew", "known", "let", "put", "quit", "read", "shut", "split", "spread", "struck", "swore", "threw", "thrown", "understood", "withdrew"])
+# Irregular verbs by their base form: their past tense and participle where these differ from a regular past
+IRREGULAR_PAST_FORMS = {
+    "grow": ("grew", "grown"), "rise": ("rose", "risen"), "fall": ("fell", "fallen"), "go": ("went", "gone"),
+    "come": ("came",), "make": ("made",), "take": ("took", "taken"), "give": ("gave", "given"), "become": ("became",),
+    "begin": ("began", "begun"), "win": ("won",), "lose": ("lost",), "pay": ("paid",), "sell": ("sold",),
+    "buy": ("bought",), "build": ("built",), "find": ("found",), "hold": ("held",), "keep": ("kept",),
+    "lead": ("led",), "leave": ("left",), "meet": ("met",), "run": ("ran",), "see": ("saw", "seen"), "say": ("said",),
+    "send": ("sent",), "set": ("set",), "spend": ("spent",), "stand": ("stood",), "tell": ("told",),
+    "think": ("thought",), "write": ("wrote", "written"), "show": ("shown",), "bring": ("brought",),
+    "catch": ("caught",), "choose": ("chose", "chosen"), "cut": ("cut",), "drive": ("drove", "driven"),
+    "get": ("got", "gotten"), "hit": ("hit",), "hurt": ("hurt",), "know": ("knew", "known"), "let": ("let",),
+    "put": ("put",), "quit": ("quit",), "read": ("read",), "shut": ("shut",), "split": ("split",),
+    "spread": ("spread",), "strike": ("struck",), "swear": ("swore",), "throw": ("threw", "thrown"),
+    "understand": ("understood",), "withdraw": ("withdrew",),
+}
+IRREGULAR_PAST = frozenset(form for forms in IRREGULAR_PAST_FORMS.values() for form in forms)
 _VERB_SUFFIX = re.compile(r"^[a-z]{3,}(?:ed|es)$")
 _NOT_VERBS_ED = frozenset({"need", "speed", "seed", "feed", "bed", "red", "shed", "hundred", "bred", "sled", "led"})
 PREPOSITIONS = frozenset(["in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "over", "under", "about", "of", "as", "via", "per", "between", "among", "through", "within", "without", "during", "after", "before", "across", "along", "around", "against", "toward", "towards", "behind", "beyond", "near", "like", "including"])

@@ -44,6 +44,8 @@ from controlplane.contracts.text import (
     words,
 )
 
+from .atomic_claims import IRREGULAR_PAST, IRREGULAR_PAST_FORMS
+
 
 @dataclass(frozen=True)
 class CheckFinding:
@@ -974,7 +976,8 @@ class NearCopy:
       ..."), so only the verifier on ``sentence`` alone can tell;
     - "addition": the run is added to the sentence, and the evidence never uses it ("We host on Fly.io for
       compliance reasons.");
-    - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ...")."""
+    - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ..."), or
+      the run is the replaced verb in another tense ("We hosted ...", "DB was Turso (SQLite).")."""
 
     kind: str
     words: tuple[str, ...]
@@ -1019,6 +1022,104 @@ def _time_words_beside_a_form(run: Sequence[str], replaced: Sequence[str]) -> tu
     forms = {word.lower()[:4] for word in replaced}
     rest = tuple(word for word in run if word[:4] not in forms)
     return rest if rest and len(rest) < len(run) and _TENSE_OR_PLAN.fullmatch(" ".join(rest)) else ()
+
+
+# The verbs that carry tense in a clause ("was allowed", "did not"): each present form and its past
+_AUXILIARY_PASTS = {"is": "was", "am": "was", "are": "were", "has": "had", "have": "had", "does": "did", "do": "did"}
+_SHORTEST_VERB = 3  # "use"; below it "b" + "ed" reads "bed" as a past
+# A verb just after one of these carries no tense of its own: a participle ("is flooded", "has shown") or a bare
+# form ("didn't worry", "must not fall", "to fight"); the word before it does
+_TENSE_CARRIERS = frozenset({
+    "is", "are", "am", "was", "were", "be", "been", "being", "isn't", "aren't", "wasn't", "weren't",
+    "has", "have", "had", "having", "hasn't", "haven't", "hadn't", "do", "does", "did", "don't", "doesn't", "didn't",
+    "will", "would", "shall", "should", "can", "could", "may", "might", "must", "cannot", "can't", "won't",
+    "wouldn't", "couldn't", "shouldn't", "mustn't", "to"})
+_CARRIER_REACH = 2  # "is easily flooded", "did not respond"
+
+
+def _is_past_of(past: str, present: str) -> bool:
+    """Whether ``past`` is a past form of the present form ``present``: ship(s) -> shipped, use(s) -> used,
+    apply/applies -> applied, get(s) -> got, pay(s) -> paid, is -> was."""
+    if _AUXILIARY_PASTS.get(present) == past:
+        return True
+    if present.endswith("ed") or present in IRREGULAR_PAST:
+        return False
+    bases = {present}
+    if present.endswith("ies"):
+        bases.add(present[:-3] + "y")
+    if present.endswith("es"):
+        bases.add(present[:-2])
+    if present.endswith("s") and not present.endswith("ss"):
+        bases.add(present[:-1])
+    return any(past in IRREGULAR_PAST_FORMS.get(base, ()) or
+               (past.endswith("ed") and len(base) >= _SHORTEST_VERB and
+                (past in (base + "ed", base + base[-1] + "ed") or (base.endswith("e") and past == base + "d") or
+                 (base.endswith("y") and past == base[:-1] + "ied")))
+               for base in bases)
+
+
+def _carried(words_: Sequence[str], position: int) -> bool:
+    """Whether the word at ``position`` follows a word that carries its clause's tense (see _TENSE_CARRIERS)."""
+    return any(word in _TENSE_CARRIERS for word in words_[max(0, position - _CARRIER_REACH):position])
+
+
+def _tense_restored(claim_words: Sequence[str], sentence_tokens: Sequence[str]) -> \
+        tuple[list[str], tuple[str, ...], tuple[str, ...]] | None:
+    """The claim with each of its verbs that the sentence has in another tense put back in the sentence's tense, the
+    words so moved and the sentence's words for them; None when no verb moved, or verbs moved both ways. "The Orion
+    project shipped on 14 March 2027." over "... ships on ..." reads "The Orion project ships on 14 March 2027.":
+    the sentence itself, and "shipped" moved it into the past, which a verifier does not see (it entails the past
+    from the future, 0.9); the stems of "shipped" and "ships" differ, and "was" for "is" changes no content word,
+    so near_copies saw no copy at all, or a swap of near synonyms."""
+    sentence_words = [token.lower() for token in sentence_tokens]
+    written = set(sentence_words)
+    restored, moved, counterparts, directions = list(claim_words), [], [], set()
+    for position, word in enumerate(claim_words):
+        if word in written or _carried(claim_words, position):
+            continue
+        for index, other in enumerate(sentence_words):
+            if _carried(sentence_words, index):
+                continue
+            direction = ("to past" if _is_past_of(word, other) else
+                         "to present" if _is_past_of(other, word) else None)
+            if direction:
+                restored[position] = other
+                moved.append(word)
+                counterparts.append(sentence_tokens[index])
+                directions.add(direction)
+                break
+    return (restored, tuple(moved), tuple(counterparts)) if len(directions) == 1 else None
+
+
+def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], present: Collection[str],
+                must_keep: float) -> bool:
+    """Whether a claim with its verbs put back in the sentence's tense (``restored_stems``) copies the sentence: the
+    sentence itself, or the sentence with one change. Not the sentence with words left out: "Toy Story 2 was
+    released by Walt Disney Pictures." over "Toy Story 2 is a 1999 ... film produced by Pixar ... and released by
+    Walt Disney Pictures." puts "was" for another verb's "is"."""
+    change = _copy_change(restored_stems, sentence_stems, present, must_keep)
+    return change is not None and (change[0] < change[1] or len(restored_stems) == len(sentence_stems))
+
+
+def _copy_change(claim_stems: Sequence[str], sentence_stems: Sequence[str], present: Collection[str],
+                 must_keep: float) -> tuple[int, int, int, int] | None:
+    """Where the claim changes the sentence, as _one_change gives it (start == end: the sentence itself or with
+    words left out), when the claim is a copy of it but for that one change; None when it is not."""
+    # kept words must be in the sentence: the share, or all of it for an addition
+    if sum(s in present for s in claim_stems) < max(2, min(must_keep, len(sentence_stems))):
+        return None
+    start, end, sentence_start, sentence_end = change = _one_change(claim_stems, sentence_stems)
+    if start == end:
+        return change
+    kind = "swap" if sentence_start < sentence_end else "addition"
+    kept = len(claim_stems) - (end - start)
+    # an addition keeps all of the sentence (its one change adds words): a short sentence with a long reason added
+    # is one; a swap must keep most of the claim
+    if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < (2 if kind == "addition" else must_keep):
+        return None
+    if kind == "swap" and sentence_end - sentence_start > NEAR_COPY_MAX_WORDS["swap"]:
+        return None  # a term for a term, not a clause summarised ("supported WWI" for fifteen words)
+    return change
 
 
 @memo_by_text
@@ -1090,22 +1191,16 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
     for sentence in _readings(sentence_texts(evidence_text), claim_tokens, claim_stems, evidence_stems):
         sentence_tokens = WORD.findall(strip_markers(sentence))  # the tokens _stem_sequence stems, in the same order
-        sentence_words = [token.lower() for token in sentence_tokens]
         sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)
-        # cannot be a copy (kept words must be in the sentence: the share, or all of it for an addition): no alignment
-        if sum(s in present for s in claim_stems) < max(2, min(must_keep, len(sentence_words))):
+        restored = _tense_restored(claim_words, sentence_tokens)
+        if restored and _tense_copy([stem(word) for word in restored[0]], sentence_stems, present, must_keep):
+            copies.append(NearCopy("tense", restored[1], sentence, restored[2]))  # "We hosted ..." over "We host ..."
             continue
-        start, end, sentence_start, sentence_end = _one_change(claim_stems, sentence_stems)
-        if start == end:  # the sentence itself, or the sentence with words left out: nothing the claim adds
+        change = _copy_change(claim_stems, sentence_stems, present, must_keep)
+        if change is None or change[0] == change[1]:  # no copy; or the sentence itself: nothing the claim adds
             continue
+        start, end, sentence_start, sentence_end = change
         kind = "swap" if sentence_start < sentence_end else "addition"
-        kept = len(claim_words) - (end - start)
-        # an addition keeps all of the sentence (its one change adds words): a short sentence with a long reason
-        # added is one; a swap must keep most of the claim
-        if end - start > NEAR_COPY_MAX_WORDS[kind] or kept < (2 if kind == "addition" else must_keep):
-            continue
-        if kind == "swap" and sentence_end - sentence_start > NEAR_COPY_MAX_WORDS["swap"]:
-            continue  # a term for a term, not a clause summarised ("supported WWI" for fifteen words)
         run = tuple(claim_words[start:end])
         if kind == "addition" and _TENSE_OR_PLAN.fullmatch(" ".join(run)):
             copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
@@ -1125,7 +1220,7 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             continue
         # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice
         if kind == "swap" and any(stem_ not in content_stem_set(sentence) for stem_ in run_stems) and \
-                content_stems(" ".join(sentence_words[sentence_start:sentence_end])):
+                content_stems(" ".join(replaced)):
             copies.append(NearCopy("splice", run, sentence, replaced, names, *around))
     return tuple(copies)
 

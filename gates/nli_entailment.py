@@ -637,8 +637,9 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
         run = " ".join(copy.words)
         instead = " ".join(copy.replaced)
         if copy.kind == "tense":
+            change = f"puts {run!r} for {instead!r} in" if copy.replaced else f"adds {run!r} to"
             return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "tense",
-                                f"claim adds {run!r} to the evidence's sentence, which moves it in time or makes it a "
+                                f"claim {change} the evidence's sentence, which moves it in time or makes it a "
                                 f"plan: {copy.sentence!r}")]
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,

@@ -134,13 +134,19 @@ ORION_NOTES = [{"id": "E1", "title": "Notes", "trust_tier": "authoritative",
     # passed: a strict bound on the evidence's own value was read as inclusive, and "before" made no bound
     "The Orion project's budget is less than 2.4 million euros [E1].",
     "The Orion project ships before 14 March 2027 [E1].",
+    # passed: the verb in another tense, which the verifier entails (a swap of near synonyms by the stems), or "was"
+    # for "is", which was no near copy at all
+    "The Orion project shipped on 14 March 2027 [E1].",
+    "The Orion project's budget was 2.4 million euros [E1].",
+    "The Orion project's budget was raised to 2.4 million euros [E1].",
 ])
 def test_a_changed_budget_or_date_is_never_shown(write_script, changed):
     reply = _reply(write_script, [(changed, ["E1"])], "What is the Orion budget?", ORION_NOTES)
     assert not reply.verified and changed.replace(" [E1]", "") not in reply.assistant_text
 
 
-@pytest.mark.parametrize("moved", ["We used to host on Fly.io [E1].", "We plan to host on Fly.io [E1]."])
+@pytest.mark.parametrize("moved", ["We used to host on Fly.io [E1].", "We plan to host on Fly.io [E1].",
+                                   "We hosted on Fly.io [E1].", "In the past we hosted on Fly.io [E1]."])
 def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
     # read with the evidence the verifier entails them (0.70, 0.62): only the marker differs
     reply = _reply(write_script, [(moved, ["E1"])])

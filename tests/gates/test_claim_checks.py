@@ -401,6 +401,9 @@ def test_the_lower_case_vocabulary_is_shipped_and_tells_words_from_names():
     assert not {"google", "march", "europe", "english", "amazon"} & vocabulary
 
 
+ORION_SHIPS = "The Orion project ships on 14 March 2027."
+
+
 @pytest.mark.parametrize(("evidence", "claim", "kind", "run", "sentence"), [
     (HOSTING, "We host on aws [E1].", "swap", ("aws",), "We host on Fly.io."),
     (HOSTING, "DB is postgres (SQLite).", "swap", ("postgres",), "DB is Turso (SQLite)."),
@@ -425,9 +428,30 @@ def test_the_lower_case_vocabulary_is_shipped_and_tells_words_from_names():
     ("We host on Fly.io.", "We will host on Fly.io.", "tense", ("will",), "We host on Fly.io."),
     # a word of time with the verb in another form: a swap by the stems ("hosted" is not "host"), but a tense
     # ("We previously hosted on Fly.io." was shown as verified)
-    ("We host on Fly.io.", "We previously hosted on Fly.io.", "tense", ("previously",), "We host on Fly.io."),
-    ("We host on Fly.io.", "We formerly hosted on Fly.io.", "tense", ("formerly",), "We host on Fly.io."),
+    ("We host on Fly.io.", "We previously hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
+    ("We host on Fly.io.", "We formerly hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
+    (ORION_SHIPS, "The Orion project will ship on 14 March 2027.", "tense", ("will",), ORION_SHIPS),
     ("We host on Fly.io.", "We are going to host on Fly.io.", "tense", ("are", "going", "to"), "We host on Fly.io."),
+    # the verb itself in another tense: a swap by the stems that a verifier and the similarity bar both pass ("The
+    # Orion project shipped on 14 March 2027." was shown as verified over "... ships on 14 March 2027.")
+    (ORION_SHIPS, "The Orion project shipped on 14 March 2027.", "tense", ("shipped",), ORION_SHIPS),
+    ("We host on Fly.io.", "We hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
+    ("We hosted on Fly.io.", "We host on Fly.io.", "tense", ("host",), "We hosted on Fly.io."),
+    ("Unused days expire on 31 March.", "Unused days expired on 31 March.", "tense", ("expired",),
+     "Unused days expire on 31 March."),
+    ("The team applies the patch.", "The team applied the patch.", "tense", ("applied",), "The team applies the patch."),
+    # "is" for "was" has no content word: it was no near copy at all
+    ("Remote work is allowed two days a week.", "Remote work was allowed two days a week.", "tense", ("was",),
+     "Remote work is allowed two days a week."),
+    ("DB is Turso (SQLite).", "DB was Turso (SQLite).", "tense", ("was",), "DB is Turso (SQLite)."),
+    ("Contractors were not eligible.", "Contractors are not eligible.", "tense", ("are",), "Contractors were not eligible."),
+    ("Employees get 25 days of vacation.", "Employees got 25 days of vacation.", "tense", ("got",),
+     "Employees get 25 days of vacation."),
+    # the tense and one more change: read with its verb put back, the claim is a near copy
+    (ORION_SHIPS, "The Orion project shipped in March 2027.", "tense", ("shipped",), ORION_SHIPS),
+    ("We host on Fly.io.", "We hosted our app on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
+    ("Its budget is 2.4 million euros.", "Its budget was raised to 2.4 million euros.", "tense", ("was",),
+     "Its budget is 2.4 million euros."),
     # four words added to a five-word sentence: most of the claim is new, all of the sentence is kept
     ("We host on Fly.io.", "We host on Fly.io because it is cheaper.", "addition", ("because", "it", "is", "cheaper"),
      "We host on Fly.io."),
@@ -458,13 +482,27 @@ def test_a_paraphrase_or_the_evidence_itself_is_no_near_copy(evidence, claim):
     assert near_copies(evidence, claim) == ()
 
 
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # the participle of a present perfect or a passive, the bare verb after "did": another word carries the tense
+    ("Keranen et al. show that the rise is caused by wastewater wells.",
+     "Keranen et al. have shown that the rise is caused by wastewater wells."),
+    ("Jakarta floods easily during the rainy season.", "Jakarta is easily flooded during the rainy season."),
+    ("Greuze was not worried about protection.", "Greuze did not worry about protection."),
+    # "was" for the "is" of another verb, the sentence's other words left out
+    ("Toy Story 2 is a 1999 film produced by Pixar and released by Walt Disney Pictures.",
+     "Toy Story 2 was released by Walt Disney Pictures."),
+])
+def test_a_verb_whose_tense_another_word_carries_is_no_tense_change(evidence, claim):
+    assert "tense" not in {copy.kind for copy in near_copies(evidence, claim)}
+
+
 ORION_TEXT = "The Orion project ships in March. Its budget is 2.4 million euros."
 
 
 @pytest.mark.parametrize(("claim", "run", "sentence"), [
-    ("The Orion project's budget was cut to 2.4 million euros.", ("was", "cut", "to"),
+    ("The Orion project's budget reaches 2.4 million euros.", ("reaches",),
      "The Orion project's budget is 2.4 million euros."),
-    ("Orion's budget was raised to 2.4 million euros.", ("was", "raised", "to"), "Orion's budget is 2.4 million euros."),
+    ("Orion's budget totals 2.4 million euros.", ("totals",), "Orion's budget is 2.4 million euros."),
 ])
 def test_a_claim_that_names_what_a_pronoun_refers_to_is_read_against_that_sentence(claim, run, sentence):
     """Found with a hand-written lie: "Its budget was cut to 2.4 million euros." was a near copy, refused as a swap;
