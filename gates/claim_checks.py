@@ -1042,8 +1042,17 @@ def _is_past_of(past: str, present: str) -> bool:
     apply/applies -> applied, get(s) -> got, pay(s) -> paid, is -> was."""
     if _AUXILIARY_PASTS.get(present) == past:
         return True
+    return any(past in IRREGULAR_PAST_FORMS.get(base, ()) or
+               (past.endswith("ed") and len(base) >= _SHORTEST_VERB and
+                (past in (base + "ed", base + base[-1] + "ed") or (base.endswith("e") and past == base + "d") or
+                 (base.endswith("y") and past == base[:-1] + "ied")))
+               for base in _present_bases(present))
+
+
+def _present_bases(present: str) -> set[str]:
+    """The base forms a present form can be of (applies: applies, applie, appli, apply); none for a past."""
     if present.endswith("ed") or present in IRREGULAR_PAST:
-        return False
+        return set()
     bases = {present}
     if present.endswith("ies"):
         bases.add(present[:-3] + "y")
@@ -1051,11 +1060,26 @@ def _is_past_of(past: str, present: str) -> bool:
         bases.add(present[:-2])
     if present.endswith("s") and not present.endswith("ss"):
         bases.add(present[:-1])
-    return any(past in IRREGULAR_PAST_FORMS.get(base, ()) or
-               (past.endswith("ed") and len(base) >= _SHORTEST_VERB and
-                (past in (base + "ed", base + base[-1] + "ed") or (base.endswith("e") and past == base + "d") or
-                 (base.endswith("y") and past == base[:-1] + "ied")))
-               for base in bases)
+    return bases
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _other_tenses(word: str) -> dict[str, str]:
+    """The forms of the verb ``word`` in the other tense, each with the way a claim that has ``word`` for it moves
+    ("to past": "shipped" for "ships"); {} for a word that is no such verb. The candidates are made by rule and
+    each is kept only if _is_past_of says so: a claim word is looked up, not compared with every evidence word."""
+    pasts = {_AUXILIARY_PASTS.get(word, "")}
+    presents = {present for present, past in _AUXILIARY_PASTS.items() if past == word}
+    for base in _present_bases(word):
+        pasts |= {base + "ed", base + base[-1:] + "ed", base + "d", base[:-1] + "ied", *IRREGULAR_PAST_FORMS.get(base, ())}
+    roots = {base for base, forms in IRREGULAR_PAST_FORMS.items() if word in forms}
+    if word.endswith("ed"):
+        roots |= {word[:-2], word[:-1], word[:-3], word[:-3] + "y"}
+    for root in roots:
+        presents |= {root, root + "s", root + "es", root[:-1] + "ies"}
+    partners = {past: "to present" for past in pasts if past and _is_past_of(past, word)}
+    partners.update({present: "to past" for present in presents if present and _is_past_of(word, present)})
+    return partners
 
 
 def _carried(words_: Sequence[str], position: int) -> bool:
@@ -1075,14 +1099,12 @@ def _tense_restored(claim_words: Sequence[str], sentence_tokens: Sequence[str]) 
     written = set(sentence_words)
     restored, moved, counterparts, directions = list(claim_words), [], [], set()
     for position, word in enumerate(claim_words):
-        if word in written or _carried(claim_words, position):
+        if word in written or not (partners := _other_tenses(word)).keys() & written or \
+                _carried(claim_words, position):
             continue
         for index, other in enumerate(sentence_words):
-            if _carried(sentence_words, index):
-                continue
-            direction = ("to past" if _is_past_of(word, other) else
-                         "to present" if _is_past_of(other, word) else None)
-            if direction:
+            if other in partners and not _carried(sentence_words, index):
+                direction = partners[other]
                 restored[position] = other
                 moved.append(word)
                 counterparts.append(sentence_tokens[index])
