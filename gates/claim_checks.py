@@ -1027,6 +1027,8 @@ def _time_words_beside_a_form(run: Sequence[str], replaced: Sequence[str]) -> tu
 # The verbs that carry tense in a clause ("was allowed", "did not"): each present form and its past
 _AUXILIARY_PASTS = {"is": "was", "am": "was", "are": "were", "has": "had", "have": "had", "does": "did", "do": "did"}
 _SHORTEST_VERB = 3  # "use"; below it "b" + "ed" reads "bed" as a past
+_IRREGULAR_BASES = {form: tuple(base for base, forms in IRREGULAR_PAST_FORMS.items() if form in forms)
+                    for form in IRREGULAR_PAST}  # "got": ("get",)
 # A verb just after one of these carries no tense of its own: a participle ("is flooded", "has shown") or a bare
 # form ("didn't worry", "must not fall", "to fight"); the word before it does
 _TENSE_CARRIERS = frozenset({
@@ -1037,22 +1039,13 @@ _TENSE_CARRIERS = frozenset({
 _CARRIER_REACH = 2  # "is easily flooded", "did not respond"
 
 
-def _is_past_of(past: str, present: str) -> bool:
-    """Whether ``past`` is a past form of the present form ``present``: ship(s) -> shipped, use(s) -> used,
-    apply/applies -> applied, get(s) -> got, pay(s) -> paid, is -> was."""
-    if _AUXILIARY_PASTS.get(present) == past:
-        return True
-    return any(past in IRREGULAR_PAST_FORMS.get(base, ()) or
-               (past.endswith("ed") and len(base) >= _SHORTEST_VERB and
-                (past in (base + "ed", base + base[-1] + "ed") or (base.endswith("e") and past == base + "d") or
-                 (base.endswith("y") and past == base[:-1] + "ied")))
-               for base in _present_bases(present))
-
-
-def _present_bases(present: str) -> set[str]:
-    """The base forms a present form can be of (applies: applies, applie, appli, apply); none for a past."""
+@functools.lru_cache(maxsize=1 << 16)
+def _past_forms(present: str) -> frozenset[str]:
+    """The past forms of the present form ``present``: ship(s) -> shipped, use(s) -> used, apply/applies -> applied,
+    get(s) -> got, pay(s) -> paid, is -> was; none for a past form."""
+    pasts = {_AUXILIARY_PASTS[present]} if present in _AUXILIARY_PASTS else set()
     if present.endswith("ed") or present in IRREGULAR_PAST:
-        return set()
+        return frozenset(pasts)
     bases = {present}
     if present.endswith("ies"):
         bases.add(present[:-3] + "y")
@@ -1060,25 +1053,30 @@ def _present_bases(present: str) -> set[str]:
         bases.add(present[:-2])
     if present.endswith("s") and not present.endswith("ss"):
         bases.add(present[:-1])
-    return bases
+    for base in bases:
+        pasts.update(IRREGULAR_PAST_FORMS.get(base, ()))
+        if len(base) >= _SHORTEST_VERB:
+            pasts.update((base + "ed", base + base[-1] + "ed"))
+            if base.endswith("e"):
+                pasts.add(base + "d")
+            if base.endswith("y"):
+                pasts.add(base[:-1] + "ied")
+    return frozenset(pasts)
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _other_tenses(word: str) -> dict[str, str]:
     """The forms of the verb ``word`` in the other tense, each with the way a claim that has ``word`` for it moves
-    ("to past": "shipped" for "ships"); {} for a word that is no such verb. The candidates are made by rule and
-    each is kept only if _is_past_of says so: a claim word is looked up, not compared with every evidence word."""
-    pasts = {_AUXILIARY_PASTS.get(word, "")}
+    ("to past": "shipped" for "ships"); {} for a word that is no such verb. A claim word is looked up, not compared
+    with every evidence word."""
+    partners = dict.fromkeys(_past_forms(word), "to present")
     presents = {present for present, past in _AUXILIARY_PASTS.items() if past == word}
-    for base in _present_bases(word):
-        pasts |= {base + "ed", base + base[-1:] + "ed", base + "d", base[:-1] + "ied", *IRREGULAR_PAST_FORMS.get(base, ())}
-    roots = {base for base, forms in IRREGULAR_PAST_FORMS.items() if word in forms}
+    roots = set(_IRREGULAR_BASES.get(word, ()))
     if word.endswith("ed"):
         roots |= {word[:-2], word[:-1], word[:-3], word[:-3] + "y"}
     for root in roots:
         presents |= {root, root + "s", root + "es", root[:-1] + "ies"}
-    partners = {past: "to present" for past in pasts if past and _is_past_of(past, word)}
-    partners.update({present: "to past" for present in presents if present and _is_past_of(word, present)})
+    partners.update({present: "to past" for present in presents if present and word in _past_forms(present)})
     return partners
 
 
