@@ -976,6 +976,8 @@ class NearCopy:
       ..."), so only the verifier on ``sentence`` alone can tell;
     - "addition": the run is added to the sentence, and the evidence never uses it ("We host on Fly.io for
       compliance reasons.");
+    - "condition": the claim is the sentence with words left out that limit what its rule is for ("Vacation must be
+      approved ..." over "Vacation longer than five days must be approved ...");
     - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ..."), or
       the run is the replaced verb in another tense ("We hosted ...", "DB was Turso (SQLite).")."""
 
@@ -1121,6 +1123,23 @@ def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], pr
     return change is not None and (change[0] < change[1] or len(restored_stems) == len(sentence_stems))
 
 
+_THAN_A_NUMBER = re.compile(r"\bthan\s+\S")
+
+
+def _left_out_condition(sentence_tokens: Sequence[str], start: int, end: int) -> tuple[str, ...]:
+    """The words a copy leaves out of its sentence (``start``:``end``) when they limit what the sentence's rule is
+    for: an amount with a bound or a comparison ("longer than five days", "over 65") just before the verb that
+    carries the sentence's tense. Left out, the rule reads as for all ("Vacation must be approved by the team
+    lead." over "Vacation longer than five days must be ..."); () otherwise."""
+    left_out = tuple(sentence_tokens[start:end])
+    if not left_out or start == 0 or end >= len(sentence_tokens) or sentence_tokens[end].lower() not in _TENSE_CARRIERS:
+        return ()
+    text = " ".join(left_out)
+    amounts = quantities(text)
+    bounded = any(amount.bound for amount in amounts) or (amounts and _THAN_A_NUMBER.search(text))
+    return left_out if bounded else ()
+
+
 def _copy_change(claim_stems: Sequence[str], sentence_stems: Sequence[str], present: Collection[str],
                  must_keep: float) -> tuple[int, int, int, int] | None:
     """Where the claim changes the sentence, as _one_change gives it (start == end: the sentence itself or with
@@ -1217,7 +1236,11 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             copies.append(NearCopy("tense", restored[1], sentence, restored[2]))  # "We hosted ..." over "We host ..."
             continue
         change = _copy_change(claim_stems, sentence_stems, present, must_keep)
-        if change is None or change[0] == change[1]:  # no copy; or the sentence itself: nothing the claim adds
+        if change is None:
+            continue
+        if change[0] == change[1]:  # the sentence itself, or with words left out: nothing the claim adds ...
+            if condition := _left_out_condition(sentence_tokens, *change[2:]):
+                copies.append(NearCopy("condition", condition, sentence))  # ... but for a rule's scope
             continue
         start, end, sentence_start, sentence_end = change
         kind = "swap" if sentence_start < sentence_end else "addition"

@@ -16,7 +16,8 @@ this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
 4. the deterministic checks (gates/claim_checks.py: numbers/units, negation, qualifiers, strength, unsupported
    content) on (all cited evidence, atomic claim) veto: a finding makes the claim REJECTED with its code. With the
    content check on, a claim (or atomic claim) that nearly copies an evidence sentence is also judged as such
-   (``near_copy_findings``: a swapped term, a splice from another sentence, an added detail, a word of time), reading
+   (``near_copy_findings``: a swapped term, a splice from another sentence, an added detail, a word of time or a verb
+   in another tense, a condition left out), reading
    the claim against that sentence alone and the swapped term's similarity (``inp.services.similarity``) where they
    decide;
 5. credibility (LOW_CREDIBILITY when no supporting source reaches min_credibility), staleness by volatility (a
@@ -617,7 +618,8 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     that sentence does not hold (``copies``, from claim_checks.near_copies), judged with the verifier's ``scores`` for
     it and ``facts``:
 
-    - a word of time or plan added alone fails; so does a name put for another name;
+    - a word of time or plan added alone fails, as does a verb moved between present and past, a condition left out
+      of a rule and a name put for another name;
     - a swapped-in term the evidence never uses fails where the claim's best score leans contradicted, or where it
       is far in meaning from the words it replaces ("complexity" for "region"), or where it is not close and does
       not fit its place (``NearCopy.in_context``: "California's southernmost 10 equal" for "... 10 counties"); a
@@ -641,6 +643,10 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
             return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "tense",
                                 f"claim {change} the evidence's sentence, which moves it in time or makes it a "
                                 f"plan: {copy.sentence!r}")]
+        if copy.kind == "condition":
+            return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
+                                f"claim leaves out {run!r}, which limits what the evidence's sentence is for, so it "
+                                f"says more than that sentence: {copy.sentence!r}")]
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
                                 f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]

@@ -153,6 +153,18 @@ def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
     assert not reply.verified and moved.replace(" [E1]", "") not in reply.assistant_text
 
 
+APPROVALS = [{"id": "E1", "title": "Handbook", "trust_tier": "authoritative",
+              "text": "Vacation longer than five days must be approved by the team lead."}]
+
+
+def test_a_rule_with_its_condition_left_out_is_never_shown(write_script):
+    # passed: the sentence with words left out says less, and the verifier entails it; but the words left out
+    # limited whom the rule is for, so the claim says more
+    claim = "Vacation must be approved by the team lead [E1]."
+    reply = _reply(write_script, [(claim, ["E1"])], "Who approves vacation?", APPROVALS)
+    assert not reply.verified and "Vacation must be approved" not in reply.assistant_text
+
+
 NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
              "text": "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders."}]
 BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",

@@ -496,6 +496,26 @@ def test_a_verb_whose_tense_another_word_carries_is_no_tense_change(evidence, cl
     assert "tense" not in {copy.kind for copy in near_copies(evidence, claim)}
 
 
+@pytest.mark.parametrize(("evidence", "claim", "condition"), [
+    # "Vacation must be approved by the team lead." was shown: the sentence with words left out says less, except
+    # when the words left out limit whom or what the rule is for
+    ("Vacation longer than five days must be approved by the team lead.",
+     "Vacation must be approved by the team lead.", ("longer", "than", "five", "days")),
+    ("Files larger than 10 MB are rejected.", "Files are rejected.", ("larger", "than", "10", "MB")),
+    ("Patients over 65 should receive the vaccine.", "Patients should receive the vaccine.", ("over", "65")),
+])
+def test_a_copy_that_leaves_out_the_condition_of_a_rule(evidence, claim, condition):
+    assert [(c.kind, c.words) for c in near_copies(evidence, claim)] == [("condition", condition)]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("Employees get more than 25 days of paid vacation.", "Employees get paid vacation."),  # a detail left out
+    ("The Titanic sank in 1912, when more than 1,500 people died.", "The Titanic sank in 1912."),
+])
+def test_a_copy_that_leaves_out_no_condition(evidence, claim):
+    assert "condition" not in {copy.kind for copy in near_copies(evidence, claim)}
+
+
 ORION_TEXT = "The Orion project ships in March. Its budget is 2.4 million euros."
 
 
