@@ -155,27 +155,24 @@ def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
 
 APPROVALS = [{"id": "E1", "title": "Handbook", "trust_tier": "authoritative",
               "text": "Vacation longer than five days must be approved by the team lead."}]
-
-
-def test_a_rule_with_its_condition_left_out_is_never_shown(write_script):
-    # passed: the sentence with words left out says less, and the verifier entails it; but the words left out
-    # limited whom the rule is for, so the claim says more
-    claim = "Vacation must be approved by the team lead [E1]."
-    reply = _reply(write_script, [(claim, ["E1"])], "Who approves vacation?", APPROVALS)
-    assert not reply.verified and "Vacation must be approved" not in reply.assistant_text
-
-
 NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
              "text": "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders."}]
 BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
            "text": "The committee approved the budget on Tuesday."}]
 
 
-def test_a_swapped_word_far_in_meaning_from_its_original_is_never_shown(write_script):
+@pytest.mark.parametrize(("claim", "question", "evidence", "lie"), [
     # the verifier entails it and does not lean contradicted; "complexity" for "region" is 0.10 by MiniLM cosine
-    claim = "The Normans gave their name to Normandy, a complexity in France [E1]."
-    reply = _reply(write_script, [(claim, ["E1"])], "What did the Normans give their name to?", NORMANDY)
-    assert not reply.verified and "complexity" not in reply.assistant_text
+    ("The Normans gave their name to Normandy, a complexity in France [E1].",
+     "What did the Normans give their name to?", NORMANDY, "complexity"),
+    # passed: the sentence with words left out says less, and the verifier entails it; but the words left out
+    # limited whom the rule is for, so the claim says more
+    ("Vacation must be approved by the team lead [E1].", "Who approves vacation?", APPROVALS,
+     "Vacation must be approved"),
+])
+def test_a_swapped_word_or_a_condition_left_out_is_never_shown(write_script, claim, question, evidence, lie):
+    reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
+    assert not reply.verified and lie not in reply.assistant_text
 
 
 TICKETS = [{"id": "E1", "title": "Club report", "trust_tier": "authoritative",
