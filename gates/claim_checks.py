@@ -337,6 +337,36 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                          f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
         findings = _moved_numbers(evidence_text, claim_text)
+    return findings + _other_ranks(evidence_text, claim_text)
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_RANKED = re.compile(r"(?<![\d.,]\s)\b(?P<rank>" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\s+(?P<word>[a-z]+)",
+                     re.IGNORECASE)
+
+
+@memo_by_text
+def _ranks(text: str) -> dict[tuple[int, str], str]:
+    """The ranks a text gives, each with the stem of the word it ranks, and that phrase as written: "the fifth
+    attempt" -> (5, "attem"): "fifth attempt"."""
+    found: dict[tuple[int, str], str] = {}
+    for match in _RANKED.finditer(text):
+        rank = match["rank"].lower()
+        value = _ORDINALS.index(rank) + 1 if rank in _ORDINALS else int(rank[:-2])
+        found.setdefault((value, stem(match["word"].lower())), match[0])
+    return found
+
+
+def _other_ranks(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """A rank the evidence gives the same thing otherwise ("After the first failure ..." over "After the fifth
+    failure ..."): the value check reads no ordinal, and a verifier reads "first" and "fifth" alike."""
+    evidence = _ranks(evidence_text)
+    findings = []
+    for (value, word), phrase in _ranks(claim_text).items():
+        others = [written for (v, w), written in evidence.items() if w == word and v != value]
+        if (value, word) not in evidence and others:
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim states {phrase!r}; the evidence states {others[0]!r}"))
     return findings
 
 

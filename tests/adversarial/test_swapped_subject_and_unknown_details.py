@@ -159,6 +159,8 @@ NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
              "text": "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders."}]
 BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
            "text": "The committee approved the budget on Tuesday."}]
+WEBHOOKS = [{"id": "E1", "title": "API rate limits", "trust_tier": "authoritative",
+             "text": "After the fifth failure the endpoint is marked failing and the account owner is notified."}]
 
 
 @pytest.mark.parametrize(("claim", "question", "evidence", "lie"), [
@@ -169,8 +171,11 @@ BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
     # limited whom the rule is for, so the claim says more
     ("Vacation must be approved by the team lead [E1].", "Who approves vacation?", APPROVALS,
      "Vacation must be approved"),
+    # passed: a rank is no number to the value check, and the verifier reads "first" and "fifth" alike
+    ("After the first failure the endpoint is marked failing and the account owner is notified [E1].",
+     "When is a webhook endpoint marked failing?", WEBHOOKS, "first failure"),
 ])
-def test_a_swapped_word_or_a_condition_left_out_is_never_shown(write_script, claim, question, evidence, lie):
+def test_a_swapped_word_rank_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
     assert not reply.verified and lie not in reply.assistant_text
 

@@ -220,6 +220,25 @@ def test_numbers_ignore_identifiers_and_ordinals():
     assert values == [45.0, 2000.0, 3e6]
 
 
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # "After the first failure ..." was shown over "After the fifth failure ...": the value check reads no ordinal
+    ("After the fifth failure the endpoint is marked failing.", "After the first failure the endpoint is marked failing."),
+    ("It is the third film in the series.", "It is the 2nd film in the series."),
+])
+def test_a_rank_the_evidence_gives_otherwise_is_a_number_mismatch(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("It is the third film in the series.", "It is the 3rd film in the series."),
+    ("Its third film followed the second film.", "The second film came before the third."),  # both ranks stated
+    ("The first season had ten episodes.", "The second episode was delayed."),  # another thing ranked
+    ("The timeout is 10 seconds.", "A 10 second timeout applies."),  # a unit, not a rank
+])
+def test_a_rank_the_evidence_states_or_does_not_rank_is_no_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
 def test_negation_needs_a_matching_evidence_sentence():
     # the evidence is about something else: no polarity comparison is made
     assert check_negation("The museum does not open on Mondays.", "Paris has many bridges over the Seine.") == []
