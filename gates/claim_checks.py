@@ -1156,13 +1156,36 @@ def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], pr
 _THAN_A_NUMBER = re.compile(r"\bthan\s+\S")
 
 
+_RULE_VERBS = frozenset({"need", "needs", "require", "requires"})  # "Increases above 10,000 ... need approval"
+_CONDITION_MAX_WORDS = 6  # "for more than 10 minutes", "above 10,000 requests per minute"
+
+
+def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[tuple[int, int]] | None:
+    """The runs of the sentence a claim leaves out, when the claim is the sentence with words left out (its stems in
+    the sentence's order, each matched at its first place); None when it is not."""
+    runs, position = [], 0
+    for claimed in claim_stems:
+        try:
+            found = sentence_stems.index(claimed, position)
+        except ValueError:
+            return None
+        if found > position:
+            runs.append((position, found))
+        position = found + 1
+    if position < len(sentence_stems):
+        runs.append((position, len(sentence_stems)))
+    return runs
+
+
 def _left_out_condition(sentence_tokens: Sequence[str], start: int, end: int) -> tuple[str, ...]:
     """The words a copy leaves out of its sentence (``start``:``end``) when they limit what the sentence's rule is
-    for: an amount with a bound or a comparison ("longer than five days", "over 65") just before the verb that
-    carries the sentence's tense. Left out, the rule reads as for all ("Vacation must be approved by the team
-    lead." over "Vacation longer than five days must be ..."); () otherwise."""
+    for: a short phrase with an amount and a bound or a comparison ("longer than five days", "over 65") just
+    before the verb that carries the sentence's tense, or its "need" or "require". Left out, the rule reads as for
+    all ("Vacation must be approved by the team lead." over "Vacation longer than five days must be ..."); ()
+    otherwise."""
     left_out = tuple(sentence_tokens[start:end])
-    if not left_out or start == 0 or end >= len(sentence_tokens) or sentence_tokens[end].lower() not in _TENSE_CARRIERS:
+    if not left_out or len(left_out) > _CONDITION_MAX_WORDS or start == 0 or end >= len(sentence_tokens) or \
+            sentence_tokens[end].lower() not in _TENSE_CARRIERS | _RULE_VERBS:
         return ()
     text = " ".join(left_out)
     amounts = quantities(text)
@@ -1265,12 +1288,15 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         if restored and _tense_copy([stem(word) for word in restored[0]], sentence_stems, present, must_keep):
             copies.append(NearCopy("tense", restored[1], sentence, restored[2]))  # "We hosted ..." over "We host ..."
             continue
-        change = _copy_change(claim_stems, sentence_stems, present, must_keep)
-        if change is None:
+        left_out = _left_out_runs(claim_stems, sentence_stems)
+        if left_out is not None:  # the sentence itself, or with words left out: nothing the claim adds ...
+            for start, end in left_out:
+                if condition := _left_out_condition(sentence_tokens, start, end):
+                    copies.append(NearCopy("condition", condition, sentence))  # ... but for a rule's scope
+                    break
             continue
-        if change[0] == change[1]:  # the sentence itself, or with words left out: nothing the claim adds ...
-            if condition := _left_out_condition(sentence_tokens, *change[2:]):
-                copies.append(NearCopy("condition", condition, sentence))  # ... but for a rule's scope
+        change = _copy_change(claim_stems, sentence_stems, present, must_keep)
+        if change is None or change[0] == change[1]:
             continue
         start, end, sentence_start, sentence_end = change
         kind = "swap" if sentence_start < sentence_end else "addition"
