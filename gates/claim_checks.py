@@ -1006,6 +1006,8 @@ class NearCopy:
       ..."), so only the verifier on ``sentence`` alone can tell;
     - "addition": the run is added to the sentence, and the evidence never uses it ("We host on Fly.io for
       compliance reasons.");
+    - "roles": the claim is the sentence with two of its words exchanged ("The primary takes over when the
+      secondary ..." over "The secondary takes over when the primary ...");
     - "condition": the claim is the sentence with words left out that limit what its rule is for ("Vacation must be
       approved ..." over "Vacation longer than five days must be approved ...");
     - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ..."), or
@@ -1177,6 +1179,34 @@ def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) ->
     return runs
 
 
+# Words that join two terms without giving them roles: "dogs and mice", "the tenant or the landlord", "A as well as
+# B", and the copula of an identity ("Some rivers are roads." says what "Some roads are rivers." does; "The capital
+# is Paris." what "Paris is the capital." does); "from A to B" and "A rather than B" give roles
+_COORDINATION = frozenset({"and", "or", "nor", "&", "plus", "as", "well", "the", "a", "an", "both", "either",
+                           "neither", "is", "are", "was", "were", "be", "am"})
+
+
+def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
+               sentence_stems: Sequence[str]) -> tuple[str, str] | None:
+    """The two content words a claim exchanges in its sentence, the sentence being otherwise the same ("The primary
+    takes over when the secondary has not acknowledged a page." over "The secondary takes over when the primary
+    ..."): who does what to whom, reversed, with every word the sentence's own, which a verifier entails and no
+    near copy saw (the changed run spans the words between). None for words only coordinated ("mice and dogs" for
+    "dogs and mice")."""
+    if len(claim_stems) != len(sentence_stems):
+        return None
+    differ = [i for i, (claimed, written) in enumerate(zip(claim_stems, sentence_stems)) if claimed != written]
+    if len(differ) != 2:
+        return None
+    first, second = differ
+    if claim_stems[first] != sentence_stems[second] or claim_stems[second] != sentence_stems[first] or \
+            not content_stems(claim_tokens[first]) or not content_stems(claim_tokens[second]):
+        return None
+    if all(token.lower() in _COORDINATION for token in claim_tokens[first + 1:second]):
+        return None
+    return claim_tokens[first], claim_tokens[second]
+
+
 def _left_out_condition(sentence_tokens: Sequence[str], start: int, end: int) -> tuple[str, ...]:
     """The words a copy leaves out of its sentence (``start``:``end``) when they limit what the sentence's rule is
     for: a short phrase with an amount and a bound or a comparison ("longer than five days", "over 65") just
@@ -1294,6 +1324,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
                 if condition := _left_out_condition(sentence_tokens, start, end):
                     copies.append(NearCopy("condition", condition, sentence))  # ... but for a rule's scope
                     break
+            continue
+        if exchanged := _exchanged(claim_tokens, claim_stems, sentence_stems):
+            copies.append(NearCopy("roles", exchanged, sentence))  # "The primary ... the secondary ..." reversed
             continue
         change = _copy_change(claim_stems, sentence_stems, present, must_keep)
         if change is None or change[0] == change[1]:

@@ -17,7 +17,7 @@ this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
    content) on (all cited evidence, atomic claim) veto: a finding makes the claim REJECTED with its code. With the
    content check on, a claim (or atomic claim) that nearly copies an evidence sentence is also judged as such
    (``near_copy_findings``: a swapped term, a splice from another sentence, an added detail, a word of time or a verb
-   in another tense, a condition left out), reading
+   in another tense, a condition left out, two words exchanged), reading
    the claim against that sentence alone and the swapped term's similarity (``inp.services.similarity``) where they
    decide;
 5. credibility (LOW_CREDIBILITY when no supporting source reaches min_credibility), staleness by volatility (a
@@ -619,7 +619,7 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     it and ``facts``:
 
     - a word of time or plan added alone fails, as does a verb moved between present and past, a condition left out
-      of a rule and a name put for another name;
+      of a rule, two words of the sentence exchanged and a name put for another name;
     - a swapped-in term the evidence never uses fails where the claim's best score leans contradicted, or where it
       is far in meaning from the words it replaces ("complexity" for "region"), or where it is not close and does
       not fit its place (``NearCopy.in_context``: "California's southernmost 10 equal" for "... 10 counties"); a
@@ -647,6 +647,10 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
             return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
                                 f"claim leaves out {run!r}, which limits what the evidence's sentence is for, so it "
                                 f"says more than that sentence: {copy.sentence!r}")]
+        if copy.kind == "roles":
+            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "roles",
+                                f"claim exchanges {copy.words[0]!r} and {copy.words[1]!r} of the evidence's "
+                                f"sentence: {copy.sentence!r}")]
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
                                 f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]

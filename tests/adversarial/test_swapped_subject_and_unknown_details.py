@@ -159,6 +159,8 @@ NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
              "text": "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders."}]
 BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
            "text": "The committee approved the budget on Tuesday."}]
+ROTATION = [{"id": "E1", "title": "On-call policy", "trust_tier": "authoritative",
+             "text": "The secondary takes over when the primary has not acknowledged a page within 10 minutes."}]
 WEBHOOKS = [{"id": "E1", "title": "API rate limits", "trust_tier": "authoritative",
              "text": "After the fifth failure the endpoint is marked failing and the account owner is notified."}]
 
@@ -174,8 +176,11 @@ WEBHOOKS = [{"id": "E1", "title": "API rate limits", "trust_tier": "authoritativ
     # passed: a rank is no number to the value check, and the verifier reads "first" and "fifth" alike
     ("After the first failure the endpoint is marked failing and the account owner is notified [E1].",
      "When is a webhook endpoint marked failing?", WEBHOOKS, "first failure"),
+    # passed: every word is the evidence's own, two of them exchanged
+    ("The primary takes over when the secondary has not acknowledged a page within 10 minutes [E1].",
+     "Who takes over an unacknowledged page?", ROTATION, "The primary takes over"),
 ])
-def test_a_swapped_word_rank_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
+def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
     assert not reply.verified and lie not in reply.assistant_text
 
