@@ -504,6 +504,11 @@ ANTONYMS = [
 ]
 
 
+# A bound with no number after it is no quantity to the value check ("Clients must back off for at most the
+# Retry-After value." over "... at least ..."); "most" and "least" alone are too often superlatives to oppose
+PHRASE_ANTONYMS = [("at least", "at most")]
+
+
 # A negative prefix on a word the other text has unprefixed negates it as "not" does: "unavailable" over "not
 # available", "invalid" over "not valid". The rest is at least five letters ("income" is no negated "come", nor
 # "display" "play"), four after "un-", which negates whatever it is put on ("unused", "unpaid"; but "unless").
@@ -585,6 +590,12 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         which = "claim negates what the evidence states" if claim_neg else "evidence negates what the claim states"
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
     cw, ew = set(words(claim_text)), set(words(sentence))
+    claim_joined, sentence_joined = f" {' '.join(words(claim_text))} ", f" {' '.join(words(sentence))} "
+    for x, y in PHRASE_ANTONYMS + [(b, a) for a, b in PHRASE_ANTONYMS]:
+        if f" {x} " in claim_joined and f" {y} " in sentence_joined and f" {x} " not in sentence_joined and \
+                f" {y} " not in claim_joined:
+            findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                         f"claim says {x!r} where the evidence says {y!r}"))
     for a, b in ANTONYMS:
         for x, y in ((a, b), (b, a)):
             if x in cw and y in ew and x not in ew and y not in cw and \

@@ -239,6 +239,21 @@ def test_a_rank_the_evidence_states_or_does_not_rank_is_no_mismatch(evidence, cl
     assert check_numbers(evidence, claim) == []
 
 
+@pytest.mark.parametrize(("evidence", "claim", "flagged"), [
+    # "at most" for "at least" with no number after it was shown: no quantity for the bound check
+    ("Clients must back off for at least the Retry-After value.",
+     "Clients must back off for at most the Retry-After value.", True),
+    ("Clients must back off for at most the Retry-After value.",
+     "Clients must back off for at least the Retry-After value.", True),
+    ("Clients must back off for at least the Retry-After value.",
+     "Clients must wait at least the Retry-After value.", False),
+    # superlatives are no bound: "the most" over "the least" is left to the verifier
+    ("It is the least visited park and the most loved.", "It is the most loved park.", False),
+])
+def test_at_most_for_at_least_is_a_negation_mismatch(evidence, claim, flagged):
+    assert (ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))) is flagged
+
+
 def test_negation_needs_a_matching_evidence_sentence():
     # the evidence is about something else: no polarity comparison is made
     assert check_negation("The museum does not open on Mondays.", "Paris has many bridges over the Seine.") == []
