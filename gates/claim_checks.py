@@ -1166,13 +1166,6 @@ def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], pr
     return change is not None and (change[0] < change[1] or len(restored_stems) == len(sentence_stems))
 
 
-_THAN_A_NUMBER = re.compile(r"\bthan\s+\S")
-
-
-_RULE_VERBS = frozenset({"need", "needs", "require", "requires"})  # "Increases above 10,000 ... need approval"
-_CONDITION_MAX_WORDS = 6  # "for more than 10 minutes", "above 10,000 requests per minute"
-
-
 def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[tuple[int, int]] | None:
     """The runs of the sentence a claim leaves out, when the claim is the sentence with words left out (its stems in
     the sentence's order, each matched at its first place); None when it is not."""
@@ -1216,6 +1209,12 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
     if all(token.lower() in _COORDINATION for token in claim_tokens[first + 1:second]):
         return None
     return claim_tokens[first], claim_tokens[second]
+
+
+# A condition a copy leaves out: a short phrase, before the verb of a rule or its "need" / "require"
+_RULE_VERBS = frozenset({"need", "needs", "require", "requires"})  # "Increases above 10,000 ... need approval"
+_CONDITION_MAX_WORDS = 6  # "for more than 10 minutes", "above 10,000 requests per minute"
+_THAN_A_NUMBER = re.compile(r"\bthan\s+\S")
 
 
 def _left_out_condition(sentence_tokens: Sequence[str], start: int, end: int) -> tuple[str, ...]:

@@ -17,9 +17,8 @@ this rigor pass; any other uncited claim is REJECTED / NO_EVIDENCE):
    content) on (all cited evidence, atomic claim) veto: a finding makes the claim REJECTED with its code. With the
    content check on, a claim (or atomic claim) that nearly copies an evidence sentence is also judged as such
    (``near_copy_findings``: a swapped term, a splice from another sentence, an added detail, a word of time or a verb
-   in another tense, a condition left out, two words exchanged), reading
-   the claim against that sentence alone and the swapped term's similarity (``inp.services.similarity``) where they
-   decide;
+   in another tense, a condition left out, two words exchanged), reading the claim against that sentence alone and
+   the swapped term's similarity (``inp.services.similarity``) where they decide;
 5. credibility (LOW_CREDIBILITY when no supporting source reaches min_credibility), staleness by volatility (a
    warning; STALE_EVIDENCE fails only for the volatilities in ``stale_fails``), and EBOM confidence: min source
    confidence x reasoning validity x verification score (x 0.8 if any supporting item is LIMINAL); below the domain's

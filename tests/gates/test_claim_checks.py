@@ -571,7 +571,8 @@ ORION_TEXT = "The Orion project ships in March. Its budget is 2.4 million euros.
 def test_a_claim_that_names_what_a_pronoun_refers_to_is_read_against_that_sentence(claim, run, sentence):
     """Found with a hand-written lie: "Its budget was cut to 2.4 million euros." was a near copy, refused as a swap;
     the same lie naming the antecedent ("The Orion project's budget ...") was two changes, no near copy, and the
-    verifier alone passed it. The claim's words in the pronoun's place must be the evidence's own."""
+    verifier alone passed it. The claim's words in the pronoun's place must be the evidence's own. ("was cut to" is
+    a tense copy now, read the same way: these swaps keep the tense.)"""
     assert [(c.kind, c.words, c.sentence) for c in near_copies(ORION_TEXT, claim)] == [("swap", run, sentence)]
 
 
