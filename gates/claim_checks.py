@@ -1017,6 +1017,8 @@ class NearCopy:
       ..."), so only the verifier on ``sentence`` alone can tell;
     - "addition": the run is added to the sentence, and the evidence never uses it ("We host on Fly.io for
       compliance reasons.");
+    - "number": a swap whose run states another number than the words it replaces ("One primary and two
+      secondaries ..." over "One primary and one secondary ...");
     - "roles": the claim is the sentence with two of its words exchanged ("The primary takes over when the
       secondary ..." over "The secondary takes over when the primary ...");
     - "condition": the claim is the sentence with words left out that limit what its rule is for ("Vacation must be
@@ -1211,6 +1213,25 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
     return claim_tokens[first], claim_tokens[second]
 
 
+def _another_number(run: Sequence[str], replaced: Sequence[str]) -> bool:
+    """Whether a swapped-in run states another number than the words it replaces ("two" for "one", "2" for "4").
+    The value check passes a number the evidence states anywhere ("two rotations" elsewhere lets "two secondaries"
+    through); in a copy of one sentence the number put in place of another is another claim. Not a number in a
+    name ("COVID-19")."""
+    if any(token.endswith("-") for token in (*run, *replaced)):
+        return False
+    claimed, written = _stated_values(run), _stated_values(replaced)
+    return bool(claimed and written) and claimed != written
+
+
+def _stated_values(tokens: Sequence[str]) -> list[float]:
+    """The numbers some words state, "one" included (the value check leaves it out: "one of", "no one")."""
+    values = [q.value for q in quantities(" ".join(tokens))]
+    if not values and len(tokens) == 1 and tokens[0].lower() in _COUNTING:
+        values = [float(_COUNTING[tokens[0].lower()])]
+    return sorted(values)
+
+
 # A condition a copy leaves out: a short phrase, before the verb of a rule or its "need" / "require"
 _RULE_VERBS = frozenset({"need", "needs", "require", "requires"})  # "Increases above 10,000 ... need approval"
 _CONDITION_MAX_WORDS = 6  # "for more than 10 minutes", "above 10,000 requests per minute"
@@ -1344,6 +1365,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         start, end, sentence_start, sentence_end = change
         kind = "swap" if sentence_start < sentence_end else "addition"
         run = tuple(claim_words[start:end])
+        if kind == "swap" and _another_number(run, sentence_tokens[sentence_start:sentence_end]):
+            copies.append(NearCopy("number", run, sentence, tuple(sentence_tokens[sentence_start:sentence_end])))
+            continue  # "One primary and two secondaries ..." over "One primary and one secondary ..."
         if kind == "addition" and _TENSE_OR_PLAN.fullmatch(" ".join(run)):
             copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
             continue

@@ -588,6 +588,28 @@ def test_no_reading_with_an_antecedent_where_the_claim_does_not_name_one(evidenc
     assert near_copies(evidence, claim) == ()
 
 
+ON_CALL = ("One primary and one secondary are on call at any time. Nobody is primary more than 1 week in 4. New "
+           "engineers shadow two rotations before their first primary week.")
+
+
+@pytest.mark.parametrize(("claim", "run", "replaced"), [
+    # shown: "two" and "one" are stated elsewhere in the evidence, so the value check passed them
+    ("One primary and two secondaries are on call at any time.", ("two",), ("one",)),
+    ("New engineers shadow one rotation before their first primary week.", ("one",), ("two",)),
+    ("Nobody is primary more than 1 week in 2.", ("2",), ("4",)),
+])
+def test_a_number_put_for_another_in_a_copy_is_a_number_copy(claim, run, replaced):
+    assert [(c.kind, c.words, c.replaced) for c in near_copies(ON_CALL, claim)] == [("number", run, replaced)]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("Case 4 covers production planning.", "Case four covers production planning."),  # the same number
+    ("Treatment of COVID-19 patients is studied.", "Treatment of SARS-19 patients is studied."),  # part of a name
+])
+def test_the_same_number_or_a_name_is_no_number_copy(evidence, claim):
+    assert "number" not in {c.kind for c in near_copies(evidence, claim)}
+
+
 @pytest.mark.parametrize(("evidence", "claim", "exchanged"), [
     # "The primary takes over ..." was shown: every word is the sentence's own, the changed run is too long for a
     # swap, and the verifier entails it
