@@ -161,6 +161,8 @@ BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
            "text": "The committee approved the budget on Tuesday."}]
 ROTATION = [{"id": "E1", "title": "On-call policy", "trust_tier": "authoritative",
              "text": "The secondary takes over when the primary has not acknowledged a page within 10 minutes."}]
+ON_CALL = [{"id": "E1", "title": "On-call policy", "trust_tier": "authoritative",
+            "text": "One primary and one secondary are on call at any time. New engineers shadow two rotations."}]
 WEBHOOKS = [{"id": "E1", "title": "API rate limits", "trust_tier": "authoritative",
              "text": "After the fifth failure the endpoint is marked failing and the account owner is notified."}]
 
@@ -179,6 +181,8 @@ WEBHOOKS = [{"id": "E1", "title": "API rate limits", "trust_tier": "authoritativ
     # passed: every word is the evidence's own, two of them exchanged
     ("The primary takes over when the secondary has not acknowledged a page within 10 minutes [E1].",
      "Who takes over an unacknowledged page?", ROTATION, "The primary takes over"),
+    # passed: "two" is stated in the next sentence, so the value check found it
+    ("One primary and two secondaries are on call at any time [E1].", "Who is on call?", ON_CALL, "two secondaries"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
