@@ -1365,14 +1365,14 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         start, end, sentence_start, sentence_end = change
         kind = "swap" if sentence_start < sentence_end else "addition"
         run = tuple(claim_words[start:end])
-        if kind == "swap" and _another_number(run, sentence_tokens[sentence_start:sentence_end]):
-            copies.append(NearCopy("number", run, sentence, tuple(sentence_tokens[sentence_start:sentence_end])))
+        replaced = tuple(sentence_tokens[sentence_start:sentence_end])
+        if kind == "swap" and _another_number(run, replaced):
+            copies.append(NearCopy("number", run, sentence, replaced))
             continue  # "One primary and two secondaries ..." over "One primary and one secondary ..."
         if kind == "addition" and _TENSE_OR_PLAN.fullmatch(" ".join(run)):
             copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
             continue
         run_stems = content_stems(" ".join(run))
-        replaced = tuple(sentence_tokens[sentence_start:sentence_end])
         moved = _time_words_beside_a_form(run, replaced) if kind == "swap" else ()
         if moved:
             copies.append(NearCopy("tense", moved, sentence))  # "We previously hosted ..." over "We host ..."
