@@ -22,8 +22,13 @@ from controlplane.api import ControlPlane
 from controlplane.nli.shipped import verifier_dir
 from tests.conftest import build_envelope
 
-EVIDENCE = [{"id": "E1", "title": "Stack facts", "text": "We host on Fly.io. DB is Turso (SQLite).",
-             "trust_tier": "authoritative"}]
+
+def one_item(title: str, text: str) -> list[dict[str, str]]:
+    """The evidence of these tests: one authoritative item, E1."""
+    return [{"id": "E1", "title": title, "trust_tier": "authoritative", "text": text}]
+
+
+EVIDENCE = one_item("Stack facts", "We host on Fly.io. DB is Turso (SQLite).")
 QUESTION = "Where do we host?"
 
 pytestmark = [pytest.mark.models,
@@ -97,8 +102,8 @@ def test_a_near_copy_that_says_something_else_is_never_shown(write_script, lie, 
     assert reply.assistant_text.startswith("We host on Fly.io [E1].") and words not in reply.assistant_text
 
 
-ROLES = [{"id": "E1", "title": "ADR-011", "trust_tier": "authoritative",
-          "text": "The server is the single source of truth for business rules. Clients render state and collect input."}]
+ROLES = one_item("ADR-011",
+                 "The server is the single source of truth for business rules. Clients render state and collect input.")
 
 
 @pytest.mark.parametrize("swapped", ["The server renders state and collects input [E1].",
@@ -118,13 +123,12 @@ def test_a_role_swap_between_two_sentences_is_never_shown(write_script, swapped)
 ])
 def test_a_name_given_for_what_its_sentence_calls_it_is_still_verified(write_script, text, question, claim):
     # the splice rule's faithful twin: the verifier on the sentence alone entails it (0.71-0.77)
-    evidence = [{"id": "E1", "title": "Notes", "text": text, "trust_tier": "authoritative"}]
+    evidence = one_item("Notes", text)
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
     assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
 
 
-ORION_NOTES = [{"id": "E1", "title": "Notes", "trust_tier": "authoritative",
-                "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
+ORION_NOTES = one_item("Notes", "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros.")
 
 
 @pytest.mark.parametrize("changed", [
@@ -153,18 +157,16 @@ def test_a_statement_moved_in_time_is_never_shown(write_script, moved):
     assert not reply.verified and moved.replace(" [E1]", "") not in reply.assistant_text
 
 
-APPROVALS = [{"id": "E1", "title": "Handbook", "trust_tier": "authoritative",
-              "text": "Vacation longer than five days must be approved by the team lead."}]
-NORMANDY = [{"id": "E1", "title": "Normans", "trust_tier": "authoritative",
-             "text": "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders."}]
-BUDGET = [{"id": "E1", "title": "Minutes", "trust_tier": "authoritative",
-           "text": "The committee approved the budget on Tuesday."}]
-ROTATION = [{"id": "E1", "title": "On-call policy", "trust_tier": "authoritative",
-             "text": "The secondary takes over when the primary has not acknowledged a page within 10 minutes."}]
-ON_CALL = [{"id": "E1", "title": "On-call policy", "trust_tier": "authoritative",
-            "text": "One primary and one secondary are on call at any time. New engineers shadow two rotations."}]
-WEBHOOKS = [{"id": "E1", "title": "API rate limits", "trust_tier": "authoritative",
-             "text": "After the fifth failure the endpoint is marked failing and the account owner is notified."}]
+APPROVALS = one_item("Handbook", "Vacation longer than five days must be approved by the team lead.")
+NORMANDY = one_item("Normans",
+                    "The Normans gave their name to Normandy, a region in France. They were descended from Norse raiders.")
+BUDGET = one_item("Minutes", "The committee approved the budget on Tuesday.")
+ROTATION = one_item("On-call policy",
+                    "The secondary takes over when the primary has not acknowledged a page within 10 minutes.")
+ON_CALL = one_item("On-call policy",
+                   "One primary and one secondary are on call at any time. New engineers shadow two rotations.")
+WEBHOOKS = one_item("API rate limits",
+                    "After the fifth failure the endpoint is marked failing and the account owner is notified.")
 
 
 @pytest.mark.parametrize(("claim", "question", "evidence", "lie"), [
@@ -189,8 +191,7 @@ def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, clai
     assert not reply.verified and lie not in reply.assistant_text
 
 
-TICKETS = [{"id": "E1", "title": "Club report", "trust_tier": "authoritative",
-            "text": "Ticket sales have declined steadily since the club moved stadiums."}]
+TICKETS = one_item("Club report", "Ticket sales have declined steadily since the club moved stadiums.")
 
 
 @pytest.mark.parametrize(("claim", "question", "evidence"), [
@@ -204,9 +205,9 @@ def test_a_near_synonym_swapped_in_is_still_verified(write_script, claim, questi
     assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
 
 
-SOCAL = [{"id": "E1", "title": "Southern California", "trust_tier": "authoritative",
-          "text": "Southern California, often abbreviated SoCal, is a geographic and cultural region that generally "
-                  "comprises California's southernmost 10 counties."}]
+SOCAL = one_item("Southern California",
+                 "Southern California, often abbreviated SoCal, is a geographic and cultural region that generally "
+                 "comprises California's southernmost 10 counties.")
 
 
 def test_a_swapped_word_that_does_not_fit_its_place_is_never_shown(write_script):
