@@ -507,6 +507,7 @@ ANTONYMS = [
 # A bound with no number after it is no quantity to the value check ("Clients must back off for at most the
 # Retry-After value." over "... at least ..."); "most" and "least" alone are too often superlatives to oppose
 PHRASE_ANTONYMS = [("at least", "at most")]
+_PHRASE_OPPOSITES = tuple((f" {a} ", f" {b} ") for x, y in PHRASE_ANTONYMS for a, b in ((x, y), (y, x)))
 
 
 # A negative prefix on a word the other text has unprefixed negates it as "not" does: "unavailable" over "not
@@ -589,13 +590,13 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if claim_neg != ev_neg:
         which = "claim negates what the evidence states" if claim_neg else "evidence negates what the claim states"
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
-    cw, ew = set(words(claim_text)), set(words(sentence))
-    claim_joined, sentence_joined = f" {' '.join(words(claim_text))} ", f" {' '.join(words(sentence))} "
-    for x, y in PHRASE_ANTONYMS + [(b, a) for a, b in PHRASE_ANTONYMS]:
-        if f" {x} " in claim_joined and f" {y} " in sentence_joined and f" {x} " not in sentence_joined and \
-                f" {y} " not in claim_joined:
+    claim_words, sentence_words = words(claim_text), words(sentence)
+    cw, ew = set(claim_words), set(sentence_words)
+    claim_joined, sentence_joined = f" {' '.join(claim_words)} ", f" {' '.join(sentence_words)} "
+    for x, y in _PHRASE_OPPOSITES:
+        if x in claim_joined and y in sentence_joined and x not in sentence_joined and y not in claim_joined:
             findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
-                                         f"claim says {x!r} where the evidence says {y!r}"))
+                                         f"claim says {x.strip()!r} where the evidence says {y.strip()!r}"))
     for a, b in ANTONYMS:
         for x, y in ((a, b), (b, a)):
             if x in cw and y in ew and x not in ew and y not in cw and \
@@ -1234,6 +1235,7 @@ def _stated_values(tokens: Sequence[str]) -> list[float]:
 
 # A condition a copy leaves out: a short phrase, before the verb of a rule or its "need" / "require"
 _RULE_VERBS = frozenset({"need", "needs", "require", "requires"})  # "Increases above 10,000 ... need approval"
+_RULE_OPENERS = _TENSE_CARRIERS | _RULE_VERBS  # the word right after a condition
 _CONDITION_MAX_WORDS = 6  # "for more than 10 minutes", "above 10,000 requests per minute"
 _THAN_A_NUMBER = re.compile(r"\bthan\s+\S")
 
@@ -1246,7 +1248,7 @@ def _left_out_condition(sentence_tokens: Sequence[str], start: int, end: int) ->
     otherwise."""
     left_out = tuple(sentence_tokens[start:end])
     if not left_out or len(left_out) > _CONDITION_MAX_WORDS or start == 0 or end >= len(sentence_tokens) or \
-            sentence_tokens[end].lower() not in _TENSE_CARRIERS | _RULE_VERBS:
+            sentence_tokens[end].lower() not in _RULE_OPENERS:
         return ()
     text = " ".join(left_out)
     amounts = quantities(text)
