@@ -23,6 +23,13 @@ two more lexical marks of the unanswerable rewrites. None ships; this keeps the 
   question missing from a sentence that repeats its wording: "What did Toyota rebrand its Forte as?" over
   "Mitsubishi rebranded its Forte as ..."), beside the shipped features, out of fold by article. (The share of
   question words a sentence lacks is no third: it is 1 - ``sentence_overlap``, a shipped feature.)
+- ``filled``: the question made a claim with a candidate answer from the sentence filled in, as an NLI verifier
+  reads best ("When did the Normans conquer England?" with "1066" -> "the Normans conquer England in 1066."), and
+  the shipped verifier's reading of (sentence, that claim) beside the shipped features, out of fold by article. A
+  swapped term of an unanswerable question should then read as not entailed, where the (sentence, question) pair
+  the scorer already reads is no claim at all. Candidates: the answers of the asked type the sentence holds (a date
+  for "when", an amount for "how many", a name for "who" / "where"), else its runs of words the question does not
+  use; up to FILLED_CANDIDATES a sentence, the best-entailed one read.
 
 All are long CPU jobs: they run under ``nice``, write their work under ``--work`` and pick up where they stopped.
 The test articles are never read. Results: bench/results/squad2_readers.md.
@@ -32,11 +39,13 @@ The test articles are never read. Results: bench/results/squad2_readers.md.
     ./run bench squad2_readers likelihood [--work DIR] [--sample 800]
     ./run bench squad2_readers softmatch [--work DIR]
     ./run bench squad2_readers swaps [--work DIR]
+    ./run bench squad2_readers filled [--work DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import os
 import pickle
@@ -72,6 +81,9 @@ SOFT_MATCH_FEATURES = ("mean best match", "smallest best match", "share not foun
 SWAP_FEATURES = ("negative prefix swapped", "name missing, wording repeated")
 NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis", "mis", "a")
 REPEATED_WORDING = 3  # a run of this many question words, in order, in the sentence
+FILLED_CANDIDATES = 3  # candidate answers read per sentence
+FILLED_PAIRS_PER_CHUNK = 4096
+FILLED_FEATURES = ("P(entailed)", "P(contradicted)", "the three logits", "has a candidate", "has one of the asked type")
 OUT = RESULTS / "squad2_readers.md"
 
 
@@ -583,6 +595,200 @@ def swaps(args: argparse.Namespace) -> list[str]:
             + ".", "", *_beside_shipped(table, logits, swapped, SWAP_FEATURES)]
 
 
+_AUXILIARY = r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should|may|might|must)"
+_WH_LEAD = re.compile(r"^(?P<wh>how (?:many|much|long|old|far|large|big|often|tall|high|deep)|what|which|who|whom|"
+                      r"whose|when|where|why|how)\b\s*(?P<rest>.*)$", re.IGNORECASE)
+_WH_PREPOSITION = {"when": "in", "where": "in", "why": "because of", "how": "by"}
+_ENDS_WITH_PREPOSITION = re.compile(r"\b(in|on|at|from|to|by|for|of|with|into)$", re.IGNORECASE)
+_TIME_NOUNS = ("year", "century", "decade", "date", "month", "day")
+_SPAN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.,-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_COUNT = re.compile(r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundreds?|"
+                    r"thousands?|millions?|several|dozens?)(?:\s+(?:million|billion|thousand|hundred))?\b(?:\s+%)?",
+                    re.IGNORECASE)
+_PROPER_NAME = re.compile(r"\b[A-Z][a-zA-Z'-]+(?:\s+(?:of|the|de|von|van|and)?\s*[A-Z][a-zA-Z'-]+)*")
+_CENTURY = re.compile(r"\b\d+(?:st|nd|rd|th) centur(?:y|ies)\b")
+
+
+def filled_claim(question: str, candidate: str) -> str:
+    """The question as a claim with ``candidate`` in the place of its wh-phrase; rough grammar is enough for an NLI
+    verifier ("When did the Normans conquer England?" -> "the Normans conquer England in 1066.")."""
+    q = question.strip().rstrip("?").strip()
+    lead = _WH_LEAD.match(q)
+    if lead is None:  # the wh-word inside: "The Normans were in which country?"
+        out, found = re.subn(r"(?i)\b(which|what)\s+\w+|\b(who|whom|what|when|where)\b", candidate, q, count=1)
+        return f"{out}." if found else f"{q} {candidate}."
+    wh, rest = lead.group("wh").lower(), lead.group("rest")
+    noun = ""
+    if wh in ("what", "which", "whose") or wh.startswith("how "):  # "What year did ...", "How many people ..."
+        typed = re.match(rf"^((?:(?!{_AUXILIARY}\b)[A-Za-z-]+\s+){{0,2}}?)({_AUXILIARY}\b.*)$", rest, re.IGNORECASE)
+        if typed and typed.group(1):
+            noun, rest = typed.group(1).strip(), typed.group(2)
+    answer = f"{candidate} {noun}".strip() if wh.startswith("how ") else candidate
+    auxiliary = re.match(rf"^({_AUXILIARY})\b\s*(.*)$", rest, re.IGNORECASE)
+    if auxiliary is None:  # the wh-phrase is the subject: "Who founded the city?"
+        return f"{answer} {rest}."
+    verb, body = auxiliary.group(1).lower(), auxiliary.group(2)
+    if wh in ("what", "which", "who", "whom", "whose") and verb in ("is", "was", "are", "were"):
+        return f"{answer} {verb} {body}."
+    if wh in _WH_PREPOSITION:
+        joiner = "" if _ENDS_WITH_PREPOSITION.search(body) else f" {_WH_PREPOSITION[wh]}"
+        return f"{body}{joiner} {candidate}."
+    if noun.lower() in _TIME_NOUNS:
+        return f"{body} in {candidate}."
+    return f"{body} {answer}."
+
+
+def answer_candidates(question: str, sentence: str) -> tuple[list[str], bool]:
+    """Up to FILLED_CANDIDATES answers ``sentence`` offers ``question``, and whether they are of the asked type; else
+    its runs of words the question does not use."""
+    from controlplane.answerability import _CALENDAR, _DATE, question_word
+    from controlplane.contracts.text import STOPWORDS, content_stems, stem
+
+    q_stems, q_lower = set(content_stems(question)), question.lower()
+    q_words = {m.group().lower().strip(".,") for m in _SPAN_TOKEN.finditer(question)}
+    runs: list[list[re.Match[str]]] = [[]]
+    for token in _SPAN_TOKEN.finditer(sentence):
+        word = token.group().lower().strip(".,")
+        if stem(word) in q_stems or word in q_words:
+            runs.append([])
+        else:
+            runs[-1].append(token)
+    spans = []
+    for run in runs:
+        while run and run[0].group().lower() in STOPWORDS:
+            run = run[1:]
+        while run and run[-1].group().lower() in STOPWORDS:
+            run = run[:-1]
+        if run:
+            spans.append(sentence[run[0].start():run[-1].end()].strip(".,"))
+    qword = question_word(question)
+    if qword == "when" or re.search(r"\b(year|date|century|decade)\b", q_lower):
+        typed = [m.group() for m in _DATE.finditer(sentence)] + [m.group() for m in _CENTURY.finditer(sentence)]
+    elif qword in ("how many", "how much"):
+        typed = [m.group() for m in _COUNT.finditer(sentence)]
+    elif qword in ("who", "where"):
+        typed = [m.group() for m in _PROPER_NAME.finditer(sentence) if not _CALENDAR.fullmatch(m.group())]
+    else:
+        typed = []
+    typed = [t for t in typed if t.lower() not in q_lower]
+    chosen: dict[str, str] = {}
+    for candidate in typed or spans:
+        candidate = " ".join(candidate.split()[:8])
+        chosen.setdefault(candidate.lower(), candidate)
+    return list(chosen.values())[:FILLED_CANDIDATES], bool(typed)
+
+
+def filled_features(work: Path, table: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per question id, one row of FILLED_FEATURES (7 columns) per sentence: the shipped verifier's reading of
+    (sentence, the question filled with each candidate), the best-entailed candidate's. Scored in chunks kept in
+    ``work``."""
+    from controlplane.answerability import shipped_verifier
+
+    pairs, owners, kinds = [], [], {}
+    for r in table:
+        q = r["q"]
+        kinds[q.id] = []
+        for index, (sentence, _, _) in enumerate(_sentences(q.context)):
+            candidates, typed = answer_candidates(q.question, sentence)
+            kinds[q.id].append(typed)
+            for candidate in candidates:
+                pairs.append((sentence, filled_claim(q.question, candidate)))
+                owners.append((q.id, index))
+    # the chunks are kept under a digest of the pairs: a change to the candidates or the claims scores afresh
+    chunks = work / f"filled_{hashlib.sha256(repr(pairs).encode()).hexdigest()[:12]}"
+    chunks.mkdir(parents=True, exist_ok=True)
+    logits = np.zeros((len(pairs), 3))
+    verifier = None
+    for start in range(0, len(pairs), FILLED_PAIRS_PER_CHUNK):
+        path = chunks / f"{start:07d}.npy"
+        if not path.is_file():
+            verifier = verifier or shipped_verifier()
+            labels = verifier.label_index
+            scored = np.asarray(verifier.logits(pairs[start:start + FILLED_PAIRS_PER_CHUNK]), dtype=np.float64)
+            np.save(path, scored[:, [labels["entailment"], labels["neutral"], labels["contradiction"]]])
+            print(f"filled: {min(len(pairs), start + FILLED_PAIRS_PER_CHUNK)} of {len(pairs)} pairs", flush=True)
+        logits[start:start + FILLED_PAIRS_PER_CHUNK] = np.load(path)
+    probabilities = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    best: dict[tuple[str, int], int] = {}
+    for k, owner in enumerate(owners):
+        if owner not in best or probabilities[k, 0] > probabilities[best[owner], 0]:
+            best[owner] = k
+    features = {}
+    for qid, typed_by_sentence in kinds.items():
+        rows = []
+        for index, typed in enumerate(typed_by_sentence):
+            k = best.get((qid, index))
+            rows.append([0.0] * 6 + [float(typed)] if k is None else
+                        [probabilities[k, 0], probabilities[k, 2], *logits[k], 1.0, float(typed)])
+        features[qid] = np.asarray(rows).reshape(len(rows), 7)
+    return features
+
+
+def _gold_against_best_unanswerable(table: list[dict[str, Any]], column: Callable[[dict[str, Any]], np.ndarray]
+                                     ) -> tuple[list[float], list[float]]:
+    """``column``'s value for the sentence that holds the answer of each answerable question, and for the most similar
+    sentence (MiniLM cosine) of each unanswerable one."""
+    from controlplane.answerability import LEXICAL_FEATURES
+
+    cosine = LEXICAL_FEATURES.index("cosine")
+    answering, unanswerable = [], []
+    for r in table:
+        values = column(r)
+        if r["q"].impossible:
+            unanswerable.append(float(values[int(np.argmax(r["x"][:, cosine]))]))
+        elif r["y"].any():
+            answering.append(float(values[int(np.argmax(r["y"]))]))
+    return answering, unanswerable
+
+
+def _auroc(positives: list[float], negatives: list[float]) -> float:
+    """P(a positive scores above a negative), ties counted half."""
+    pos, neg = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
+    return float((pos > neg).mean() + 0.5 * (pos == neg).mean())
+
+
+def filled(args: argparse.Namespace) -> list[str]:
+    """Beside the shipped features as serving computes them (the shipped verifier's (sentence, question) logits)."""
+    from controlplane.answerability import VERIFIER_FEATURES as VERIFIER_COLUMNS
+    from controlplane.answerability import shipped_verifier
+
+    path = args.work / "table_shipped.pkl"
+    if path.is_file():
+        table = pickle.loads(path.read_bytes())
+    else:
+        parts = split_articles(load())
+        table = question_table(parts["train"] + parts["dev"], shipped_verifier())
+        path.write_bytes(pickle.dumps(table))
+    extra = filled_features(args.work, table)
+    columns = {FILLED_FEATURES[0]: (0,), FILLED_FEATURES[1]: (1,), FILLED_FEATURES[2]: (2, 3, 4),
+               FILLED_FEATURES[3]: (5,), FILLED_FEATURES[4]: (6,)}
+    rows = {"the shipped features (lexical + verifier logits)": ()}
+    rows.update({f"+ {name}": c for name, c in columns.items()})
+    rows["+ P(entailed), P(contradicted), has a candidate, has one of the asked type"] = (0, 1, 5, 6)
+    rows["+ all of them"] = tuple(range(7))
+    titles = sorted({r["q"].title for r in table})
+    entailed = VERIFIER_COLUMNS.index("verifier_entailment") - len(VERIFIER_COLUMNS)
+    separation = {name: _auroc(*_gold_against_best_unanswerable(table, column))
+                  for name, column in (("the filled claim's P(entailed)", lambda r: extra[r["q"].id][:, 0]),
+                                       ("the (sentence, question) entailment logit", lambda r: r["x"][:, entailed]))}
+    lines = ["## Filled claims: the question with a candidate answer, read by the verifier", "",
+             f"Out of fold, {CV_FOLDS} folds by article over the {len(titles)} train and dev articles "
+             f"({len(table)} questions); each row's threshold balances its two rates. Per sentence, up to "
+             f"{FILLED_CANDIDATES} candidate answers ({sum(len(v) for v in extra.values())} sentences); the question "
+             "made a claim with each ('When did the Normans conquer England?' + '1066' -> 'the Normans conquer "
+             "England in 1066.'), and the shipped verifier's reading of (sentence, claim) for the best-entailed one. "
+             "How well each reading alone separates the sentence that answers (answerable questions) from the most "
+             "similar sentence of an unanswerable question, AUROC: "
+             + "; ".join(f"{name} {value:.3f}" for name, value in separation.items()) + ".",
+             "", "| sentence model | answered and correct | abstained | threshold |", "| --- | --- | --- | --- |"]
+    for name, chosen in rows.items():
+        probs = _out_of_fold(table, lambda r, chosen=chosen: np.hstack([r["x"], extra[r["q"].id][:, list(chosen)]]))
+        lines.append(f"| {name} | {_rates(table, probs)} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def write_section(path: Path, lines: list[str]) -> None:
     """Write one experiment's section (``lines``, opening with its "## " title) into the results file, keeping the
     other experiment's section as it was: each is measured by its own run."""
@@ -600,7 +806,7 @@ def write_section(path: Path, lines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("experiment", nargs="?", choices=("probe", "reader", "likelihood", "softmatch", "swaps"),
+    parser.add_argument("experiment", nargs="?", choices=("probe", "reader", "likelihood", "softmatch", "swaps", "filled"),
                         default="probe")
     parser.add_argument("--work", type=Path, default=Path(".controlplane/squad2_readers"),
                         help="where the features, checkpoints and scores are kept between runs")
@@ -609,7 +815,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    experiments = {"probe": probe, "reader": reader, "likelihood": likelihood, "softmatch": softmatch, "swaps": swaps}
+    experiments = {"probe": probe, "reader": reader, "likelihood": likelihood, "softmatch": softmatch, "swaps": swaps,
+                   "filled": filled}
     lines = experiments[args.experiment](args)
     if not args.no_write:
         write_section(OUT, lines)

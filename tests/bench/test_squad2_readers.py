@@ -81,3 +81,33 @@ def test_swap_features_mark_a_negative_prefix_and_a_swapped_name():
     assert features["swap"][0, name] == 1.0 and features["answerable"][0, name] == 0.0
     assert features["prefix"][1, prefix] == 1.0 and features["prefix"][0, prefix] == 0.0
     assert features["answerable"][0, prefix] == 0.0
+
+
+@pytest.mark.parametrize(("question", "candidate", "claim"), [
+    ("When did the Normans conquer England?", "1066", "the Normans conquer England in 1066."),
+    ("Who founded the city of Fresno?", "the railroad", "the railroad founded the city of Fresno."),
+    ("How many people live in Fresno?", "510,365", "510,365 people live in Fresno."),
+    ("What is the capital of Victoria?", "Melbourne", "Melbourne is the capital of Victoria."),
+    ("What year did the Yuan dynasty end?", "1368", "the Yuan dynasty end in 1368."),
+    ("Where did Rollo come from?", "Norway", "Rollo come from Norway."),
+    ("The Normans were in which country?", "France", "The Normans were in France."),
+])
+def test_a_question_becomes_a_claim_with_the_candidate_in_the_place_of_its_wh_phrase(question, candidate, claim):
+    from bench.squad2_readers import filled_claim
+
+    assert filled_claim(question, candidate) == claim
+
+
+def test_the_candidates_are_the_answers_of_the_asked_type_the_question_does_not_already_say():
+    from bench.squad2_readers import answer_candidates
+
+    assert answer_candidates("When did the Normans conquer England?",
+                             "In 1066 the Normans under William conquered England.") == (["1066"], True)
+    assert answer_candidates("Who founded the city in 1872?",
+                             "In 1872 the Central Pacific Railroad founded the city.") == (["Central Pacific Railroad"],
+                                                                                           True)
+    # no answer of the asked type: the runs of words the question does not use, trimmed of stopwords
+    assert answer_candidates("What did the Normans conquer in 1066?",
+                             "In 1066 the Normans conquered England.") == (["England"], False)
+    # a "when" question over a sentence with no date has only the other words to offer
+    assert answer_candidates("When did the Normans conquer England?", "The Normans conquered England.") == ([], False)
