@@ -200,15 +200,38 @@ def _merge(into: dict[str, Any], samples: dict[str, Any]) -> None:
         merged["cpu"] += entry["cpu"]
 
 
+# The top-level folders the package installs as subpackages of `controlplane` (pyproject.toml package-dir).
+INSTALLED_AS_SUBPACKAGES = ("contracts", "gates", "evidence_pack", "traces", "policy_bundles")
+
+
+def installed_layout(checkout: Path, into: Path) -> Path:
+    """A link tree of ``checkout`` laid out as installed (``controlplane/`` with ``gates/``, ``traces/`` ... inside):
+    on PYTHONPATH it makes every ``controlplane.*`` import read that checkout, where this environment's editable
+    install would read this one's for the subpackages."""
+    package = into / "controlplane"
+    package.mkdir(parents=True)
+    for entry in (checkout / "controlplane").iterdir():
+        (package / entry.name).symlink_to(entry)
+    for name in INSTALLED_AS_SUBPACKAGES:
+        (package / name).symlink_to(checkout / name)
+    (into / "bench").symlink_to(checkout / "bench")
+    return into
+
+
 def _baseline_samples(baseline: Path, n: int) -> dict[str, Any]:
-    """This file's overhead_samples run by the baseline checkout's own interpreter, on the baseline's code."""
+    """This file's overhead_samples run on the baseline checkout's code: by its own interpreter when it has a .venv,
+    else by this one over a link tree of the baseline (a ``git worktree`` of an older commit needs no install)."""
     import subprocess
 
     python = baseline / ".venv" / "bin" / "python"
-    if not python.exists():
-        raise SystemExit(f"--baseline {baseline}: no {python}; run ./run setup in that checkout first")
-    done = subprocess.run([str(python), str(Path(__file__).resolve()), "--overhead-samples", str(n)], cwd=baseline,
-                          capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    with tempfile.TemporaryDirectory(prefix="cp-baseline-") as tree:
+        if not python.exists():
+            python = Path(sys.executable)
+            env["PYTHONPATH"] = str(installed_layout(baseline.resolve(), Path(tree)))
+        done = subprocess.run([str(python), str(baseline.resolve() / "bench" / "hardening.py"), "--overhead-samples",
+                               str(n)], cwd=tree if "PYTHONPATH" in env else baseline, capture_output=True, text=True,
+                              env=env)
     if done.returncode != 0:
         raise SystemExit(f"--baseline {baseline}: the baseline run failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout)
@@ -628,7 +651,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=["overhead", "replay", "store", "http", "guardrails"], action="append")
     parser.add_argument("--no-write", action="store_true", help="print only; do not write bench/results")
     parser.add_argument("--baseline", type=Path, default=None,
-                        help="another checkout (with its .venv) to measure the overhead of too, e.g. ../main")
+                        help="another checkout to measure the overhead of too, e.g. a git worktree of main "
+                             "(its own .venv if it has one, else this one over a link tree of its code)")
     parser.add_argument("--overhead-samples", type=int, default=None, help=argparse.SUPPRESS)  # --baseline's child
     args = parser.parse_args(argv)
     if args.overhead_samples:

@@ -27,3 +27,26 @@ def test_a_report_from_before_the_reference_says_it_was_not_measured() -> None:
     report = json.loads(RESULTS.read_text(encoding="utf-8"))
     del report["machine"]["cpu_reference_ms"]
     assert "it compares machines): not measured. Wall time" in render_markdown(report)
+
+
+def test_a_baseline_without_its_own_install_is_imported_whole_from_its_link_tree(tmp_path):
+    """--baseline on a plain checkout (a git worktree of an older commit): every controlplane.* module, the
+    subpackages too, comes from that checkout, not from this environment's editable install of this one."""
+    import subprocess
+    import sys
+
+    from bench.hardening import INSTALLED_AS_SUBPACKAGES, installed_layout
+
+    checkout = tmp_path / "old"
+    (checkout / "controlplane").mkdir(parents=True)
+    (checkout / "controlplane" / "__init__.py").write_text("WHO = 'old'\n")
+    (checkout / "bench").mkdir()
+    for name in INSTALLED_AS_SUBPACKAGES:
+        (checkout / name).mkdir()
+        (checkout / name / "__init__.py").write_text(f"WHO = 'old {name}'\n")
+    tree = installed_layout(checkout, tmp_path / "tree")
+    modules = ["controlplane"] + [f"controlplane.{n}" for n in INSTALLED_AS_SUBPACKAGES]
+    script = f"import {', '.join(modules)}; print({', '.join(m + '.WHO' for m in modules)}, sep='|')"
+    done = subprocess.run([sys.executable, "-c", script], cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().split("|") == ["old"] + [f"old {n}" for n in INSTALLED_AS_SUBPACKAGES]
