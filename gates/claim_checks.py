@@ -671,6 +671,10 @@ def _period(units: float, unit: str) -> str:
 # FREQUENCY's phrases as one pattern, the longer first where two start together ("once a day" before "a day")
 _FREQUENCY_PHRASE = re.compile(r"(?<![\w-])(" + "|".join(
     re.escape(phrase) for phrase in sorted(FREQUENCY, key=len, reverse=True)) + r")(?![\w-])")
+# After these "a day" or "an hour" measures out a length of time ("blocked for an hour", "retried over about a day",
+# "more than a minute"), it is no rate; "600 requests a minute" is.
+_LENGTH_OF_TIME_BEFORE = re.compile(r"(?<![\w-])(for|over|in|within|after|about|around|roughly|approximately|nearly|"
+                                    r"almost|under|than|least|most|past|last) $")
 
 
 @memo_by_text
@@ -692,6 +696,8 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
             found.append((match.start(), match.end(),
                           _period(1 / _count(match.group(1)), _ADVERB_UNIT[match.group(3)])))
     for match in _FREQUENCY_PHRASE.finditer(joined):
+        if match.group(1).startswith(("a ", "an ")) and _LENGTH_OF_TIME_BEFORE.search(joined, 0, match.start()):
+            continue
         if free(match.start(), match.end()):
             unit = FREQUENCY[match.group(1)]
             found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else _period(1, unit)))

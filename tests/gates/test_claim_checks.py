@@ -355,6 +355,26 @@ def test_a_period_of_several_units_is_a_frequency_of_its_own():
     assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(handbook, "Laptops are replaced annually."))
     assert check_qualifiers(handbook, "Employees get 25 days of paid vacation annually.") == []
 
+RATE_LIMITS = ("Limits are 600 requests per minute per key. A key that keeps sending requests while limited is blocked "
+               "for 1 hour. Webhook deliveries are retried 5 times over about 24 hours.")
+
+
+def test_an_hour_or_a_day_after_for_over_or_within_is_a_length_of_time_not_a_frequency():
+    """Found by rewording faithful answers over the example corpus's rate-limit page: "blocked for an hour" was
+    read as the frequency "an hour" (hourly) and refused as QUALIFIER_DRIFT against the page's "per minute". After a
+    word that measures out a length of time ("for", "over", "within", "about" ...) "a day" is that length; "600
+    requests a minute" and "twice a day" stay frequencies."""
+    for faithful in ("A key that keeps sending requests while limited is blocked for an hour.",
+                     "Webhook deliveries are retried 5 times over about a day.",
+                     "Webhook deliveries are retried within roughly a day.",
+                     "A blocked key can send again after an hour."):
+        assert [f for f in check_qualifiers(RATE_LIMITS, faithful) if f.check == "frequency"] == [], faithful
+    for drifted in ("Limits are 600 requests an hour per key.", "Limits are 600 requests a second per key.",
+                    "Webhook deliveries are retried twice a day."):
+        assert [(f.code, f.check) for f in check_qualifiers(RATE_LIMITS, drifted)] == \
+            [(ReasonCode.QUALIFIER_DRIFT, "frequency")], drifted
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("Sales rose 5% in 2020 and 8% in 2021.", "In 2021, sales rose 8%."),  # ellipsis: "8%" has no verb of its own
     ("Revenue rose 5% to $20 million.", "Revenue reached $20 million, up 5%."),
