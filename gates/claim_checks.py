@@ -911,11 +911,13 @@ _OPENERS = frozenset({
 def absent_name(token: str, ev_lower: str) -> bool:
     """Whether a word that is not the claim's first is a name (capitalised, not a stopword) the lower-cased text
     ``ev_lower`` lacks. A possessive or a closing quote is not part of the name ("Forum's", "Presidents'", "'Dream'"),
-    and a hyphenated name is there when the text writes it with a space ("African-Americans" over "African
-    Americans")."""
+    a hyphenated name is there when the text writes it with a space ("African-Americans" over "African
+    Americans"), and a plural when the text has the name ("Mondays" over "on Monday")."""
     name = _POSSESSIVE.sub("", token)
     lowered = name.lower()
     if not (name[:1].isupper() and len(name) > 2 and lowered not in STOPWORDS):
+        return False
+    if lowered.endswith("s") and len(lowered) > 3 and lowered[:-1] in ev_lower:
         return False
     return lowered not in ev_lower and lowered.replace("-", " ") not in ev_lower
 

@@ -448,6 +448,26 @@ def test_a_name_that_is_also_a_word_is_still_a_name_as_subject(claim):
     assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
 
 
+ROTA = ("The rotation is weekly; the handover is on Monday at 10:00 CET. SEV3 alerts are handled Monday to "
+        "Friday. The Dutch team approves leave.")
+
+
+@pytest.mark.parametrize("claim", [
+    # found by rewording faithful answers over the example corpus's on-call page: "Mondays" was a name the page lacks
+    "The handover happens on Mondays at 10:00 CET.", "SEV3 alerts are handled Mondays to Fridays.",
+])
+def test_a_name_in_the_plural_is_the_name_the_evidence_has(claim):
+    assert absent_names(ROTA, claim) == []
+
+
+@pytest.mark.parametrize(("claim", "absent"), [
+    ("The handover happens on Tuesdays.", ["Tuesdays"]), ("The Danes approve leave.", ["Danes"]),
+    ("The Mondayss team approves leave.", ["Mondayss"]),  # one "s" off is the plural, not any ending
+])
+def test_a_plural_of_a_name_the_evidence_lacks_is_still_absent(claim, absent):
+    assert absent_names(ROTA, claim) == absent
+
+
 def test_the_lower_case_vocabulary_is_shipped_and_tells_words_from_names():
     vocabulary = lowercase_words()
     assert len(vocabulary) > 10_000
