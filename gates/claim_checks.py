@@ -864,6 +864,9 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.3:
         return []
+    # as for negation: a claim restating one statement of the sentence is held to that statement ("Writes always go
+    # to the primary." is not hedged by "...; reads may be served by a replica")
+    sentence = _restated_clause(sentence, claim_text, share)
     cw, ew = words(claim_text), words(sentence)
     c_causal, e_causal = _has_any(cw, CAUSAL), _has_any(ew, CAUSAL)
     e_corr, c_corr = _has_any(ew, CORRELATIONAL), _has_any(cw, CORRELATIONAL)

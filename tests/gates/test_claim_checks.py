@@ -276,6 +276,19 @@ def test_a_semicolon_parts_two_statements_for_the_negation_check():
                                           "are paid.")) == {ReasonCode.NEGATION_MISMATCH}
 
 
+REPLICAS = "Writes always go to the primary; reads may be served by a replica and can lag the primary by 1 second."
+
+
+def test_a_hedge_of_the_other_statement_after_a_semicolon_does_not_hedge_the_claim():
+    """Found by rewording faithful answers over the example corpus's hosting page: "Writes always go to the primary
+    database." was refused as STRENGTH_INFLATION for the "may" of the statement after the semicolon. As for negation,
+    a claim restating one statement is held to that statement; dropping the hedge of the statement it restates is
+    still caught."""
+    assert check_strength(REPLICAS, "Writes always go to the primary database.") == []
+    assert check_strength(REPLICAS, "Reads may be served by a replica.") == []
+    assert codes(check_strength(REPLICAS, "Reads are served by a replica.")) == {ReasonCode.STRENGTH_INFLATION}
+
+
 MONITORS = "Monitors must be ordered through the IT service desk, not bought privately."
 
 
