@@ -555,7 +555,12 @@ _CONTRAST = re.compile(r",\s+(?:but\s+)?not\b", re.IGNORECASE)
 
 
 def _statements(sentence: str) -> list[str]:
-    """The statements of ``sentence``: its clauses between semicolons, each cut before a contrast after a comma."""
+    """The statements of ``sentence``: its clauses between semicolons, each cut before a contrast after a comma. A
+    table row ("| application logs | 30 days | must not contain card data |") states each of its other cells of
+    the thing its first cell names: one statement per cell, with the first cell before it."""
+    cells = [cell.strip() for cell in sentence.strip().strip("|").split("|")]
+    if sentence.strip().startswith("|") and len(cells) > 2:
+        return [f"{cells[0]} {cell}" for cell in cells[1:] if cell]
     parts = []
     for clause in sentence.split(";"):
         contrast = _CONTRAST.search(clause)

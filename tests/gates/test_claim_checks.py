@@ -289,6 +289,22 @@ def test_a_hedge_of_the_other_statement_after_a_semicolon_does_not_hedge_the_cla
     assert codes(check_strength(REPLICAS, "Reads are served by a replica.")) == {ReasonCode.STRENGTH_INFLATION}
 
 
+RETENTION_TABLE = ("| data | retention | notes |\n| --- | --- | --- |\n"
+                   "| application logs | 30 days | must not contain message bodies or payment card data |")
+
+
+def test_each_cell_of_a_table_row_is_a_statement_about_the_row_for_the_negation_check():
+    """Found by rewording faithful answers over the example corpus's retention policy: "Application logs are kept
+    for 30 days." was refused as NEGATION_MISMATCH for the "not" of the row's notes cell. A row states each of its
+    cells of the thing its first cell names; a claim restating one cell is held to that one."""
+    for faithful in ("Application logs are kept for 30 days.",
+                     "Application logs must not contain message bodies or payment card data."):
+        assert check_negation(RETENTION_TABLE, faithful) == [], faithful
+    for flipped in ("Application logs may contain message bodies or payment card data.",
+                    "Application logs are not kept for 30 days."):
+        assert codes(check_negation(RETENTION_TABLE, flipped)) == {ReasonCode.NEGATION_MISMATCH}, flipped
+
+
 MONITORS = "Monitors must be ordered through the IT service desk, not bought privately."
 
 
