@@ -658,6 +658,7 @@ _COUNT = r"(\d+|other|" + "|".join(w for w in NUMBER_WORDS if NUMBER_WORDS[w] >=
 _ADVERB_UNIT = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year",
                 "hourly": "hour"}
 _EVERY_N = re.compile(rf"\b(?:once )?every {_COUNT} {_UNIT}\b")  # every three years, every other day
+_EVERY_HALF = re.compile(rf"\b(?:once )?every half (?:an? )?{_UNIT}\b")  # every half hour: 30 minutes
 _N_TIMES = re.compile(rf"\b(once|twice|thrice|{_COUNT} times) (?:a|an|per|each|every) {_UNIT}\b")  # twice a week
 _N_TIMES_ADVERB = re.compile(r"\b(twice|thrice|(\d+|two|three|four) times) (" + "|".join(_ADVERB_UNIT) + r")\b")
 
@@ -693,6 +694,8 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
 
     for match in _EVERY_N.finditer(joined):
         found.append((match.start(), match.end(), _period(_count(match.group(1)), match.group(2))))
+    for match in _EVERY_HALF.finditer(joined):
+        found.append((match.start(), match.end(), _period(0.5, match.group(1))))
     for match in _N_TIMES.finditer(joined):
         if free(match.start(), match.end()):
             found.append((match.start(), match.end(), _period(1 / _count(match.group(1)), match.group(3))))

@@ -404,6 +404,23 @@ def test_an_hour_or_a_day_after_for_over_or_within_is_a_length_of_time_not_a_fre
             [(ReasonCode.QUALIFIER_DRIFT, "frequency")], drifted
 
 
+STATUS_PAGE = ("For SEV1, the status page is updated within 15 minutes of the acknowledgement, and then at least every 30 "
+               "minutes until resolution.")
+
+
+def test_every_half_hour_is_a_period_of_thirty_minutes():
+    """Found by rewording faithful answers over the example corpus's incident runbook: "every half hour" was no
+    period, so its "every" was read as a universal stronger than the evidence's and refused as QUALIFIER_DRIFT."""
+    faithful = ("For a SEV1, the status page is updated within 15 minutes of the acknowledgement and then at least "
+                "every half hour until resolution.")
+    assert check_qualifiers(STATUS_PAGE, faithful) == []
+    drifted = faithful.replace("every half hour", "every hour")
+    assert [(f.code, f.check) for f in check_qualifiers(STATUS_PAGE, drifted)] == \
+        [(ReasonCode.QUALIFIER_DRIFT, "frequency")]
+    assert [(f.code, f.check) for f in check_qualifiers(STATUS_PAGE, faithful.replace("hour", "day"))] == \
+        [(ReasonCode.QUALIFIER_DRIFT, "frequency")]
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("Sales rose 5% in 2020 and 8% in 2021.", "In 2021, sales rose 8%."),  # ellipsis: "8%" has no verb of its own
     ("Revenue rose 5% to $20 million.", "Revenue reached $20 million, up 5%."),
