@@ -1347,6 +1347,19 @@ def _readings(sentences: Sequence[str], claim_tokens: Sequence[str], claim_stems
     return readings
 
 
+def _defined_abbreviation(one: Sequence[str], other: Sequence[str], evidence_text: str) -> bool:
+    """Whether one run is an abbreviation and the other its words, as the evidence defines it: "incident commander
+    (IC)" or "IC (incident commander)"."""
+    for short, long in ((one, other), (other, one)):
+        if len(short) == 1 and len(long) > 1 and short[0].upper() == "".join(w[0] for w in long).upper():
+            words_ = r"\s+".join(re.escape(w) for w in long)
+            abbreviation = re.escape(short[0])
+            if re.search(rf"(?i:\b{words_})\s*\(\s*{abbreviation}\s*\)|\b{abbreviation}\s*\(\s*(?i:{words_})\s*\)",
+                         evidence_text):
+                return True
+    return False
+
+
 @memo_by_text
 def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     """The claim as a near copy of each evidence sentence it nearly copies (see :class:`NearCopy`); () if none. A
@@ -1405,9 +1418,10 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         if any(stem_ not in evidence_stems for stem_ in run_stems):
             copies.append(NearCopy(kind, run, sentence, replaced, names, *around))
             continue
-        # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice
+        # a pronoun replaced by its antecedent ("Its budget" -> "The Orion project's budget") is no splice, nor an
+        # abbreviation spelled out as the evidence defines it
         if kind == "swap" and any(stem_ not in content_stem_set(sentence) for stem_ in run_stems) and \
-                content_stems(" ".join(replaced)):
+                content_stems(" ".join(replaced)) and not _defined_abbreviation(run, replaced, evidence_text):
             copies.append(NearCopy("splice", run, sentence, replaced, names, *around))
     return tuple(copies)
 

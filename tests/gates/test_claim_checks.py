@@ -421,6 +421,24 @@ def test_every_half_hour_is_a_period_of_thirty_minutes():
         [(ReasonCode.QUALIFIER_DRIFT, "frequency")]
 
 
+RUNBOOK = ("For SEV1 and SEV2 the first responder becomes incident commander (IC) until they hand over explicitly. "
+           "If a SEV1 is not mitigated within 30 minutes, the IC escalates to the CTO by phone.")
+
+
+def test_an_abbreviation_spelled_out_as_the_evidence_defines_it_is_no_splice():
+    """Found by rewording faithful answers over the example corpus's incident runbook: "... the incident commander
+    escalates to the CTO by phone." was refused as a splice of "incident commander" from another sentence into "...
+    the IC escalates ...", though the runbook defines IC as that. Another sentence's words put in are still one."""
+    assert near_copies(RUNBOOK, "If a SEV1 is not mitigated within 30 minutes, the incident commander escalates to "
+                                "the CTO by phone.") == ()
+    spliced = near_copies(RUNBOOK, "If a SEV1 is not mitigated within 30 minutes, the first responder escalates to the "
+                                   "CTO by phone.")
+    assert [(c.kind, c.words) for c in spliced] == [("splice", ("first", "responder"))]
+    # initials alone are not a definition: "Chief Technology Officer" is not how this evidence names the CTO
+    assert [c.kind for c in near_copies(RUNBOOK, "If a SEV1 is not mitigated within 30 minutes, the IC escalates to "
+                                                 "the chief technology officer by phone.")] != []
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("Sales rose 5% in 2020 and 8% in 2021.", "In 2021, sales rose 8%."),  # ellipsis: "8%" has no verb of its own
     ("Revenue rose 5% to $20 million.", "Revenue reached $20 million, up 5%."),
