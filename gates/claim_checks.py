@@ -549,9 +549,9 @@ def _negates_nothing(ws: Sequence[str], i: int) -> bool:
     return following in _NOT_ONLY and (ws[i] == "not" or ws[i].endswith("n't"))
 
 
-# A contrast the sentence adds after a comma ("ordered through the IT service desk, not bought privately"): a second
-# statement, which a claim may leave out
-_CONTRAST = re.compile(r",\s+(?:but\s+)?not\b", re.IGNORECASE)
+# A contrast the sentence adds after a comma ("ordered through the IT service desk, not bought privately", "receive
+# resolved booleans, never the flag rules"): a second statement, which a claim may leave out
+_CONTRAST = re.compile(r",\s+(?:but\s+)?(?:not|never)\b", re.IGNORECASE)
 
 
 def _statements(sentence: str) -> list[str]:

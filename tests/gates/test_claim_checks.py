@@ -323,6 +323,11 @@ def test_a_contrast_after_a_comma_is_a_statement_of_its_own_for_the_negation_che
     payments = "Invoices are paid monthly, not weekly."
     assert check_negation(payments, "Invoices are paid monthly.") == []
     assert codes(check_negation(payments, "Invoices are paid weekly.")) == {ReasonCode.NEGATION_MISMATCH}
+    # ", never" adds a contrast as ", not" does (found over ADR-011: "Clients receive resolved booleans, never the flag
+    # rules." refused "Clients only receive resolved booleans.")
+    flags = "Clients receive resolved booleans, never the flag rules."
+    assert check_negation(flags, "Clients only receive resolved booleans.") == []
+    assert codes(check_negation(flags, "Clients receive the flag rules.")) == {ReasonCode.NEGATION_MISMATCH}
     # no contrast: a comma before a negated verb of the same statement is not one ("..., is not paid")
     late = "A claim filed after 90 days, however justified, is not paid."
     assert codes(check_negation(late, "A claim filed after 90 days is paid.")) == {ReasonCode.NEGATION_MISMATCH}
