@@ -559,8 +559,8 @@ def _statements(sentence: str) -> list[str]:
     table row ("| application logs | 30 days | must not contain card data |") states each of its other cells of
     the thing its first cell names: one statement per cell, with the first cell before it."""
     cells = [cell.strip() for cell in sentence.strip().strip("|").split("|")]
-    if sentence.strip().startswith("|") and len(cells) > 2:
-        return [f"{cells[0]} {cell}" for cell in cells[1:] if cell]
+    if sentence.strip().startswith("|") and len(cells) > 2 and all(cells):  # one row (two rows joined hold "| |")
+        return [f"{cells[0]} {cell}" for cell in cells[1:]]
     parts = []
     for clause in sentence.split(";"):
         contrast = _CONTRAST.search(clause)
@@ -1353,9 +1353,9 @@ def _defined_abbreviation(one: Sequence[str], other: Sequence[str], evidence_tex
     for short, long in ((one, other), (other, one)):
         if len(short) == 1 and len(long) > 1 and short[0].upper() == "".join(w[0] for w in long).upper():
             words_ = r"\s+".join(re.escape(w) for w in long)
-            abbreviation = re.escape(short[0])
-            if re.search(rf"(?i:\b{words_})\s*\(\s*{abbreviation}\s*\)|\b{abbreviation}\s*\(\s*(?i:{words_})\s*\)",
-                         evidence_text):
+            abbreviation = re.escape(short[0])  # the claim's words come lower-cased: matched without case
+            if re.search(rf"\b{words_}\s*\(\s*{abbreviation}\s*\)|\b{abbreviation}\s*\(\s*{words_}\s*\)",
+                         evidence_text, re.IGNORECASE):
                 return True
     return False
 

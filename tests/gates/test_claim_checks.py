@@ -7,6 +7,7 @@ import pytest
 from controlplane.contracts.gate_result import ReasonCode
 from controlplane.gates.claim_checks import (
     NearCopy,
+    _statements,
     absent_names,
     check_content,
     check_negation,
@@ -303,6 +304,9 @@ def test_each_cell_of_a_table_row_is_a_statement_about_the_row_for_the_negation_
     for flipped in ("Application logs may contain message bodies or payment card data.",
                     "Application logs are not kept for 30 days."):
         assert codes(check_negation(RETENTION_TABLE, flipped)) == {ReasonCode.NEGATION_MISMATCH}, flipped
+    # two rows read together are no one row: the second row's cells are not statements about the first's thing
+    two_rows = "| application logs | 30 days | kept | | access logs | 90 days | must not contain card data |"
+    assert _statements(two_rows) == [two_rows]
 
 
 MONITORS = "Monitors must be ordered through the IT service desk, not bought privately."
@@ -439,6 +443,10 @@ def test_an_abbreviation_spelled_out_as_the_evidence_defines_it_is_no_splice():
     spliced = near_copies(RUNBOOK, "If a SEV1 is not mitigated within 30 minutes, the first responder escalates to the "
                                    "CTO by phone.")
     assert [(c.kind, c.words) for c in spliced] == [("splice", ("first", "responder"))]
+    # and the other way: the abbreviation where the sentence spells it out
+    spelled = RUNBOOK.replace("the IC escalates", "the incident commander escalates")
+    assert near_copies(spelled, "If a SEV1 is not mitigated within 30 minutes, the IC escalates to the CTO by "
+                                "phone.") == ()
     # initials alone are not a definition: "Chief Technology Officer" is not how this evidence names the CTO
     assert [c.kind for c in near_copies(RUNBOOK, "If a SEV1 is not mitigated within 30 minutes, the IC escalates to "
                                                  "the chief technology officer by phone.")] != []
