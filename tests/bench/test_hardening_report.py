@@ -40,7 +40,6 @@ def test_a_baseline_without_its_own_install_is_imported_whole_from_its_link_tree
     checkout = tmp_path / "old"
     (checkout / "controlplane").mkdir(parents=True)
     (checkout / "controlplane" / "__init__.py").write_text("WHO = 'old'\n")
-    (checkout / "bench").mkdir()
     for name in INSTALLED_AS_SUBPACKAGES:
         (checkout / name).mkdir()
         (checkout / name / "__init__.py").write_text(f"WHO = 'old {name}'\n")
