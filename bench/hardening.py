@@ -200,20 +200,22 @@ def _merge(into: dict[str, Any], samples: dict[str, Any]) -> None:
         merged["cpu"] += entry["cpu"]
 
 
-# The top-level folders the package installs as subpackages of `controlplane` (pyproject.toml package-dir).
-INSTALLED_AS_SUBPACKAGES = ("contracts", "gates", "evidence_pack", "traces", "policy_bundles")
-
-
 def installed_layout(checkout: Path, into: Path) -> Path:
-    """A link tree of ``checkout`` laid out as installed (``controlplane/`` with ``gates/``, ``traces/`` ... inside):
-    on PYTHONPATH it makes every ``controlplane.*`` import read that checkout, where this environment's editable
-    install would read this one's for the subpackages."""
+    """A link tree of ``checkout`` laid out as installed, as its own pyproject.toml's package-dir says
+    (``controlplane/`` with ``gates/``, ``traces/`` ... inside): on PYTHONPATH it makes every ``controlplane.*``
+    import read that checkout, where this environment's editable install would read this one's for the
+    subpackages."""
+    import tomllib
+
+    package_dir = tomllib.loads((checkout / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-dir"]
     package = into / "controlplane"
     package.mkdir(parents=True)
     for entry in (checkout / "controlplane").iterdir():
         (package / entry.name).symlink_to(entry)
-    for name in INSTALLED_AS_SUBPACKAGES:
-        (package / name).symlink_to(checkout / name)
+    for name, folder in package_dir.items():
+        if name.startswith("controlplane.") and not (package / name.removeprefix("controlplane.")).exists():
+            (package / name.removeprefix("controlplane.")).symlink_to(checkout / folder)
     return into
 
 

@@ -31,21 +31,27 @@ def test_a_report_from_before_the_reference_says_it_was_not_measured() -> None:
 
 def test_a_baseline_without_its_own_install_is_imported_whole_from_its_link_tree(tmp_path):
     """--baseline on a plain checkout (a git worktree of an older commit): every controlplane.* module, the
-    subpackages too, comes from that checkout, not from this environment's editable install of this one."""
+    subpackages too, comes from that checkout, laid out as its own pyproject.toml says, not from this environment's
+    editable install of this one."""
     import subprocess
     import sys
 
-    from bench.hardening import INSTALLED_AS_SUBPACKAGES, installed_layout
+    from bench.hardening import installed_layout
 
+    subpackages = ("contracts", "gates", "evidence_pack", "traces", "policy_bundles")
     checkout = tmp_path / "old"
     (checkout / "controlplane").mkdir(parents=True)
     (checkout / "controlplane" / "__init__.py").write_text("WHO = 'old'\n")
-    for name in INSTALLED_AS_SUBPACKAGES:
+    for name in subpackages:
         (checkout / name).mkdir()
         (checkout / name / "__init__.py").write_text(f"WHO = 'old {name}'\n")
+    mapping = ", ".join(f'"controlplane.{name}" = "{name}"' for name in subpackages)
+    (checkout / "pyproject.toml").write_text(f'[tool.setuptools]\npackage-dir = {{ "controlplane" = "controlplane", '
+                                             f'{mapping} }}\n')
     tree = installed_layout(checkout, tmp_path / "tree")
-    modules = ["controlplane"] + [f"controlplane.{n}" for n in INSTALLED_AS_SUBPACKAGES]
+    modules = ["controlplane"] + [f"controlplane.{n}" for n in subpackages]
     script = f"import {', '.join(modules)}; print({', '.join(m + '.WHO' for m in modules)}, sep='|')"
-    done = subprocess.run([sys.executable, "-c", script], cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", script], cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().split("|") == ["old"] + [f"old {n}" for n in INSTALLED_AS_SUBPACKAGES]
+    assert done.stdout.strip().split("|") == ["old"] + [f"old {n}" for n in subpackages]
