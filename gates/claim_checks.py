@@ -336,7 +336,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
-        findings = _moved_numbers(evidence_text, claim_text)
+        findings = _moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
     return findings + _other_ranks(evidence_text, claim_text)
 
 
@@ -472,6 +472,81 @@ def _moved_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                     f"{same[0].words[getattr(same[0], side)]!r}"))
                 break
     return findings
+
+
+# A number's rate: what it is counted per. "EUR 50 per incident" is not "EUR 50 per hour", though the value is the
+# evidence's and the moved-number check binds the noun after a number, which here is a unit or nothing.
+_RATE_ADVERBS = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week", "monthly": "month",
+                 "quarterly": "quarter", "yearly": "year", "annually": "year"}
+# the same denominator written otherwise ("per annum", "per capita")
+_RATE_SYNONYMS = {"annum": "year", "capita": "person", "head": "person"}
+# an adverb after these is an adjective of a noun ("150% of the hourly rate"), not the number's rate
+_NOT_A_RATE_AFTER = frozenset({"the", "a", "an", "of", "its", "their", "his", "her", "our", "your"})
+_RATE_REACH = 8  # tokens after the number that may still say its rate ("600 requests per minute per key")
+_RATE_SKIPPED = 3  # words between the number and its first rate (the counted noun, a unit)
+
+
+def _denominator(token: str) -> str:
+    low = token.lower()
+    return TIME_UNITS.get(low) or _RATE_SYNONYMS.get(low) or stem(low)
+
+
+@memo_by_text
+def _rates(text: str) -> tuple[tuple[float, frozenset[str], str], ...]:
+    """Each number of a text with the things it is counted per: "per X" (or "/X"), "a" / "an" / "each" with a unit
+    of time ("600 requests a minute"), or an adverb of one ("EUR 250 weekly"); an empty set for a number with none. Third, the words that say
+    it, for a finding."""
+    tokens = _BIND_TOKEN.findall(text)
+    out = []
+    for i, token in enumerate(tokens):
+        if not _is_number(token):
+            continue
+        per: set[str] = set()
+        j, skipped, said = i + 1, 0, []
+        while j < min(len(tokens), i + 1 + _RATE_REACH):
+            low = tokens[j].lower()
+            following = tokens[j + 1] if j + 1 < len(tokens) else ""
+            if low in ("per", "/") and following[:1].isalpha():
+                if following.lower() in ("each", "every", "one") and j + 2 < len(tokens):
+                    j, following = j + 1, tokens[j + 2]
+                per.add(_denominator(following))
+                said.append(f"per {following}")
+                j += 2
+                continue
+            if low in ("a", "an", "each") and following.lower() in TIME_UNITS:
+                per.add(TIME_UNITS[following.lower()])
+                said.append(f"{tokens[j]} {following}")
+                j += 2
+                continue
+            if low in _RATE_ADVERBS and tokens[j - 1].lower() not in _NOT_A_RATE_AFTER:
+                per.add(_RATE_ADVERBS[low])
+                said.append(tokens[j])
+                j += 1
+                continue
+            if _is_number(tokens[j]) or low in _BIND_BARRIERS or not (
+                    tokens[j][0].isalnum() or low in _BIND_TRANSPARENT):
+                break  # another number, a clause or a sentence begins
+            skipped += 1
+            if skipped > _RATE_SKIPPED and not per:
+                break
+            j += 1
+        out.append((float(token.replace(",", "")), frozenset(per), " ".join(said)))
+    return tuple(out)
+
+
+def _other_rates(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for a number the claim counts per something that the evidence, wherever it states that value,
+    counts per something else."""
+    evidence = _rates(evidence_text)
+    for value, per, said in _rates(claim_text):
+        if not per:
+            continue
+        stated = [(rate, words_) for number, rate, words_ in evidence if _close(number, value, 1e-9)]
+        # the evidence must rate the value every time it states it: a bare "$20" may be for anything
+        if stated and all(rate for rate, _ in stated) and not any(per <= rate for rate, _ in stated):
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim states {value:g} {said}; the evidence states it {stated[0][1]}")]
+    return []
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -167,6 +167,9 @@ ON_CALL = one_item("On-call policy",
                    "One primary and one secondary are on call at any time. New engineers shadow two rotations.")
 WEBHOOKS = one_item("API rate limits",
                     "After the fifth failure the endpoint is marked failing and the account owner is notified.")
+PAGE_PAY = one_item("On-call policy",
+                    "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
+                    "hourly rate.")
 
 
 @pytest.mark.parametrize(("claim", "question", "evidence", "lie"), [
@@ -185,6 +188,9 @@ WEBHOOKS = one_item("API rate limits",
      "Who takes over an unacknowledged page?", ROTATION, "The primary takes over"),
     # passed: "two" is stated in the next sentence, so the value check found it
     ("One primary and two secondaries are on call at any time [E1].", "Who is on call?", ON_CALL, "two secondaries"),
+    # passed: the value is the evidence's, and the moved-number check binds no noun after "50 per hour"
+    ("Every page outside working hours is paid at EUR 50 per hour [E1].", "How are pages paid?", PAGE_PAY,
+     "per hour"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
@@ -199,6 +205,7 @@ TICKETS = one_item("Club report", "Ticket sales have declined steadily since the
     # "fallen" for "declined" is 0.28 by MiniLM cosine, under the fit bar: it fits its place
     ("Ticket sales have fallen steadily since the club moved stadiums [E1].", "How have ticket sales changed?",
      TICKETS),
+    ("Every page outside working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY),
 ])
 def test_a_near_synonym_swapped_in_is_still_verified(write_script, claim, question, evidence):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

@@ -464,6 +464,35 @@ def test_a_reordered_sentence_keeps_its_numbers_bound(evidence, claim):
     assert not check_numbers(evidence, claim)
 
 
+ON_CALL_PAY = ("On-call pay is EUR 250 per week as primary and EUR 100 per week as secondary. Every page outside "
+               "working hours is paid at EUR 50 per incident, plus time worked at 150% of the hourly rate.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # "... EUR 50 per hour." was shown over "... EUR 50 per incident": the value is the evidence's, its rate is not
+    (ON_CALL_PAY, "Every page outside working hours is paid at EUR 50 per hour."),
+    (ON_CALL_PAY, "On-call pay is EUR 250 a month as primary."),
+    (ON_CALL_PAY, "The primary is paid EUR 250 monthly."),
+    ("The plan allows 600 requests per minute per key.", "The plan allows 600 requests per second."),
+    ("Tickets cost $20 per person.", "Tickets cost $20/hour."),
+])
+def test_a_rate_per_another_thing_is_a_number_mismatch(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (ON_CALL_PAY, "On-call pay is EUR 250 a week as primary."),  # "a week" is "per week"
+    (ON_CALL_PAY, "The secondary gets EUR 100 weekly."),
+    (ON_CALL_PAY, "A page outside working hours pays EUR 50."),  # no rate said: the value check's case
+    ("The plan allows 600 requests per minute per key.", "Each key may send 600 requests a minute."),
+    ("Lawyers make $32,000 per annum starting out.", "Lawyers make $32,000 per year starting out."),
+    ("The fee is $20, charged per person.", "The fee is $20 per booking."),  # the evidence's value has no rate
+    ("Time worked is paid at 150% of the hourly rate.", "Time worked is paid at 150% of the rate per hour."),
+])
+def test_the_same_rate_or_none_is_no_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
 def test_numbers_take_superscripts_and_other_unicode_digits_without_failing():
     evidence = "The reserve covers 40 km² of forest and 12 km² of lakes."
     assert not check_numbers(evidence, "The reserve covers 40 km² of forest.")
