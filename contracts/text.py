@@ -120,9 +120,20 @@ def _split_sentences(text: str, wrapped_lines: bool) -> tuple[Sentence, ...]:
     return tuple(sentences)
 
 
+# A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
+# directly."); a blank line, a list item, a heading, a quote or a table row still starts a new unit.
+_HARD_WRAP = re.compile(r"(?<!\n)\n(?!\s*(?:\n|[-*+#>|]|\d+[.)]\s))")
+
+
+def unwrap_lines(text: str) -> str:
+    """The text with hard line wraps replaced by spaces (same length, so offsets still point into the original)."""
+    return _HARD_WRAP.sub(" ", text)
+
+
 def sentence_texts(text: str) -> list[str]:
-    """The sentences of text, without offsets (evidence sentences for the checks, premises for NLI windows)."""
-    return [sentence.text for sentence in _split_sentences(text, False)]
+    """The sentences of an evidence text (or a claim), without offsets, hard-wrapped lines joined as the quotes and
+    the verbatim check join them: evidence sentences for the checks, premises for NLI windows."""
+    return [sentence.text for sentence in _split_sentences(unwrap_lines(text), False)]
 
 
 def normalize_space(text: str) -> str:

@@ -38,9 +38,9 @@ import numpy as np
 
 from controlplane.contracts import EvidencePack, ModeDecision, QuotePolicy
 from controlplane.contracts.clock import utc_now
-from controlplane.contracts.text import content_stem_set, strip_markers
+from controlplane.contracts.text import content_stem_set, strip_markers, unwrap_lines
 from controlplane.gates.verbatim import evidence_sentences as evidence_sentences_of
-from controlplane.gates.verbatim import heading_quotes, is_table_separator, table_quotes, unwrap_lines
+from controlplane.gates.verbatim import heading_quotes, is_table_separator, table_quotes
 from controlplane.model_boundary import AssembledContext, ChatMessage, estimate_tokens
 
 UNKNOWN_CHOICE = "UNKNOWN"

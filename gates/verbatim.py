@@ -22,16 +22,14 @@ import re
 from collections.abc import Sequence
 
 from controlplane.contracts import EvidenceItem
-from controlplane.contracts.text import Sentence, memo_by_text, normalize_space, split_sentences, strip_markers
-
-# A single line break inside a paragraph is a hard wrap, not a sentence end ("Clients never access the\ndatabase
-# directly."); a blank line, a list item or a heading still starts a new unit.
-_WRAP = re.compile(r"(?<!\n)\n(?!\s*(?:\n|[-*+#>|]|\d+[.)]\s))")
-
-
-def unwrap_lines(text: str) -> str:
-    """The text with hard line wraps replaced by spaces (same length, so offsets still point into the original)."""
-    return _WRAP.sub(" ", text)
+from controlplane.contracts.text import (
+    Sentence,
+    memo_by_text,
+    normalize_space,
+    split_sentences,
+    strip_markers,
+    unwrap_lines,
+)
 
 
 def evidence_sentences(text: str) -> list[Sentence]:

@@ -16,6 +16,8 @@ pairs, so the deterministic checks must veto):
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from controlplane.api import ControlPlane
@@ -224,3 +226,26 @@ def test_a_swapped_word_that_does_not_fit_its_place_is_never_shown(write_script)
              "comprises California's southernmost 10 equal [E1].")
     reply = _reply(write_script, [(claim, ["E1"])], "What does Southern California comprise?", SOCAL)
     assert not reply.verified and "equal" not in reply.assistant_text
+
+
+RATE_LIMITS_PAGE = one_item("API rate limits",
+                            (Path(__file__).parents[2] / "examples" / "corpus" / "api-rate-limits.md").read_text())
+
+
+@pytest.mark.parametrize(("claim", "question", "lie"), [
+    # shown: the page wraps its lines, and the checks read "... while limited for more" and "than 10 minutes is
+    # blocked ..." as two sentences, so the copy with its condition left out copied neither
+    ("A key that keeps sending requests while limited is blocked for 1 hour [E1].", "How long is a key blocked?",
+     "while limited is blocked"),
+    ("Increases need approval from the platform team [E1].", "Who approves limit increases?", "Increases need"),
+])
+def test_a_rule_without_its_condition_is_never_shown_over_a_hard_wrapped_page(write_script, claim, question, lie):
+    reply = _reply(write_script, [(claim, ["E1"])], question, RATE_LIMITS_PAGE)
+    assert reply.status != "pass" and not reply.verified and lie not in reply.assistant_text
+    assert "QUALIFIER_DRIFT" in {code for result in reply.gate_results for code in result.reason_codes}
+
+
+def test_a_wrapped_rule_copied_whole_is_still_verified(write_script):
+    claim = "Increases above 10,000 requests per minute need approval from the platform team [E1]."
+    reply = _reply(write_script, [(claim, ["E1"])], "Who approves limit increases?", RATE_LIMITS_PAGE)
+    assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
