@@ -28,6 +28,7 @@ import functools
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import Path
 
@@ -1119,7 +1120,9 @@ class NearCopy:
     - "condition": the claim is the sentence with words left out that limit what its rule is for ("Vacation must be
       approved ..." over "Vacation longer than five days must be approved ...");
     - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ..."), or
-      the run is the replaced verb in another tense ("We hosted ...", "DB was Turso (SQLite).")."""
+      the run is the replaced verb in another tense ("We hosted ...", "DB was Turso (SQLite).");
+    - "opposite": the claim is the sentence, words left out or not, with one word put for its opposite ("Every page
+      during working hours ..." over "Every page outside working hours ...")."""
 
     kind: str
     words: tuple[str, ...]
@@ -1261,6 +1264,37 @@ def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], pr
     Walt Disney Pictures." puts "was" for another verb's "is"."""
     change = _copy_change(restored_stems, sentence_stems, present, must_keep)
     return change is not None and (change[0] < change[1] or len(restored_stems) == len(sentence_stems))
+
+
+# Words on either side of a line: one put for the other in a copied sentence says the opposite ("Every page during
+# working hours is paid ..." over "Every page outside working hours is paid ..."). They are function words, so the
+# copy changes no content word and the verifier entails it. On the dev splits and nli-train, the 8 such copies (any
+# words left out besides) are all contradicted or neutral pairs.
+_OPPOSITE_PAIRS = (("outside", "inside"), ("outside", "within"), ("outside", "during"), ("outside", "in"),
+                   ("above", "below"), ("over", "under"), ("before", "after"), ("with", "without"), ("to", "from"),
+                   ("into", "out"), ("for", "against"), ("including", "excluding"))
+_OPPOSITES: dict[str, frozenset[str]] = {
+    word: frozenset(b if a == word else a for a, b in _OPPOSITE_PAIRS if word in (a, b))
+    for pair in _OPPOSITE_PAIRS for word in pair}
+
+
+def _opposite_put(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
+                  sentence_stems: Sequence[str], must_keep: float) -> tuple[str, str] | None:
+    """(the claim's word, the sentence's word) when the claim is the sentence, words left out or not, but for one
+    word put for its opposite (_OPPOSITES); None otherwise."""
+    said = {word for word in claim_words if word in _OPPOSITES}
+    written = {token.lower() for token in sentence_tokens}
+    if not any(_OPPOSITES[word] & written for word in said) or len(claim_stems) - 1 < must_keep:
+        return None
+    changes = [op for op in SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
+               if op[0] in ("replace", "delete")]  # "insert": words of the sentence left out
+    if len(changes) != 1:
+        return None
+    tag, start, end, sentence_start, sentence_end = changes[0]
+    if tag != "replace" or end - start != 1 or sentence_end - sentence_start != 1:
+        return None
+    claimed, replaced = claim_words[start], sentence_tokens[sentence_start]
+    return (claimed, replaced) if replaced.lower() in _OPPOSITES.get(claimed, ()) else None
 
 
 def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[tuple[int, int]] | None:
@@ -1457,6 +1491,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         restored = _tense_restored(claim_words, sentence_tokens)
         if restored and _tense_copy([stem(word) for word in restored[0]], sentence_stems, present, must_keep):
             copies.append(NearCopy("tense", restored[1], sentence, restored[2]))  # "We hosted ..." over "We host ..."
+            continue
+        if opposite := _opposite_put(claim_words, claim_stems, sentence_tokens, sentence_stems, must_keep):
+            copies.append(NearCopy("opposite", (opposite[0],), sentence, (opposite[1],)))  # "during" for "outside"
             continue
         left_out = _left_out_runs(claim_stems, sentence_stems)
         if left_out is not None:  # the sentence itself, or with words left out: nothing the claim adds ...

@@ -193,6 +193,9 @@ PAGE_PAY = one_item("On-call policy",
     # passed: the value is the evidence's, and the moved-number check binds no noun after "50 per hour"
     ("Every page outside working hours is paid at EUR 50 per hour [E1].", "How are pages paid?", PAGE_PAY,
      "per hour"),
+    # passed: "during" for "outside" changes no content word, and the verifier entails the copy
+    ("Every page during working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY,
+     "during"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

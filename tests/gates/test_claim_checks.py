@@ -640,6 +640,37 @@ def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind
     assert [(c.kind, c.words, c.sentence) for c in near_copies(evidence, claim)] == [(kind, run, sentence)]
 
 
+PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the hourly rate."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "said", "written"), [
+    # shown: a function word put for its opposite changes no content word, so no near copy saw it, and the verifier
+    # entails the copy
+    (PAGE_PAY_RULE, "Every page during working hours is paid at EUR 50 per incident.", "during", "outside"),
+    (PAGE_PAY_RULE, "Every page inside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
+     "hourly rate.", "inside", "outside"),
+    ("Changes originated outside the apparel industry.", "Changes originated within the apparel industry.", "within",
+     "outside"),
+    ("Minor League teams compete at levels below Major League Baseball.",
+     "Minor League teams compete at levels above Major League Baseball.", "above", "below"),
+    ("The ferry runs to Dover every morning.", "The ferry runs from Dover every morning.", "from", "to"),
+])
+def test_a_copy_with_a_word_put_for_its_opposite(evidence, claim, said, written):
+    assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("opposite", (said,), (written,))]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # the same side said otherwise, or another word changed with it
+    ("Alerts are handled during working hours.", "Alerts are handled in working hours."),
+    ("Alerts are handled during working hours.", "Alerts are handled within working hours."),
+    ("The ferry runs from Calais to Dover.", "The ferry runs to Dover from Calais."),
+    ("The ferry runs to Dover every morning.", "The bus runs from Dover every evening."),
+    ("Pages outside working hours are paid.", "Pages outside working hours are paid [E1]."),
+])
+def test_the_same_side_or_more_than_one_change_is_no_opposite_copy(evidence, claim):
+    assert "opposite" not in {copy.kind for copy in near_copies(evidence, claim)}
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("We host on Fly.io.", "We host on Fly.io [E1]."),  # the sentence itself
     ("We host on Fly.io.", "We host on Fly.io too."),  # an added word with no content
