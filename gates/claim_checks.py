@@ -1122,7 +1122,9 @@ class NearCopy:
     - "tense": the run added is only a word of time or plan ("We used to host on Fly.io.", "We will host ..."), or
       the run is the replaced verb in another tense ("We hosted ...", "DB was Turso (SQLite).");
     - "opposite": the claim is the sentence, words left out or not, with one word put for its opposite ("Every page
-      during working hours ..." over "Every page outside working hours ...")."""
+      during working hours ..." over "Every page outside working hours ...");
+    - "weaker": the same with a rule's "must" or "shall" made a "may", "can" or "should" ("Clients may back off ..."
+      over "Clients must back off ...")."""
 
     kind: str
     words: tuple[str, ...]
@@ -1276,15 +1278,23 @@ _OPPOSITE_PAIRS = (("outside", "inside"), ("outside", "within"), ("outside", "du
 _OPPOSITES: dict[str, frozenset[str]] = {
     word: frozenset(b if a == word else a for a, b in _OPPOSITE_PAIRS if word in (a, b))
     for pair in _OPPOSITE_PAIRS for word in pair}
+# A rule said as less than a rule: "Clients may back off ..." over "Clients must back off ..." (the claim's word, and
+# the words of the evidence it weakens). The other way, a claim that makes a "may" a "must", is check_strength's.
+# No dev or nli-train pair is such a copy.
+_WEAKER_THAN: dict[str, frozenset[str]] = {
+    "may": frozenset({"must", "shall"}), "can": frozenset({"must", "shall"}), "could": frozenset({"must", "shall"}),
+    "might": frozenset({"must", "shall"}), "should": frozenset({"must", "shall"}),
+}
 
 
-def _opposite_put(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
-                  sentence_stems: Sequence[str], must_keep: float) -> tuple[str, str] | None:
+def _word_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
+                  sentence_stems: Sequence[str], must_keep: float,
+                  instead: dict[str, frozenset[str]]) -> tuple[str, str] | None:
     """(the claim's word, the sentence's word) when the claim is the sentence, words left out or not, but for one
-    word put for its opposite (_OPPOSITES); None otherwise."""
-    said = {word for word in claim_words if word in _OPPOSITES}
+    word put for a word that ``instead`` gives for it (_OPPOSITES, _WEAKER_THAN); None otherwise."""
+    said = {word for word in claim_words if word in instead}
     written = {token.lower() for token in sentence_tokens}
-    if not any(_OPPOSITES[word] & written for word in said) or len(claim_stems) - 1 < must_keep:
+    if not any(instead[word] & written for word in said) or len(claim_stems) - 1 < must_keep:
         return None
     changes = [op for op in SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
                if op[0] in ("replace", "delete")]  # "insert": words of the sentence left out
@@ -1294,7 +1304,7 @@ def _opposite_put(claim_words: Sequence[str], claim_stems: Sequence[str], senten
     if tag != "replace" or end - start != 1 or sentence_end - sentence_start != 1:
         return None
     claimed, replaced = claim_words[start], sentence_tokens[sentence_start]
-    return (claimed, replaced) if replaced.lower() in _OPPOSITES.get(claimed, ()) else None
+    return (claimed, replaced) if replaced.lower() in instead.get(claimed, ()) else None
 
 
 def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[tuple[int, int]] | None:
@@ -1492,8 +1502,12 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         if restored and _tense_copy([stem(word) for word in restored[0]], sentence_stems, present, must_keep):
             copies.append(NearCopy("tense", restored[1], sentence, restored[2]))  # "We hosted ..." over "We host ..."
             continue
-        if opposite := _opposite_put(claim_words, claim_stems, sentence_tokens, sentence_stems, must_keep):
-            copies.append(NearCopy("opposite", (opposite[0],), sentence, (opposite[1],)))  # "during" for "outside"
+        put_for = [(kind, found) for kind, instead in (("opposite", _OPPOSITES), ("weaker", _WEAKER_THAN))
+                   if (found := _word_put_for(claim_words, claim_stems, sentence_tokens, sentence_stems, must_keep,
+                                              instead))]
+        if put_for:  # "during" for "outside", "may" for "must"
+            kind, (claimed, replaced) = put_for[0]
+            copies.append(NearCopy(kind, (claimed,), sentence, (replaced,)))
             continue
         left_out = _left_out_runs(claim_stems, sentence_stems)
         if left_out is not None:  # the sentence itself, or with words left out: nothing the claim adds ...

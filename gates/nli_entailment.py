@@ -618,8 +618,8 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     it and ``facts``:
 
     - a word of time or plan added alone fails, as does a verb moved between present and past, a condition left out
-      of a rule, two words of the sentence exchanged, a word put for its opposite, a number put for another and a
-      name put for another name;
+      of a rule, two words of the sentence exchanged, a word put for its opposite, a rule's "must" made a "may",
+      a number put for another and a name put for another name;
     - a swapped-in term the evidence never uses fails where the claim's best score leans contradicted, or where it
       is far in meaning from the words it replaces ("complexity" for "region"), or where it is not close and does
       not fit its place (``NearCopy.in_context``: "California's southernmost 10 equal" for "... 10 counties"); a
@@ -654,6 +654,10 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
             return [CheckFinding(ReasonCode.NEGATION_MISMATCH, "opposite",
                                 f"claim puts {run!r} for its opposite {instead!r} in the evidence's sentence: "
                                 f"{copy.sentence!r}")]
+        if copy.kind == "weaker":
+            return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "weaker",
+                                f"claim puts {run!r} for {instead!r}, which makes the evidence's rule weaker than it "
+                                f"is: {copy.sentence!r}")]
         if copy.kind == "roles":
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "roles",
                                 f"claim exchanges {copy.words[0]!r} and {copy.words[1]!r} of the evidence's "

@@ -169,6 +169,7 @@ ON_CALL = one_item("On-call policy",
                    "One primary and one secondary are on call at any time. New engineers shadow two rotations.")
 WEBHOOKS = one_item("API rate limits",
                     "After the fifth failure the endpoint is marked failing and the account owner is notified.")
+BACK_OFF = one_item("API rate limits", "Clients must back off for at least the Retry-After value.")
 PAGE_PAY = one_item("On-call policy",
                     "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
                     "hourly rate.")
@@ -196,6 +197,9 @@ PAGE_PAY = one_item("On-call policy",
     # passed: "during" for "outside" changes no content word, and the verifier entails the copy
     ("Every page during working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY,
      "during"),
+    # passed: "may" for "must" makes the rule a permission, and changes no content word either
+    ("Clients may back off for at least the Retry-After value [E1].", "How long must clients back off?", BACK_OFF,
+     "may back off"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

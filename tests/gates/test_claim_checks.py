@@ -659,6 +659,29 @@ def test_a_copy_with_a_word_put_for_its_opposite(evidence, claim, said, written)
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("opposite", (said,), (written,))]
 
 
+BACK_OFF = "Clients must back off for at least the Retry-After value."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "said", "written"), [
+    # shown: "may" for "must" turns a rule into a permission; both are function words, so no near copy saw it
+    (BACK_OFF, "Clients may back off for at least the Retry-After value.", "may", "must"),
+    (BACK_OFF, "Clients can back off for at least the Retry-After value.", "can", "must"),
+    (BACK_OFF, "Clients should back off for at least the Retry-After value.", "should", "must"),
+    ("Visitors shall register at the front desk.", "Visitors may register at the front desk.", "may", "shall"),
+])
+def test_a_copy_that_weakens_a_rule(evidence, claim, said, written):
+    assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("weaker", (said,), (written,))]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (BACK_OFF, "Clients must back off for at least the Retry-After value [E1]."),  # the rule as written
+    (BACK_OFF, "Clients must wait for at least the Retry-After value."),  # not the modal: a swap, judged as one
+    ("Clients may retry after the Retry-After value.", "Clients can retry after the Retry-After value."),
+])
+def test_the_same_force_is_no_weaker_copy(evidence, claim):
+    assert "weaker" not in {copy.kind for copy in near_copies(evidence, claim)}
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     # the same side said otherwise, or another word changed with it
     ("Alerts are handled during working hours.", "Alerts are handled in working hours."),
