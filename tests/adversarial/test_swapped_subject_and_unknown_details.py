@@ -169,6 +169,9 @@ ON_CALL = one_item("On-call policy",
                    "One primary and one secondary are on call at any time. New engineers shadow two rotations.")
 WEBHOOKS = one_item("API rate limits",
                     "After the fifth failure the endpoint is marked failing and the account owner is notified.")
+RETRIES = one_item("API rate limits",
+                   "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential "
+                   "backoff: 5 attempts over about 24 hours (after 1 minute, 10 minutes, 1 hour, 6 hours and 17 hours).")
 BACK_OFF = one_item("API rate limits", "Clients must back off for at least the Retry-After value.")
 PAGE_PAY = one_item("On-call policy",
                     "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
@@ -200,6 +203,9 @@ PAGE_PAY = one_item("On-call policy",
     # passed: "may" for "must" makes the rule a permission, and changes no content word either
     ("Clients may back off for at least the Retry-After value [E1].", "How long must clients back off?", BACK_OFF,
      "may back off"),
+    # passed: the claim stops where the sentence goes on, so the swap was a second change and no near copy was seen
+    ("Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with linear backoff [E1].",
+     "How are webhook deliveries retried?", RETRIES, "linear"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

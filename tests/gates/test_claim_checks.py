@@ -694,6 +694,33 @@ def test_the_same_side_or_more_than_one_change_is_no_opposite_copy(evidence, cla
     assert "opposite" not in {copy.kind for copy in near_copies(evidence, claim)}
 
 
+WEBHOOK_RETRIES = ("Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential "
+                   "backoff: 5 attempts over about 24 hours.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "run", "replaced"), [
+    # shown: the claim stops where the sentence goes on, so the swap was a second change and no near copy was seen
+    (WEBHOOK_RETRIES, "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with linear "
+     "backoff.", ("linear",), ("exponential",)),
+    ("Middle-earth is a real place in the country of Germany.", "Middle-earth is a fictional place.", ("fictional",),
+     ("real",)),
+])
+def test_a_word_swapped_before_a_dropped_end_is_a_near_copy(evidence, claim, run, replaced):
+    assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("swap", run, replaced)]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (WEBHOOK_RETRIES, "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds."),  # end left out
+    # a function word reworded with the end left out, or words left out here and there with one reworded
+    ("Architects move to a fixed-fee structure to ensure the calculation is done correctly.",
+     "Architects move to a fixed-fee structure to ensure accurate calculations."),
+    ('Mr. Inglethorp, said the Coroner, "you have heard your wife\'s dying words repeated here.',
+     "Mr. Inglethorp, you have heard your wife's last words here."),
+])
+def test_a_dropped_end_alone_or_a_reworded_paraphrase_is_no_swap(evidence, claim):
+    assert "swap" not in {copy.kind for copy in near_copies(evidence, claim)}
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("We host on Fly.io.", "We host on Fly.io [E1]."),  # the sentence itself
     ("We host on Fly.io.", "We host on Fly.io too."),  # an added word with no content
