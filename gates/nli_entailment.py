@@ -136,8 +136,9 @@ class ClaimWork:
     @cached_property
     def cited_text(self) -> str:
         """The cited items' texts joined: the "*" premise, what the checks and the near-copy rules read. Read only
-        once ``items`` is settled (it is set before any claim is scored)."""
-        return "\n".join(item.text for item in self.items)
+        once ``items`` is settled (it is set before any claim is scored). A blank line between two items, as between
+        two paragraphs: one item's last line is not a hard-wrapped start of the next one's first sentence."""
+        return "\n\n".join(item.text for item in self.items)
 
 
 class ItemFacts(NamedTuple):

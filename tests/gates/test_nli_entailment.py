@@ -328,6 +328,17 @@ def test_facts_combined_from_two_items_can_entail_together():
     assert record["decision"] == "VERIFIED" and record["supporting_ids"] == ["E1", "E2"]
 
 
+def test_two_cited_items_are_read_as_two_texts_not_one_wrapped_sentence():
+    # two items joined by one line break read as one hard-wrapped sentence ("... in 2013 Nobody else was nominated"),
+    # whose "Nobody" then negated a claim the first item states (a supported WiCE dev claim was refused so)
+    evidence = [{"id": "E1", "text": "Contact us\nBakir won the Young Entrepreneur award in 2013",
+                 "trust_tier": "authoritative"},
+                {"id": "E2", "text": "Nobody else was nominated for the award\nthat year", "trust_tier": "authoritative"}]
+    env = envelope([("Bakir won the Young Entrepreneur award in 2013 [E1][E2].", ["E1", "E2"])])
+    result = run_gate(ARCH_Q, evidence, env, TableNliBackend({}, default=(0.9, 0.0)))
+    assert "NEGATION_MISMATCH" not in codes(result), result.details["claim_records"]["c1"]
+
+
 def test_backend_calibrated_threshold_raises_the_bar():
     class Calibrated(TableNliBackend):
         def metadata(self):
