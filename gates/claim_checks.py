@@ -141,6 +141,11 @@ _WORD_NUM = re.compile(r"\b(?P<w>" + _UNDER_HUNDRED + r"[\s-]hundred(?:[\s-](?:a
                        re.IGNORECASE)
 
 
+# "one and a half", "2 and a half": one number, which was read as "one" and "half"
+_AND_A_HALF = re.compile(r"\b(?P<whole>\d+|" + _UNDER_HUNDRED + r")\s+and\s+a\s+half\b(?:\s+(?P<unit>[A-Za-z]+))?",
+                         re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Quantity:
     value: float
@@ -205,8 +210,23 @@ def quantities(text: str) -> list[Quantity]:
 @memo_by_text
 def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
+    halves = []
+    for m in _AND_A_HALF.finditer(text):
+        whole = m.group("whole")
+        value = float(whole) if whole[0].isdecimal() else float(_word_number(whole))
+        unit, kind = _unit_of(m.group("unit"), None, None)
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        out.append(Quantity(value + 0.5, unit, kind, m.group(0) if unit else text[m.start():m.end("whole")] +
+                            " and a half", bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding)))
+        halves.append((m.start(), m.end()))
+
+    def in_a_half(position: int) -> bool:
+        return any(start <= position < end for start, end in halves)
+
     for m in _NUM_TOKEN.finditer(text):
         raw = m.group("num")
+        if in_a_half(m.start("num")):
+            continue
         # skip digits glued to letters (COVID-19, A1, H5N1) and ordinals (1st, 2nd)
         before = text[m.start("num") - 1] if m.start("num") > 0 else " "
         if before.isalpha() or before == "-" and m.start("num") > 1 and text[m.start("num") - 2].isalpha():
@@ -231,6 +251,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                             bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding, day)))
     for m in _WORD_NUM.finditer(text):
         w = m.group("w").lower()
+        if in_a_half(m.start()):
+            continue
         if w in ("one", "single") and not m.group("unit"):
             continue  # "one of the", "a single" are not quantities worth checking
         value = float(_word_number(w))
@@ -256,6 +278,16 @@ def _same_share(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
 # Durations that convert exactly: "48 hours" is "2 days", "18 months" is "1.5 years" (days and months do not)
 _DURATIONS = ({"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800},
               {"month": 1, "year": 12, "decade": 120, "century": 1200})
+
+
+def _same_multiple(evidence: Quantity, claimed: Quantity, rel: float, evidence_text: str, claim_text: str) -> bool:
+    """A multiple said as a percentage of the same thing: "1.5 times the hourly rate" and "150% of the hourly rate"
+    (not "rose by 150%", which is 2.5 times)."""
+    for times, percent, percent_text in ((evidence, claimed, claim_text), (claimed, evidence, evidence_text)):
+        if times.unit == "times" and percent.unit == "%" and _close(times.value * 100, percent.value, rel) and (
+                percent.text.lower().endswith(" of") or re.search(rf"{re.escape(percent.text)}\s+of\b", percent_text)):
+            return True
+    return False
 
 
 def _same_duration(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
@@ -322,6 +354,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     for q in quantities(claim_text):
         rel = 0.10 if q.approx else 1e-9
+        if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
+            continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
         same_value = [e for e in ev if _close(e.value, q.value, rel) or _same_share(e, q, rel) or
                       _same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
         if not same_value:

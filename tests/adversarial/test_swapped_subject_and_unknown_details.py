@@ -221,6 +221,9 @@ TICKETS = one_item("Club report", "Ticket sales have declined steadily since the
     ("Ticket sales have fallen steadily since the club moved stadiums [E1].", "How have ticket sales changed?",
      TICKETS),
     ("Every page outside working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY),
+    # refused: "one and a half" was split into two claims and read as the numbers 1 and 0.5, and 150% was no multiple
+    ("Time worked on a page outside working hours is paid at one and a half times the hourly rate [E1].",
+     "How is time worked on a page paid?", PAGE_PAY),
 ])
 def test_a_near_synonym_swapped_in_is_still_verified(write_script, claim, question, evidence):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

@@ -48,6 +48,10 @@ def test_rules_split_compound_claims(text, expected, rule):
         "Rock and roll is a genre.",
         "Water boils at 100 degrees at sea level.",
         "Research and development spending rose.",
+        # a number and a half is one number ("... at one." and "A half times the hourly rate." were two claims)
+        "Time worked is paid at one and a half times the hourly rate.",
+        "The flight takes 2 and a half hours.",
+        "Pages pay EUR 50 each, plus time worked at one and a half times the hourly rate.",
     ],
 )
 def test_atomic_claims_stay_whole(text):

@@ -493,6 +493,34 @@ def test_the_same_rate_or_none_is_no_mismatch(evidence, claim):
     assert check_numbers(evidence, claim) == []
 
 
+HOURLY = "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the hourly rate."
+
+
+@pytest.mark.parametrize("claim", [
+    # "... at one and a half times the hourly rate." was refused: "one and" and "half times" were read as 1 and 0.5
+    "Time worked is paid at one and a half times the hourly rate.",
+    "Time worked is paid at 1.5 times the hourly rate.",
+    "Time worked is paid at 150% of the hourly rate.",
+])
+def test_a_multiple_is_the_percentage_of_the_same_thing(claim):
+    assert check_numbers(HOURLY, claim) == []
+
+
+@pytest.mark.parametrize("claim", [
+    "Time worked is paid at two and a half times the hourly rate.",
+    "Time worked is paid at 1.6 times the hourly rate.",
+    "Time worked is paid at 1.5% of the hourly rate.",
+])
+def test_another_multiple_is_a_number_mismatch(claim):
+    assert codes(check_numbers(HOURLY, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+def test_a_multiple_is_not_a_percentage_increase():
+    # "rose by 150%" is two and a half times what it was, not one and a half
+    assert codes(check_numbers("Sales rose by 150% in 2020.", "Sales rose to 1.5 times their level in 2020.")) == {
+        ReasonCode.NUMBER_MISMATCH}
+
+
 def test_numbers_take_superscripts_and_other_unicode_digits_without_failing():
     evidence = "The reserve covers 40 km² of forest and 12 km² of lakes."
     assert not check_numbers(evidence, "The reserve covers 40 km² of forest.")
