@@ -33,7 +33,7 @@ codes (regen and degrade read it); ``details["claim_records"]``, ``details["sent
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -612,6 +612,26 @@ def _whole_claim(work: ClaimWork) -> str | None:
     return whole if whole and [atom.text for atom in work.atoms] != [whole] else None
 
 
+# The near copies that fail whatever the verifier's scores: their code, and what the finding says before it quotes
+# the evidence's sentence (from the copy, its run and the words the run replaces)
+_FAILS_WHATEVER_SCORED: dict[str, tuple[ReasonCode, Callable[[NearCopy, str, str], str]]] = {
+    "tense": (ReasonCode.QUALIFIER_DRIFT, lambda copy, run, instead: (
+        f"claim {f'puts {run!r} for {instead!r} in' if copy.replaced else f'adds {run!r} to'} the evidence's "
+        "sentence, which moves it in time or makes it a plan")),
+    "condition": (ReasonCode.QUALIFIER_DRIFT, lambda copy, run, instead: (
+        f"claim leaves out {run!r}, which limits what the evidence's sentence is for, so it says more than that "
+        "sentence")),
+    "number": (ReasonCode.NUMBER_MISMATCH, lambda copy, run, instead: (
+        f"claim puts {run!r} for {instead!r} in the evidence's sentence")),
+    "opposite": (ReasonCode.NEGATION_MISMATCH, lambda copy, run, instead: (
+        f"claim puts {run!r} for its opposite {instead!r} in the evidence's sentence")),
+    "weaker": (ReasonCode.QUALIFIER_DRIFT, lambda copy, run, instead: (
+        f"claim puts {run!r} for {instead!r}, which makes the evidence's rule weaker than it is")),
+    "roles": (ReasonCode.UNSUPPORTED_CONTENT, lambda copy, run, instead: (
+        f"claim exchanges {copy.words[0]!r} and {copy.words[1]!r} of the evidence's sentence")),
+}
+
+
 def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], claim_text: str,
                        facts: NearCopyFacts | None = None) -> list[CheckFinding]:
     """UNSUPPORTED_CONTENT (QUALIFIER_DRIFT for a tense) for a claim that copies an evidence sentence but for words
@@ -639,30 +659,9 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     for copy in copies:  # one failing reading is enough
         run = " ".join(copy.words)
         instead = " ".join(copy.replaced)
-        if copy.kind == "tense":
-            change = f"puts {run!r} for {instead!r} in" if copy.replaced else f"adds {run!r} to"
-            return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "tense",
-                                f"claim {change} the evidence's sentence, which moves it in time or makes it a "
-                                f"plan: {copy.sentence!r}")]
-        if copy.kind == "condition":
-            return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
-                                f"claim leaves out {run!r}, which limits what the evidence's sentence is for, so it "
-                                f"says more than that sentence: {copy.sentence!r}")]
-        if copy.kind == "number":
-            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "number",
-                                f"claim puts {run!r} for {instead!r} in the evidence's sentence: {copy.sentence!r}")]
-        if copy.kind == "opposite":
-            return [CheckFinding(ReasonCode.NEGATION_MISMATCH, "opposite",
-                                f"claim puts {run!r} for its opposite {instead!r} in the evidence's sentence: "
-                                f"{copy.sentence!r}")]
-        if copy.kind == "weaker":
-            return [CheckFinding(ReasonCode.QUALIFIER_DRIFT, "weaker",
-                                f"claim puts {run!r} for {instead!r}, which makes the evidence's rule weaker than it "
-                                f"is: {copy.sentence!r}")]
-        if copy.kind == "roles":
-            return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "roles",
-                                f"claim exchanges {copy.words[0]!r} and {copy.words[1]!r} of the evidence's "
-                                f"sentence: {copy.sentence!r}")]
+        if (always := _FAILS_WHATEVER_SCORED.get(copy.kind)) is not None:
+            code, says = always
+            return [CheckFinding(code, copy.kind, f"{says(copy, run, instead)}: {copy.sentence!r}")]
         if copy.name_for_name:  # no description replaced by its name: one name put for another
             return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, copy.kind,
                                 f"claim puts the name {run!r} where its sentence says {instead!r}: {copy.sentence!r}")]
