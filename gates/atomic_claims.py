@@ -225,9 +225,8 @@ def _relative(text: str) -> list[str] | None:
     return [main, relative]
 
 
+# "one and a half times", "an hour and a half": a fraction of one quantity, not a second item or clause
 _A_HALF = re.compile(r"a\s+half\b", re.IGNORECASE)
-_ENDS_WITH_A_NUMBER = re.compile(r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\s*$",
-                                 re.IGNORECASE)
 
 
 def _split_conjunction(text: str) -> list[str] | None:
@@ -237,8 +236,8 @@ def _split_conjunction(text: str) -> list[str] | None:
         left, right = _core(text[: match.start()]), _core(text[match.end():])
         if not left or not right:
             continue
-        if _A_HALF.match(text, match.end()) and _ENDS_WITH_A_NUMBER.search(text, 0, match.start()):
-            continue  # "one and a half times": one number
+        if _A_HALF.match(text, match.end()):
+            continue
         between = re.search(r"\b(between|both|either|neither|from)\b", left, re.IGNORECASE)
         if between and not is_verb_after(left, between.end()):
             continue  # "between A and B", "both A and B": one relation, not two facts
@@ -259,7 +258,7 @@ def is_verb_after(text: str, offset: int) -> bool:
 def _split_list(text: str) -> list[str] | None:
     """'<prefix> A, B, and C <suffix>' -> one claim per item (three or more items, or two numbers)."""
     match = re.search(r"((?:[^,;]+,\s+){1,8}[^,;]+?),?\s+\b(and|or)\b\s+([^,;]+)$", text)
-    if not match or _A_HALF.match(match.group(3)) and _ENDS_WITH_A_NUMBER.search(match.group(1)):
+    if not match or _A_HALF.match(match.group(3)):
         return None  # "..., plus time worked at one and a half times the rate": one number, not a last item
     items_text = match.group(1)
     first_comma = items_text.index(",")

@@ -212,12 +212,15 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
     halves = []
     for m in _AND_A_HALF.finditer(text):
-        whole = m.group("whole")
-        value = float(whole) if whole[0].isdecimal() else float(_word_number(whole))
-        unit, kind = _unit_of(m.group("unit"), None, None)
+        whole, after = m.group("whole"), (m.group("unit") or "").lower()
+        value = (float(whole) if whole[0].isdecimal() else float(_word_number(whole))) + 0.5
+        scaled = after in SCALES and after not in ("k", "m", "bn")  # "two and a half million"
+        if scaled:
+            value *= SCALES[after]
+        unit, kind = ("", "") if scaled else _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
-        out.append(Quantity(value + 0.5, unit, kind, m.group(0) if unit else text[m.start():m.end("whole")] +
-                            " and a half", bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding)))
+        said = m.group(0) if unit or scaled else text[m.start():m.end("whole")] + " and a half"
+        out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding)))
         halves.append((m.start(), m.end()))
 
     def in_a_half(position: int) -> bool:
@@ -529,8 +532,8 @@ def _denominator(token: str) -> str:
 @memo_by_text
 def _rates(text: str) -> tuple[tuple[float, frozenset[str], str], ...]:
     """Each number of a text with the things it is counted per: "per X" (or "/X"), "a" / "an" / "each" with a unit
-    of time ("600 requests a minute"), or an adverb of one ("EUR 250 weekly"); an empty set for a number with none. Third, the words that say
-    it, for a finding."""
+    of time ("600 requests a minute"), or an adverb of one ("EUR 250 weekly"); an empty set for a number with none.
+    Third, the words that say it, for a finding."""
     tokens = _BIND_TOKEN.findall(text)
     out = []
     for i, token in enumerate(tokens):

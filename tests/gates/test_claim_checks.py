@@ -515,6 +515,12 @@ def test_another_multiple_is_a_number_mismatch(claim):
     assert codes(check_numbers(HOURLY, claim)) == {ReasonCode.NUMBER_MISMATCH}
 
 
+def test_a_number_and_a_half_is_one_number_with_its_scale():
+    assert check_numbers("The budget is 2.5 million euros.", "The budget is two and a half million euros.") == []
+    assert codes(check_numbers("The budget is 3.5 million euros.", "The budget is two and a half million euros.")) == {
+        ReasonCode.NUMBER_MISMATCH}
+
+
 def test_a_multiple_is_not_a_percentage_increase():
     # "rose by 150%" is two and a half times what it was, not one and a half
     assert codes(check_numbers("Sales rose by 150% in 2020.", "Sales rose to 1.5 times their level in 2020.")) == {
