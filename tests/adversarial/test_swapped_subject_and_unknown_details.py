@@ -225,7 +225,7 @@ TICKETS = one_item("Club report", "Ticket sales have declined steadily since the
     ("Time worked on a page outside working hours is paid at one and a half times the hourly rate [E1].",
      "How is time worked on a page paid?", PAGE_PAY),
 ])
-def test_a_near_synonym_swapped_in_is_still_verified(write_script, claim, question, evidence):
+def test_a_near_synonym_or_a_faithful_rewording_is_still_verified(write_script, claim, question, evidence):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
     assert reply.status == "pass" and reply.verified and reply.assistant_text == claim
 
