@@ -1318,10 +1318,19 @@ _OPPOSITES: dict[str, frozenset[str]] = {
 # A rule said as less than a rule: "Clients may back off ..." over "Clients must back off ..." (the claim's word, and
 # the words of the evidence it weakens). The other way, a claim that makes a "may" a "must", is check_strength's.
 # No dev or nli-train pair is such a copy.
-_WEAKER_THAN: dict[str, frozenset[str]] = {
-    "may": frozenset({"must", "shall"}), "can": frozenset({"must", "shall"}), "could": frozenset({"must", "shall"}),
-    "might": frozenset({"must", "shall"}), "should": frozenset({"must", "shall"}),
-}
+_WEAKER_THAN: dict[str, frozenset[str]] = dict.fromkeys(("may", "can", "could", "might", "should"),
+                                                        frozenset({"must", "shall"}))
+
+
+@memo_by_text  # keyed on the two texts' stems (sized like a text), and forgotten with the text caches
+def _alignment(claim_stems: tuple[str, ...], sentence_stems: tuple[str, ...]) -> tuple[
+        tuple[tuple[str, int, int, int, int], ...], tuple[int, ...]]:
+    """The claim aligned on the sentence: its changes (replace / delete opcodes: claim words the sentence does not
+    hold there), and where the runs of the sentence it leaves out start (insert opcodes). Asked by both rules below
+    for the same pair."""
+    opcodes = SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
+    return (tuple(op for op in opcodes if op[0] in ("replace", "delete")),
+            tuple(op[3] for op in opcodes if op[0] == "insert"))
 
 
 def _word_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
@@ -1333,8 +1342,7 @@ def _word_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], senten
     written = {token.lower() for token in sentence_tokens}
     if not any(instead[word] & written for word in said) or len(claim_stems) - 1 < must_keep:
         return None
-    changes = [op for op in SequenceMatcher(None, claim_stems, sentence_stems, autojunk=False).get_opcodes()
-               if op[0] in ("replace", "delete")]  # "insert": words of the sentence left out
+    changes, _ = _alignment(tuple(claim_stems), tuple(sentence_stems))  # words left out besides are no change
     if len(changes) != 1:
         return None
     tag, start, end, sentence_start, sentence_end = changes[0]
@@ -1463,20 +1471,14 @@ def _word_for_word_before_a_dropped_end(claim_words: Sequence[str], claim_stems:
     one refuses 2 entailed and 12 other pairs, and no dev claim."""
     if sum(stem_ in present for stem_ in claim_stems) < must_keep or len(claim_stems) - 1 < max(2, must_keep):
         return None  # most of the claim is not this sentence's: no alignment needed
-    changes, left_out = [], []
-    for tag, start, end, sentence_start, sentence_end in SequenceMatcher(
-            None, claim_stems, sentence_stems, autojunk=False).get_opcodes():
-        if tag == "insert":
-            left_out.append(sentence_start)
-        elif tag != "equal":
-            changes.append((start, end, sentence_start, sentence_end))
+    changes, left_out = _alignment(tuple(claim_stems), tuple(sentence_stems))
     if len(changes) != 1 or len(left_out) != 1:
         return None
-    start, end, sentence_start, sentence_end = changes[0]
+    _, start, end, sentence_start, sentence_end = changes[0]
     if end - start != 1 or sentence_end - sentence_start != 1 or left_out[0] < sentence_end or \
             not content_stems(claim_words[start]) or not content_stems(sentence_tokens[sentence_start]):
         return None
-    return changes[0]
+    return start, end, sentence_start, sentence_end
 
 
 @memo_by_text
