@@ -1320,6 +1320,43 @@ _OPPOSITES: dict[str, frozenset[str]] = {
 # No dev or nli-train pair is such a copy.
 _WEAKER_THAN: dict[str, frozenset[str]] = dict.fromkeys(("may", "can", "could", "might", "should"),
                                                         frozenset({"must", "shall"}))
+ANTONYMS_FILE = Path(__file__).with_name("antonyms.txt")
+_PAST_TO_PRESENT = {form: present for present, forms in IRREGULAR_PAST_FORMS.items() for form in forms}
+# inflections taken off a word to find it in the antonym table: "loses" and "lost" are "lose", "continuously" is
+# "continuous"; whole words, not the 5-letter stems, which would make "intercontinental" / "continental" a pair of
+# "inter..." and "conti..." words
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), ("ed", "e"), ("d", ""),
+                ("ing", ""), ("ing", "e"), ("ly", ""), ("ily", "y"), ("er", ""), ("est", ""), ("most", ""))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def word_forms(word: str) -> frozenset[str]:
+    """The word and the base forms it may be an inflection of (more than the real one; a table lookup decides)."""
+    word = word.lower()
+    forms = {word, _PAST_TO_PRESENT.get(word, word)}
+    forms.update(word[:-len(ending)] + base for ending, base in _INFLECTIONS
+                 if word.endswith(ending) and len(word) - len(ending) >= 3)
+    return frozenset(forms)
+
+
+@functools.cache
+def content_opposites() -> dict[str, frozenset[str]]:
+    """WordNet's antonyms, direct and indirect (ANTONYMS_FILE), both ways: a near copy with one content word put for
+    its antonym says the opposite ("The incoming primary files the ticket." over "The outgoing primary ...")."""
+    opposite: dict[str, set[str]] = {}
+    for line in ANTONYMS_FILE.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            a, b = line.split("\t")
+            opposite.setdefault(a, set()).add(b.strip())
+            opposite.setdefault(b.strip(), set()).add(a)
+    return {key: frozenset(value) for key, value in opposite.items()}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _antonyms(word: str) -> frozenset[str]:
+    """The antonyms of any form of ``word`` (base forms, as the table writes them)."""
+    opposites = content_opposites()
+    return frozenset().union(*(opposites.get(form, frozenset()) for form in word_forms(word)))
 
 
 @memo_by_text  # keyed on the two texts' stems (sized like a text), and forgotten with the text caches
@@ -1333,14 +1370,11 @@ def _alignment(claim_stems: tuple[str, ...], sentence_stems: tuple[str, ...]) ->
             tuple(op[3] for op in opcodes if op[0] == "insert"))
 
 
-def _word_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
-                  sentence_stems: Sequence[str], must_keep: float,
-                  instead: dict[str, frozenset[str]]) -> tuple[str, str] | None:
-    """(the claim's word, the sentence's word) when the claim is the sentence, words left out or not, but for one
-    word put for a word that ``instead`` gives for it (_OPPOSITES, _WEAKER_THAN); None otherwise."""
-    said = {word for word in claim_words if word in instead}
-    written = {token.lower() for token in sentence_tokens}
-    if not any(instead[word] & written for word in said) or len(claim_stems) - 1 < must_keep:
+def _one_word_replaced(claim_stems: Sequence[str], sentence_stems: Sequence[str],
+                       must_keep: float) -> tuple[int, int] | None:
+    """(the claim's position, the sentence's) of the one word the claim puts for one of the sentence's, when the
+    claim is the sentence but for that word, words left out or not; None otherwise."""
+    if len(claim_stems) - 1 < must_keep:
         return None
     changes, _ = _alignment(tuple(claim_stems), tuple(sentence_stems))  # words left out besides are no change
     if len(changes) != 1:
@@ -1348,8 +1382,35 @@ def _word_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], senten
     tag, start, end, sentence_start, sentence_end = changes[0]
     if tag != "replace" or end - start != 1 or sentence_end - sentence_start != 1:
         return None
-    claimed, replaced = claim_words[start], sentence_tokens[sentence_start]
+    return start, sentence_start
+
+
+def _word_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
+                  sentence_stems: Sequence[str], must_keep: float,
+                  instead: dict[str, frozenset[str]]) -> tuple[str, str] | None:
+    """(the claim's word, the sentence's word) when the claim is the sentence, words left out or not, but for one
+    word put for a word that ``instead`` gives for it (_OPPOSITES, _WEAKER_THAN); None otherwise."""
+    said = {word for word in claim_words if word in instead}
+    written = {token.lower() for token in sentence_tokens}
+    if not any(instead[word] & written for word in said):
+        return None
+    if (where := _one_word_replaced(claim_stems, sentence_stems, must_keep)) is None:
+        return None
+    claimed, replaced = claim_words[where[0]], sentence_tokens[where[1]]
     return (claimed, replaced) if replaced.lower() in instead.get(claimed, ()) else None
+
+
+def _antonym_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
+                     sentence_stems: Sequence[str], must_keep: float,
+                     opposed: frozenset[str]) -> tuple[str, str] | None:
+    """As _word_put_for, for a word put for its WordNet antonym, any inflection (``opposed``: the antonyms of the
+    claim's words, ``content_opposites``)."""
+    if not any(word_forms(token) & opposed for token in sentence_tokens):
+        return None
+    if (where := _one_word_replaced(claim_stems, sentence_stems, must_keep)) is None:
+        return None
+    claimed, replaced = claim_words[where[0]], sentence_tokens[where[1]]
+    return (claimed, replaced) if _antonyms(claimed) & word_forms(replaced) else None
 
 
 def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[tuple[int, int]] | None:
@@ -1561,6 +1622,7 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     evidence_stems = content_stem_set(evidence_text)
     claim_stems = _stem_sequence(claim_text)  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
+    opposed = frozenset().union(*map(_antonyms, claim_words))
     for sentence in _readings(sentence_texts(evidence_text), claim_tokens, claim_stems, evidence_stems):
         sentence_tokens = WORD.findall(strip_markers(sentence))  # the tokens _stem_sequence stems, in the same order
         sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)
@@ -1571,6 +1633,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         put_for = [(kind, found) for kind, instead in (("opposite", _OPPOSITES), ("weaker", _WEAKER_THAN))
                    if (found := _word_put_for(claim_words, claim_stems, sentence_tokens, sentence_stems, must_keep,
                                               instead))]
+        if not put_for and opposed and (found := _antonym_put_for(claim_words, claim_stems, sentence_tokens,
+                                                                   sentence_stems, must_keep, opposed)):
+            put_for = [("opposite", found)]  # "incoming" for "outgoing", from WordNet
         if put_for:  # "during" for "outside", "may" for "must"
             kind, (claimed, replaced) = put_for[0]
             copies.append(NearCopy(kind, (claimed,), sentence, (replaced,)))

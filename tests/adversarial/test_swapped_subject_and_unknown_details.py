@@ -173,6 +173,12 @@ RETRIES = one_item("API rate limits",
                    "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential "
                    "backoff: 5 attempts over about 24 hours (after 1 minute, 10 minutes, 1 hour, 6 hours and 17 hours).")
 BACK_OFF = one_item("API rate limits", "Clients must back off for at least the Retry-After value.")
+HANDOVER = one_item("On-call policy",
+                    "The rotation is weekly; the handover is on Monday at 10:00 CET, in a 15-minute call where the "
+                    "outgoing primary walks through open incidents and alerts.")
+NIGHT_PAGE = one_item("On-call policy",
+                      "After a night page (between 23:00 and 07:00 CET) that took more than 1 hour, the engineer starts "
+                      "work at noon the next day, or takes the morning off.")
 PAGE_PAY = one_item("On-call policy",
                     "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
                     "hourly rate.")
@@ -206,6 +212,11 @@ PAGE_PAY = one_item("On-call policy",
     # passed: the claim stops where the sentence goes on, so the swap was a second change and no near copy was seen
     ("Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with linear backoff [E1].",
      "How are webhook deliveries retried?", RETRIES, "linear"),
+    # passed: a content word put for its antonym; MiniLM reads the two as close and the verifier entails the copy
+    ("The handover is in a 15-minute call where the incoming primary walks through open incidents and alerts [E1].",
+     "Who runs the handover call?", HANDOVER, "incoming"),
+    ("After a day page that took more than 1 hour, the engineer starts work at noon the next day [E1].",
+     "When does an engineer start work after a long page?", NIGHT_PAGE, "day page"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

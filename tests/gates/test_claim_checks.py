@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from controlplane.contracts.gate_result import ReasonCode
+from controlplane.gates import claim_checks
 from controlplane.gates.claim_checks import (
     NearCopy,
     _statements,
@@ -14,6 +18,7 @@ from controlplane.gates.claim_checks import (
     check_numbers,
     check_qualifiers,
     check_strength,
+    content_opposites,
     lowercase_words,
     near_copies,
     quantities,
@@ -688,6 +693,18 @@ PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident
     ("Minor League teams compete at levels below Major League Baseball.",
      "Minor League teams compete at levels above Major League Baseball.", "above", "below"),
     ("The ferry runs to Dover every morning.", "The ferry runs from Dover every morning.", "from", "to"),
+    # shown: a content word put for its antonym (WordNet's, gates/antonyms.txt): MiniLM reads the two as close and
+    # the verifier entails the copy
+    ("The outgoing primary files the ticket.", "The incoming primary files the ticket.", "incoming", "outgoing"),
+    ("After a night page that took more than 1 hour, the engineer starts work at noon the next day.",
+     "After a day page that took more than 1 hour, the engineer starts work at noon the next day.", "day", "night"),
+    ("The handover is a 15-minute call where the outgoing primary walks through open incidents.",
+     "The handover is a call where the incoming primary walks through open incidents.", "incoming", "outgoing"),
+    ("The valve stays open during the test.", "The valve stays shut during the test.", "shut", "open"),
+    # indirect: "fictional" is similar to "unreal", the antonym of "real"; the sentence's end left out besides
+    ("Middle-earth is a real place in the country of Germany.", "Middle-earth is a fictional place.", "fictional",
+     "real"),
+    ("The bucket refills continuously.", "The bucket refills discontinuously.", "discontinuously", "continuously"),
 ])
 def test_a_copy_with_a_word_put_for_its_opposite(evidence, claim, said, written):
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("opposite", (said,), (written,))]
@@ -728,6 +745,34 @@ def test_the_same_side_or_more_than_one_change_is_no_opposite_copy(evidence, cla
     assert "opposite" not in {copy.kind for copy in near_copies(evidence, claim)}
 
 
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # a quantifier made weaker is check_qualifiers' ("all" entails "some"), and "here" / "there" depend on who speaks:
+    # the table holds neither stop words nor quantifiers
+    ("All gadgets are mirrors.", "Some gadgets are mirrors."),
+    ("I was up here looking down.", "I was up there looking down."),
+    # an antonym with another word changed besides is no copy of the sentence
+    ("The outgoing primary files the ticket.", "The incoming secondary files the ticket."),
+    # a synonym is no antonym
+    ("The outgoing primary files the ticket.", "The departing primary files the ticket."),
+])
+def test_a_quantifier_a_place_word_or_a_second_change_is_no_antonym_copy(evidence, claim):
+    assert "opposite" not in {copy.kind for copy in near_copies(evidence, claim)}
+
+
+def test_the_antonym_table_is_read_from_the_package():
+    opposites = content_opposites()
+    assert "outgoing" in opposites["incoming"] and "night" in opposites["day"]
+    assert "some" not in opposites.get("all", ()) and not any("_" in word for word in opposites)
+
+
+def test_every_word_list_the_checks_read_ships_in_the_wheel():
+    # a list read next to the module (Path(__file__).with_name) that the wheel leaves out fails every claim closed
+    gates_folder = Path(claim_checks.__file__).parent
+    shipped = tomllib.loads((gates_folder.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = shipped["tool"]["setuptools"]["package-data"]["controlplane.gates"]
+    assert sorted(p.name for p in gates_folder.glob("*.txt")) == sorted(listed)
+
+
 WEBHOOK_RETRIES = ("Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential "
                    "backoff: 5 attempts over about 24 hours.")
 
@@ -736,7 +781,7 @@ WEBHOOK_RETRIES = ("Webhook deliveries are retried on any non-2xx answer or a ti
     # shown: the claim stops where the sentence goes on, so the swap was a second change and no near copy was seen
     (WEBHOOK_RETRIES, "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with linear "
      "backoff.", ("linear",), ("exponential",)),
-    ("Middle-earth is a real place in the country of Germany.", "Middle-earth is a fictional place.", ("fictional",),
+    ("Middle-earth is a real place in the country of Germany.", "Middle-earth is a famous place.", ("famous",),
      ("real",)),
 ])
 def test_a_word_swapped_before_a_dropped_end_is_a_near_copy(evidence, claim, run, replaced):
