@@ -88,19 +88,29 @@ APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "al
 
 
 @memo_by_text
-def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
-    """The evidence sentence (or pair of adjacent sentences) sharing most claim content words, and that share."""
+def best_sentences(evidence: str, claim: str, pairs: bool = True) -> tuple[tuple[str, ...], float]:
+    """The evidence sentences (or pairs of adjacent sentences, unless not ``pairs``) sharing most claim content
+    words, all that share it (in the evidence's order), and that share."""
     claim_set = content_stem_set(claim)
     if not claim_set:
-        return "", 0.0
+        return (), 0.0
     sents = sentence_texts(evidence)
-    candidates = sents + [f"{a} {b}" for a, b in pairwise(sents)]
-    best, best_share = "", 0.0
-    for s in candidates:
+    best: list[str] = []
+    best_share = 0.0
+    for s in sents + ([f"{a} {b}" for a, b in pairwise(sents)] if pairs else []):
         share = len(claim_set & content_stem_set(s)) / len(claim_set)
-        if share > best_share + 1e-9 or (abs(share - best_share) <= 1e-9 and best and len(s) < len(best)):
-            best, best_share = s, share
-    return best, best_share
+        if share > best_share + 1e-9:
+            best, best_share = [s], share
+        elif best and abs(share - best_share) <= 1e-9:
+            best.append(s)
+    return tuple(best), best_share
+
+
+def best_sentence(evidence: str, claim: str) -> tuple[str, float]:
+    """The evidence sentence (or pair of adjacent sentences) sharing most claim content words, and that share; the
+    shortest of those that tie."""
+    tied, share = best_sentences(evidence, claim)
+    return (min(tied, key=len), share) if tied else ("", 0.0)
 
 
 def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
@@ -375,7 +385,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                          f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
         findings = _moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
-    return findings + _other_ranks(evidence_text, claim_text)
+    return findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -405,6 +415,46 @@ def _other_ranks(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if (value, word) not in evidence and others:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {phrase!r}; the evidence states {others[0]!r}"))
+    return findings
+
+
+# An identifier that carries a number in its name: "SEV2", "P1", "ADR-011", "COVID-19", "v2". The words split it
+# ("sev", "2") and the value check reads no quantity in it, so "SEV3 pages must be acknowledged within 15 minutes."
+# copied every content word of "SEV2 pages: acknowledge within 15 minutes." and was shown verified. A letter after
+# the number is a variant or a plural ("FOXO3A", "omega-3s"), and "OCT3/4" names both numbers.
+_CODE = re.compile(r"\b(?P<family>[A-Za-z]+)-?(?P<number>\d+)(?:/(?P<also>\d+))?[A-Za-z]?\b")
+
+
+@memo_by_text
+def _codes(text: str) -> dict[tuple[str, int], str]:
+    """(family, number) -> the code as written: "SEV2" -> ("sev", 2): "SEV2"."""
+    found: dict[tuple[str, int], str] = {}
+    for match in _CODE.finditer(text):
+        family = match["family"].lower()
+        for number in filter(None, (match["number"], match["also"])):
+            found.setdefault((family, int(number)), match[0])
+    return found
+
+
+def _other_codes(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """A code the evidence gives otherwise where it says the rest of the claim: the single sentences that share most
+    of the claim's content words hold another code of the same family, one the claim does not name itself ("SEV2"
+    for the claim's "SEV3"), and none of them holds the claim's. A sentence with no such code leaves the claim to the
+    other checks."""
+    claimed = _codes(claim_text)
+    findings = []
+    for code, written in claimed.items():
+        if not any(other[0] == code[0] and other not in claimed for other in _codes(evidence_text)):
+            continue
+        restating, share = best_sentences(evidence_text, claim_text, False)  # a pair may hold both codes
+        if share < 0.5 or any(code in _codes(sentence) for sentence in restating):
+            continue
+        others = [said for sentence in restating for other, said in _codes(sentence).items()
+                  if other[0] == code[0] and other not in claimed]
+        if others:
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim states {written!r}; where the evidence says the rest of it, it "
+                                         f"states {others[0]!r}"))
     return findings
 
 

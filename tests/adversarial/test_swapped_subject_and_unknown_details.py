@@ -179,6 +179,10 @@ HANDOVER = one_item("On-call policy",
 NIGHT_PAGE = one_item("On-call policy",
                       "After a night page (between 23:00 and 07:00 CET) that took more than 1 hour, the engineer starts "
                       "work at noon the next day, or takes the morning off.")
+SEVERITIES = one_item("On-call policy",
+                      "- SEV1 pages: acknowledge within 5 minutes and be at a laptop with connectivity within 15 "
+                      "minutes.\n- SEV2 pages: acknowledge within 15 minutes.\n- Alerts that are not pages (SEV3) are "
+                      "handled during working hours, 09:00 to 18:00 CET, Monday to Friday.")
 PAGE_PAY = one_item("On-call policy",
                     "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
                     "hourly rate.")
@@ -217,6 +221,11 @@ PAGE_PAY = one_item("On-call policy",
      "Who runs the handover call?", HANDOVER, "incoming"),
     ("After a day page that took more than 1 hour, the engineer starts work at noon the next day [E1].",
      "When does an engineer start work after a long page?", NIGHT_PAGE, "day page"),
+    # passed: "SEV3" is "sev" and "3" to the words, so every content word was the SEV2 line's own
+    ("SEV3 pages must be acknowledged within 15 minutes [E1].", "How fast must SEV3 pages be acknowledged?",
+     SEVERITIES, "SEV3 pages must"),
+    ("Alerts that are not pages (SEV2) are handled during working hours [E1].", "When are SEV2 alerts handled?",
+     SEVERITIES, "(SEV2)"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
@@ -232,6 +241,8 @@ TICKETS = one_item("Club report", "Ticket sales have declined steadily since the
     ("Ticket sales have fallen steadily since the club moved stadiums [E1].", "How have ticket sales changed?",
      TICKETS),
     ("Every page outside working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY),
+    ("SEV2 pages must be acknowledged within 15 minutes [E1].", "How fast must SEV2 pages be acknowledged?",
+     SEVERITIES),
     # refused: "one and a half" was split into two claims and read as the numbers 1 and 0.5, and 150% was no multiple
     ("Time worked on a page outside working hours is paid at one and a half times the hourly rate [E1].",
      "How is time worked on a page paid?", PAGE_PAY),

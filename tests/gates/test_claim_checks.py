@@ -773,6 +773,44 @@ def test_every_word_list_the_checks_read_ships_in_the_wheel():
     assert sorted(p.name for p in gates_folder.glob("*.txt")) == sorted(listed)
 
 
+RESPONSE = ("- SEV1 pages: acknowledge within 5 minutes and be at a laptop with connectivity within 15 minutes.\n"
+            "- SEV2 pages: acknowledge within 15 minutes.\n"
+            "- Alerts that are not pages (SEV3) are handled during working hours, 09:00 to 18:00 CET, Monday to Friday.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "code"), [
+    # shown: the words split "SEV3" into "sev" and "3", so every content word was the SEV1 and SEV2 lines' own
+    (RESPONSE, "SEV3 pages must be acknowledged within 15 minutes.", "SEV3"),
+    (RESPONSE, "Alerts that are not pages (SEV2) are handled during working hours.", "SEV2"),
+    ("The M6 motorway is busy on Fridays.", "The M62 motorway is busy on Fridays.", "M62"),
+    ("ADR-011 moves validation to the server.", "ADR-012 moves validation to the server.", "ADR-012"),
+])
+def test_a_code_the_evidence_gives_otherwise_is_a_number_mismatch(evidence, claim, code):
+    findings = check_numbers(evidence, claim)
+    assert [f.code for f in findings] == [ReasonCode.NUMBER_MISMATCH] and f"claim states {code!r}" in findings[0].detail
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (RESPONSE, "SEV2 pages must be acknowledged within 15 minutes."),
+    (RESPONSE, "SEV1 pages must be acknowledged within 5 minutes."),  # the SEV2 line ties with it: either may hold it
+    (RESPONSE, "Alerts that are not pages (SEV3) are handled during working hours."),
+    # a letter after the number is a variant or a plural, and "OCT3/4" names both numbers
+    ("Omega-3s have been found to reduce blood pressure.", "Omega-3 has been found to reduce blood pressure."),
+    ("The minor G allele of FOXO3A is related to less severe Crohn's disease.",
+     "The minor G allele of FOXO3 is related to less severe Crohn's disease."),
+    ("Pioneer factor Oct4 interacts with 4 chromatin remodeling factors.",
+     "Pioneer factor OCT3/4 interacts with 4 chromatin remodeling factors."),
+    # the claim names the sentence's code itself, beside its own
+    ("UBC13 generates a K63-linked polyubiquitin moiety at PCNA.",
+     "UBC13 generates a K63-linked polyubiquitin moiety at PCNA K164."),
+    # no code of the family where the claim's words are: the other checks' business
+    ("SEV2 is the second level. Pages are acknowledged within 15 minutes.", "SEV3 pages are acknowledged within 15 "
+     "minutes."),
+])
+def test_the_same_code_a_variant_or_no_rival_code_is_no_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
 WEBHOOK_RETRIES = ("Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential "
                    "backoff: 5 attempts over about 24 hours.")
 
