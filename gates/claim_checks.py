@@ -1487,25 +1487,36 @@ _COORDINATION = frozenset({"and", "or", "nor", "&", "plus", "as", "well", "the",
                            "neither", "is", "are", "was", "were", "be", "am"})
 
 
+# A term whose role an exchange swaps is a phrase ("a forward fix"), not a clause: clauses said in another order
+# mostly say the same
+_TERM_WORDS = 4
+
+
 def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
                sentence_stems: Sequence[str]) -> tuple[str, str] | None:
-    """The two content words a claim exchanges in its sentence, the sentence being otherwise the same ("The primary
-    takes over when the secondary has not acknowledged a page." over "The secondary takes over when the primary
-    ..."): who does what to whom, reversed, with every word the sentence's own, which a verifier entails and no
-    near copy saw (the changed run spans the words between). None for words only coordinated ("mice and dogs" for
-    "dogs and mice")."""
-    if len(claim_stems) != len(sentence_stems):
+    """The two terms a claim exchanges in its sentence, the sentence being otherwise the same ("The primary takes
+    over when the secondary has not acknowledged a page." over "The secondary takes over when the primary ...";
+    "Prefer a forward fix over rollback." over "Prefer rollback over a forward fix."): who does what to whom,
+    reversed, with every word the sentence's own, which a verifier entails and no near copy saw (the changed run
+    spans the words between). Each term is a run of words holding a content word. None for terms only coordinated
+    ("mice and dogs" for "dogs and mice")."""
+    if len(claim_stems) != len(sentence_stems) or claim_stems == sentence_stems:
         return None
-    differ = [i for i, (claimed, written) in enumerate(zip(claim_stems, sentence_stems)) if claimed != written]
-    if len(differ) != 2:
-        return None
-    first, second = differ
-    if claim_stems[first] != sentence_stems[second] or claim_stems[second] != sentence_stems[first] or \
-            not content_stems(claim_tokens[first]) or not content_stems(claim_tokens[second]):
-        return None
-    if all(token.lower() in _COORDINATION for token in claim_tokens[first + 1:second]):
-        return None
-    return claim_tokens[first], claim_tokens[second]
+    start = next(i for i, (claimed, written) in enumerate(zip(claim_stems, sentence_stems)) if claimed != written)
+    end = len(claim_stems) - next(i for i, (claimed, written) in
+                                  enumerate(zip(reversed(claim_stems), reversed(sentence_stems))) if claimed != written)
+    claimed, written = claim_stems[start:end], sentence_stems[start:end]
+    for first in range(1, min(len(claimed) - 1, _TERM_WORDS + 1)):  # claimed = X + between + Y, written = Y + ... X
+        for second in range(1, min(len(claimed) - first, _TERM_WORDS + 1)):
+            x, between, y = claimed[:first], claimed[first:-second], claimed[-second:]
+            if x == y or tuple(written) != (*y, *between, *x):
+                continue
+            terms = claim_tokens[start:start + first], claim_tokens[end - second:end]
+            if not all(content_stems(" ".join(term)) for term in terms) or \
+                    all(token.lower() in _COORDINATION for token in claim_tokens[start + first:end - second]):
+                return None
+            return " ".join(terms[0]), " ".join(terms[1])
+    return None
 
 
 def _another_number(run: Sequence[str], replaced: Sequence[str]) -> bool:

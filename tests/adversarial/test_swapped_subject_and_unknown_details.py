@@ -183,6 +183,8 @@ SEVERITIES = one_item("On-call policy",
                       "- SEV1 pages: acknowledge within 5 minutes and be at a laptop with connectivity within 15 "
                       "minutes.\n- SEV2 pages: acknowledge within 15 minutes.\n- Alerts that are not pages (SEV3) are "
                       "handled during working hours, 09:00 to 18:00 CET, Monday to Friday.")
+ROLLBACK = one_item("Incident response runbook",
+                    "Prefer rollback over a forward fix. A rollback takes about 4 minutes.")
 PAGE_PAY = one_item("On-call policy",
                     "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
                     "hourly rate.")
@@ -226,6 +228,8 @@ PAGE_PAY = one_item("On-call policy",
      SEVERITIES, "SEV3 pages must"),
     ("Alerts that are not pages (SEV2) are handled during working hours [E1].", "When are SEV2 alerts handled?",
      SEVERITIES, "(SEV2)"),
+    # passed: two phrases exchanged, every word the sentence's own
+    ("Prefer a forward fix over rollback [E1].", "Should we roll back or fix forward?", ROLLBACK, "forward fix over"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
