@@ -1361,7 +1361,10 @@ def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], pr
 # words left out besides) are all contradicted or neutral pairs.
 _OPPOSITE_PAIRS = (("outside", "inside"), ("outside", "within"), ("outside", "during"), ("outside", "in"),
                    ("above", "below"), ("over", "under"), ("before", "after"), ("with", "without"), ("to", "from"),
-                   ("into", "out"), ("for", "against"), ("including", "excluding"))
+                   ("into", "out"), ("for", "against"), ("including", "excluding"),
+                   # order in time, which WordNet gives no antonyms for ("... compatible with the next release" over
+                   # "... with the previous release")
+                   ("previous", "next"), ("previous", "following"), ("preceding", "following"), ("earlier", "later"))
 _OPPOSITES: dict[str, frozenset[str]] = {
     word: frozenset(b if a == word else a for a, b in _OPPOSITE_PAIRS if word in (a, b))
     for pair in _OPPOSITE_PAIRS for word in pair}

@@ -183,6 +183,9 @@ SEVERITIES = one_item("On-call policy",
                       "- SEV1 pages: acknowledge within 5 minutes and be at a laptop with connectivity within 15 "
                       "minutes.\n- SEV2 pages: acknowledge within 15 minutes.\n- Alerts that are not pages (SEV3) are "
                       "handled during working hours, 09:00 to 18:00 CET, Monday to Friday.")
+MIGRATIONS = one_item("Stack and hosting",
+                      "Database migrations run before the canary step and must be backwards compatible with the "
+                      "previous release for at least one deploy.")
 ROLLBACK = one_item("Incident response runbook",
                     "Prefer rollback over a forward fix. A rollback takes about 4 minutes.")
 PAGE_PAY = one_item("On-call policy",
@@ -230,6 +233,9 @@ PAGE_PAY = one_item("On-call policy",
      SEVERITIES, "(SEV2)"),
     # passed: two phrases exchanged, every word the sentence's own
     ("Prefer a forward fix over rollback [E1].", "Should we roll back or fix forward?", ROLLBACK, "forward fix over"),
+    # passed: "next" for "previous", with the end left out; a function word of time, no content word changed
+    ("Database migrations must be backwards compatible with the next release [E1].",
+     "What must database migrations be compatible with?", MIGRATIONS, "next release"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)
@@ -247,6 +253,8 @@ TICKETS = one_item("Club report", "Ticket sales have declined steadily since the
     ("Every page outside working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY),
     ("SEV2 pages must be acknowledged within 15 minutes [E1].", "How fast must SEV2 pages be acknowledged?",
      SEVERITIES),
+    ("Database migrations must be backwards compatible with the previous release [E1].",
+     "What must database migrations be compatible with?", MIGRATIONS),
     # refused: "one and a half" was split into two claims and read as the numbers 1 and 0.5, and 150% was no multiple
     ("Time worked on a page outside working hours is paid at one and a half times the hourly rate [E1].",
      "How is time worked on a page paid?", PAGE_PAY),

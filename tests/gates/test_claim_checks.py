@@ -705,6 +705,9 @@ PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident
     ("Middle-earth is a real place in the country of Germany.", "Middle-earth is a fictional place.", "fictional",
      "real"),
     ("The bucket refills continuously.", "The bucket refills discontinuously.", "discontinuously", "continuously"),
+    # order in time, which WordNet gives no antonyms for
+    ("Database migrations must be backwards compatible with the previous release for at least one deploy.",
+     "Database migrations must be backwards compatible with the next release.", "next", "previous"),
 ])
 def test_a_copy_with_a_word_put_for_its_opposite(evidence, claim, said, written):
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("opposite", (said,), (written,))]
