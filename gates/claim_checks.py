@@ -654,7 +654,7 @@ ANTONYMS = [
     ("approved", "rejected"), ("approve", "reject"), ("approves", "rejects"), ("passed", "rejected"),
     ("valid", "invalid"), ("opened", "closed"), ("guilty", "innocent"), ("convicted", "acquitted"),
     ("increase", "reduce"), ("increases", "reduces"), ("increased", "reduced"), ("raised", "lowered"),
-    ("rose", "dropped"), ("gained", "lost"),
+    ("rose", "dropped"), ("rise", "drop"), ("rises", "drops"), ("gained", "lost"),
     # who gives and who takes ("The company sold the startup." over "... acquired the startup.")
     ("buy", "sell"), ("buys", "sells"), ("bought", "sold"), ("acquire", "sell"), ("acquires", "sells"),
     ("acquired", "sold"), ("hire", "fire"), ("hired", "fired"), ("lend", "borrow"), ("lent", "borrowed"),
@@ -670,6 +670,7 @@ ANTONYMS = [
 # A bound with no number after it is no quantity to the value check ("Clients must back off for at most the
 # Retry-After value." over "... at least ..."); "most" and "least" alone are too often superlatives to oppose
 PHRASE_ANTONYMS = [("at least", "at most")]
+_ANTONYM_PAIRS = frozenset(pair for x, y in ANTONYMS for pair in ((x, y), (y, x)))
 _PHRASE_OPPOSITES = tuple((f" {a} ", f" {b} ") for x, y in PHRASE_ANTONYMS for a, b in ((x, y), (y, x)))
 
 
@@ -1405,6 +1406,14 @@ def content_opposites() -> dict[str, frozenset[str]]:
     return {key: frozenset(value) for key, value in opposite.items()}
 
 
+def _opposed(claimed: str, written: str) -> bool:
+    """Whether a word is put for its opposite: a function word's (_OPPOSITES) or a WordNet antonym, or a pair of
+    check_negation's list (ANTONYMS)."""
+    claimed, written = claimed.lower(), written.lower()
+    return written in _OPPOSITES.get(claimed, ()) or bool(_antonyms(claimed) & word_forms(written)) or \
+        (claimed, written) in _ANTONYM_PAIRS
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _antonyms(word: str) -> frozenset[str]:
     """The antonyms of any form of ``word`` (base forms, as the table writes them)."""
@@ -1726,6 +1735,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         if kind == "swap" and _another_number(run, replaced):
             copies.append(NearCopy("number", run, sentence, replaced))
             continue  # "One primary and two secondaries ..." over "One primary and one secondary ..."
+        if kind == "swap" and len(run) == len(replaced) > 1 and all(map(_opposed, run, replaced)):
+            copies.append(NearCopy("opposite", run, sentence, replaced))
+            continue  # "... when the crash-free rate rises above that threshold." over "... drops below ..."
         if kind == "addition" and _TENSE_OR_PLAN.fullmatch(" ".join(run)):
             copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
             continue

@@ -186,6 +186,9 @@ SEVERITIES = one_item("On-call policy",
 MIGRATIONS = one_item("Stack and hosting",
                       "Database migrations run before the canary step and must be backwards compatible with the "
                       "previous release for at least one deploy.")
+STAGES = one_item("Mobile release process",
+                  "Android builds are rolled out in stages. A stage is halted when the crash-free rate drops below "
+                  "that threshold.")
 ROLLBACK = one_item("Incident response runbook",
                     "Prefer rollback over a forward fix. A rollback takes about 4 minutes.")
 PAGE_PAY = one_item("On-call policy",
@@ -236,6 +239,9 @@ PAGE_PAY = one_item("On-call policy",
     # passed: "next" for "previous", with the end left out; a function word of time, no content word changed
     ("Database migrations must be backwards compatible with the next release [E1].",
      "What must database migrations be compatible with?", MIGRATIONS, "next release"),
+    # passed: two words, each put for its opposite, were a two-word swap the verifier entailed
+    ("A stage is halted when the crash-free rate rises above that threshold [E1].", "When is a stage halted?",
+     STAGES, "rises above"),
 ])
 def test_a_swapped_word_rank_role_or_condition_is_never_shown(write_script, claim, question, evidence, lie):
     reply = _reply(write_script, [(claim, ["E1"])], question, evidence)

@@ -713,6 +713,22 @@ def test_a_copy_with_a_word_put_for_its_opposite(evidence, claim, said, written)
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("opposite", (said,), (written,))]
 
 
+@pytest.mark.parametrize(("evidence", "claim", "said", "written"), [
+    # shown: two words each put for its opposite were a swap of two words, and the verifier entailed it
+    ("A stage is halted when the crash-free rate drops below that threshold.",
+     "A stage is halted when the crash-free rate rises above that threshold.", ("rises", "above"), ("drops", "below")),
+    ("The east gate closes before noon.", "The east gate opens after noon.", ("opens", "after"), ("closes", "before")),
+])
+def test_a_copy_with_several_words_each_put_for_its_opposite(evidence, claim, said, written):
+    assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("opposite", said, written)]
+
+
+def test_words_of_which_only_one_is_an_opposite_are_a_swap():
+    copies = near_copies("A stage is halted when the crash-free rate drops below that threshold.",
+                         "A stage is halted when the crash-free rate falls under that threshold.")
+    assert "opposite" not in {c.kind for c in copies}
+
+
 BACK_OFF = "Clients must back off for at least the Retry-After value."
 
 
@@ -753,8 +769,8 @@ def test_the_same_side_or_more_than_one_change_is_no_opposite_copy(evidence, cla
     # the table holds neither stop words nor quantifiers
     ("All gadgets are mirrors.", "Some gadgets are mirrors."),
     ("I was up here looking down.", "I was up there looking down."),
-    # an antonym with another word changed besides is no copy of the sentence
-    ("The outgoing primary files the ticket.", "The incoming secondary files the ticket."),
+    # an antonym with another word changed besides, not to its opposite, is no opposite copy (a swap, judged as one)
+    ("The outgoing primary files the ticket.", "The incoming engineer files the ticket."),
     # a synonym is no antonym
     ("The outgoing primary files the ticket.", "The departing primary files the ticket."),
 ])
