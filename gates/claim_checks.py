@@ -1374,6 +1374,8 @@ _OPPOSITES: dict[str, frozenset[str]] = {
 # No dev or nli-train pair is such a copy.
 _WEAKER_THAN: dict[str, frozenset[str]] = dict.fromkeys(("may", "can", "could", "might", "should"),
                                                         frozenset({"must", "shall"}))
+
+# Content words put for their antonyms: WordNet 3.0's pairs, written by `./run bench antonyms --build DICT`
 ANTONYMS_FILE = Path(__file__).with_name("antonyms.txt")
 _PAST_TO_PRESENT = {form: present for present, forms in IRREGULAR_PAST_FORMS.items() for form in forms}
 # inflections taken off a word to find it in the antonym table: "loses" and "lost" are "lose", "continuously" is
