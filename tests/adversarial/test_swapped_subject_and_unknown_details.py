@@ -259,6 +259,11 @@ TICKETS = one_item("Club report", "Ticket sales have declined steadily since the
     ("Every page outside working hours is paid at EUR 50 per incident [E1].", "How are pages paid?", PAGE_PAY),
     ("SEV2 pages must be acknowledged within 15 minutes [E1].", "How fast must SEV2 pages be acknowledged?",
      SEVERITIES),
+    # the SEV2 line shares as many of its words as the SEV1 line: the code check reads both
+    ("SEV1 pages must be acknowledged within 5 minutes [E1].", "How fast must SEV1 pages be acknowledged?",
+     SEVERITIES),
+    ("The handover is in a 15-minute call where the outgoing primary walks through open incidents and alerts [E1].",
+     "Who runs the handover call?", HANDOVER),
     ("Database migrations must be backwards compatible with the previous release [E1].",
      "What must database migrations be compatible with?", MIGRATIONS),
     # refused: "one and a half" was split into two claims and read as the numbers 1 and 0.5, and 150% was no multiple
