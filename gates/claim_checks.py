@@ -1377,7 +1377,6 @@ _WEAKER_THAN: dict[str, frozenset[str]] = dict.fromkeys(("may", "can", "could", 
 
 # Content words put for their antonyms: WordNet 3.0's pairs, written by `./run bench antonyms --build DICT`
 ANTONYMS_FILE = Path(__file__).with_name("antonyms.txt")
-_PAST_TO_PRESENT = {form: present for present, forms in IRREGULAR_PAST_FORMS.items() for form in forms}
 # inflections taken off a word to find it in the antonym table: "loses" and "lost" are "lose", "continuously" is
 # "continuous"; whole words, not the 5-letter stems, which would make "intercontinental" / "continental" a pair of
 # "inter..." and "conti..." words
@@ -1389,7 +1388,7 @@ _INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), (
 def word_forms(word: str) -> frozenset[str]:
     """The word and the base forms it may be an inflection of (more than the real one; a table lookup decides)."""
     word = word.lower()
-    forms = {word, _PAST_TO_PRESENT.get(word, word)}
+    forms = {word, *_IRREGULAR_BASES.get(word, ())}
     forms.update(word[:-len(ending)] + base for ending, base in _INFLECTIONS
                  if word.endswith(ending) and len(word) - len(ending) >= 3)
     return frozenset(forms)
