@@ -688,9 +688,44 @@ def _prefix_negated(word: str, other_stems: set[str]) -> bool:
         and stem(word[len(prefix):]) in other_stems for prefix in _NEGATIVE_PREFIXES)
 
 
+# A quoted span: in double quotes, or in single quotes that no letter touches from outside (an apostrophe inside a
+# word, "isn't", "Criss's", opens none).
+_QUOTED = re.compile(r"[\"“”]([^\"“”\n]{1,120})[\"“”]|(?<![A-Za-z])['‘]([^'‘’\n]{1,120})['’](?![A-Za-z])")
+# Words a title leaves in lower case ("Sense and Sensibility", "Gone with the Wind").
+_TITLE_SMALL_WORDS = frozenset({"a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "by",
+                                "with", "from", "as", "vs"})
+
+
+def _is_title(span: str) -> bool:
+    """Two or more words, each but the small ones capitalised: a title ('We Are Never Ever Getting Back Together'),
+    not a quoted sentence ("the plant will not close")."""
+    ws = [w for w in span.split() if w[:1].isalpha()]
+    return len(ws) >= 2 and ws[0][0].isupper() and all(w[0].isupper() or w.lower() in _TITLE_SMALL_WORDS for w in ws)
+
+
+def _titles(text: str) -> set[str]:
+    """The quoted titles of ``text`` (without their quotes and any punctuation that closes them)."""
+    if not ("'" in text or '"' in text or "‘" in text or "“" in text):
+        return set()
+    spans = (match.group(1) or match.group(2) or "" for match in _QUOTED.finditer(text))
+    return {span.strip().rstrip(",.;:!?").strip() for span in spans if _is_title(span)}
+
+
+def _without_titles(text: str, titles: Collection[str]) -> str:
+    """``text`` with every occurrence of ``titles`` blanked, quoted or not: a title is a name, and the "Never" of a
+    song's title negates nothing."""
+    for title in sorted(titles, key=len, reverse=True):
+        text = text.replace(title, " ")
+    return text
+
+
 def _negation_count(text: str, other: str = "") -> int:
     """The negations of a text: negative words, "n't", and words that negate by prefix what ``other`` says, unless
-    the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing)."""
+    the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing). A quoted
+    title negates nothing (``_without_titles``)."""
+    titles = _titles(text) | _titles(other)  # quoted on one side, a title is one on both ("The Man Nobody Knows")
+    if titles:
+        text, other = _without_titles(text, titles), _without_titles(other, titles)
     ws, other_words = words(text), set(words(other))
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems

@@ -342,6 +342,34 @@ def test_a_contrast_after_a_comma_is_a_statement_of_its_own_for_the_negation_che
     assert codes(check_negation(late, "A claim filed after 90 days is paid.")) == {ReasonCode.NEGATION_MISMATCH}
 
 
+SONGS = ("\"On 'Red' I did three songs with Max Martin and Shellback - 'We Are Never Ever Getting Back Together,' "
+         "'I Knew You Were Trouble' and '22.'\"")
+
+
+def test_a_negative_word_inside_a_quoted_title_negates_nothing():
+    """Found in WiCE dev (a supported claim refused): "... with whom she had collaborated on three songs for "Red"."
+    was a NEGATION_MISMATCH for the "Never" of the song title 'We Are Never Ever Getting Back Together'. A quoted
+    title is a name, not a statement; a quoted sentence (not in title case) still counts, and so does a negation
+    outside the quotes."""
+    claim = "She had collaborated with Max Martin and Shellback on three songs for \"Red\"."
+    assert check_negation(SONGS, claim) == []
+    assert check_negation("The band's last single was \"Nothing Else Matters\".",
+                          "The band's last single was \"Nothing Else Matters\".") == []
+    assert codes(check_negation(SONGS.replace("I did three", "I did not write three"), claim)) == {
+        ReasonCode.NEGATION_MISMATCH}
+    quoted_statement = "The minister said: \"the plant will not close this year\"."
+    assert codes(check_negation(quoted_statement, "The minister said the plant will close this year.")) == {
+        ReasonCode.NEGATION_MISMATCH}
+    # a title quoted on one side only is a title on both
+    barton = "Bruce Barton's The Man Nobody Knows, a best seller in 1925, portrays Jesus as a businessman."
+    assert check_negation(barton, "\"The Man Nobody Knows\", by Bruce Barton, was a best seller in 1925.") == []
+    assert codes(check_negation(barton, "\"The Man Nobody Knows\", by Bruce Barton, was never a best seller.")) == {
+        ReasonCode.NEGATION_MISMATCH}
+    # a contraction's apostrophe opens no quote
+    assert codes(check_negation("The plant isn't closing this year, the 'Gazette's' editor wrote.",
+                                "The plant is closing this year.")) == {ReasonCode.NEGATION_MISMATCH}
+
+
 def test_run_checks_and_veto():
     evidence = "A small observational study suggests that coffee is associated with lower diabetes risk in women."
     claim = "Coffee causes lower diabetes risk in all adults."
