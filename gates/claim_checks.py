@@ -248,7 +248,9 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         scale = m.group("scale")
         unit_raw = m.group("unit")
         if unit_raw and unit_raw.lower() in ("st", "nd", "rd", "th"):
-            continue  # ordinal (1st, 2nd): a rank, not a quantity
+            if not _ordinal_day(text, m.start("num"), m.end("num")):
+                continue  # ordinal (1st, 2nd): a rank, not a quantity
+            unit_raw = None  # "April 9th", "9th of April": the day of a date, as "April 9" is
         text_end = max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
         if not scale and unit_raw and (unit_raw.lower() in ("m", "k", "bn") and m.group("cur") or
                                        unit_raw.lower() in ("k", "bn") and m.start("unit") == m.end("num")):
@@ -927,6 +929,15 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December")
 # a month name just after a number: the number is the day of a date ("14 March", "14th of March")
 _MONTH_NEXT = re.compile(r"\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b")
+# a month name just before a number: "April 9th" (the number's own text follows)
+_MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\s+$")
+
+
+def _ordinal_day(text: str, start: int, end: int) -> bool:
+    """Whether the ordinal text[start:end] + "st"/"nd"/"rd"/"th" is a day of a month ("April 9th", "9th of April")."""
+    return bool(_MONTH_NEXT.match(text, end) or _MONTH_BEFORE.search(text[max(0, start - 12):start]))
+
+
 # A month counts as a date only next to a day or year number ("28 May", "May 2020"): "may" is also a hedge.
 _DATED_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?P<a>" + "|".join(MONTHS) + r")\b|\b(?P<b>" + "|".join(MONTHS)
                           + r")\s+\d{1,4}\b")

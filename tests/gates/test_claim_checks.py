@@ -227,6 +227,19 @@ def test_numbers_ignore_identifiers_and_ordinals():
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
+    ("Young fights Kedzie on April 9th in Albuquerque.", "Young fights Kedzie on April 9 in Albuquerque."),
+    ("The vote is on the 9th of April.", "The vote is on April 9."),
+    ("The vote is on April 9.", "The vote is on 9th April."),
+])
+def test_an_ordinal_day_of_a_month_is_the_day(evidence, claim):
+    """Found in WiCE dev (a supported claim refused): "... on April 9, 2011 in Albuquerque" was a NUMBER_MISMATCH over
+    "... on April 9th in Albuquerque": an ordinal is a rank and was left out, so the evidence stated no 9. A day of a
+    month written as an ordinal is that day; another day is still a mismatch."""
+    assert check_numbers(evidence, claim) == []
+    assert codes(check_numbers(evidence, claim.replace("9", "19"))) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
     # "After the first failure ..." was shown over "After the fifth failure ...": the value check reads no ordinal
     ("After the fifth failure the endpoint is marked failing.", "After the first failure the endpoint is marked failing."),
     ("It is the third film in the series.", "It is the 2nd film in the series."),
