@@ -947,6 +947,15 @@ def dated_months(text: str) -> set[str]:
     return {m.group("a") or m.group("b") for m in _DATED_MONTH.finditer(text)}
 
 
+# A full ISO date (2018-11-15) names its month; "2010-11" alone is as often a span of years ("the 2010-11 season").
+_ISO_DATE = re.compile(r"\b[12]\d{3}-(0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
+
+
+def iso_months(text: str) -> set[str]:
+    """The months that the text's YYYY-MM-DD dates name ("2018-11-15": November)."""
+    return {MONTHS[int(m.group(1)) - 1] for m in _ISO_DATE.finditer(text)} if "-" in text else set()
+
+
 def _singular(word: str) -> str:
     """Plural noun -> singular, without truncating (population nouns are compared whole: 'participant')."""
     word = word.removesuffix("'s").rstrip("'")  # possessive: "children's ward"
@@ -1031,7 +1040,8 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # dates: a month the claim puts on a day or year that the evidence, which dates things by month, never names
     claim_months = dated_months(claim_text)
     ev_months = dated_months(evidence_text) | {m for m in MONTHS if m != "May" and m in evidence_text}
-    if claim_months - ev_months and ev_months:
+    # an ISO date names its month too, but a text dated only so (a news item's time stamp) does not date by month
+    if claim_months - ev_months - iso_months(evidence_text) and ev_months:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
                                      f"claim dates something in {sorted(claim_months - ev_months)}; the evidence "
                                      f"names {sorted(ev_months)}"))
@@ -1196,6 +1206,8 @@ def absent_names(evidence_text: str, claim_text: str, *, lowercase: Collection[s
     """The names ``claim_text`` uses that ``evidence_text`` never mentions, its opening word first when it is one
     (``lowercase`` as for ``opening_name``)."""
     ev_lower = evidence_text.lower()
+    if months := iso_months(evidence_text):  # "2018-11-15" mentions November
+        ev_lower += " " + " ".join(sorted(months)).lower()
     absent = [t for t in WORD.findall(claim_text)[1:] if absent_name(t, ev_lower)]
     text = strip_markers(claim_text)
     opening = WORD.search(text)

@@ -19,6 +19,7 @@ from controlplane.gates.claim_checks import (
     check_qualifiers,
     check_strength,
     content_opposites,
+    iso_months,
     lowercase_words,
     near_copies,
     quantities,
@@ -353,6 +354,26 @@ def test_a_contrast_after_a_comma_is_a_statement_of_its_own_for_the_negation_che
     # no contrast: a comma before a negated verb of the same statement is not one ("..., is not paid")
     late = "A claim filed after 90 days, however justified, is not paid."
     assert codes(check_negation(late, "A claim filed after 90 days is paid.")) == {ReasonCode.NEGATION_MISMATCH}
+
+
+FLAG_NEWS = ("(meta data) PUBLISHED DATETIME: 2018-11-15 12:15:07 The People's Flag of Milwaukee could be headed "
+             "back to the drawing board, the Arts Board said in a statement.")
+
+
+def test_an_iso_date_names_its_month():
+    """Found in WiCE dev (supported claims refused): "In November of that year the City of Milwaukee's Arts Board
+    said ..." named a "November" the evidence does not mention, where the evidence is dated 2018-11-15; and "(June
+    2018)" dated something in a month the evidence, dated 2018-06-30, did not name. A YYYY-MM-DD date names its
+    month; another month is still absent, and a date alone does not make the evidence one that dates by month."""
+    claim = "In November the Arts Board said the flag could go back to the drawing board."
+    assert not any(f.check == "names" for f in check_content(FLAG_NEWS, claim))
+    assert [f.check for f in check_content(FLAG_NEWS, claim.replace("November", "December"))] == ["names"]
+    dated = "Updated 2018-06-30. The man has not been identified; police said in March the case remains open."
+    assert not any(f.check == "timeframe" for f in check_qualifiers(dated, "The case remains open (June 2018)."))
+    assert any(f.check == "timeframe" for f in check_qualifiers(dated, "The case remains open (July 2018)."))
+    undated = "Updated 2018-06-30. The man has not been identified and the case remains open."
+    assert not any(f.check == "timeframe" for f in check_qualifiers(undated, "The case remains open (July 2018)."))
+    assert iso_months("Released 2004-10-19; the 2010-11 season; 2019-13-01.") == {"October"}
 
 
 SONGS = ("\"On 'Red' I did three songs with Max Martin and Shellback - 'We Are Never Ever Getting Back Together,' "
