@@ -245,6 +245,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         if before.isalpha() or before == "-" and m.start("num") > 1 and text[m.start("num") - 2].isalpha():
             continue
         value = float(raw.replace(",", ""))
+        if len(raw) == 2 and (first_year := _YEAR_BEFORE_SPAN.search(text[max(0, m.start("num") - 8):m.start("num")])):
+            value = float(_span_end(int(first_year.group(1)), int(raw)) or value)  # "2018–19": 2019
         scale = m.group("scale")
         unit_raw = m.group("unit")
         if unit_raw and unit_raw.lower() in ("st", "nd", "rd", "th"):
@@ -936,6 +938,18 @@ _MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\s+$")
 def _ordinal_day(text: str, start: int, end: int) -> bool:
     """Whether the ordinal text[start:end] + "st"/"nd"/"rd"/"th" is a day of a month ("April 9th", "9th of April")."""
     return bool(_MONTH_NEXT.match(text, end) or _MONTH_BEFORE.search(text[max(0, start - 12):start]))
+
+
+# A span of years written short: "2018–19", "1999/00" (the four-digit year just before the short one)
+_YEAR_BEFORE_SPAN = re.compile(r"(?<!\d)([12]\d{3}) ?[-\u2013/] ?$")
+
+
+def _span_end(first: int, short: int) -> int | None:
+    """The full year a two-digit year ends a span from ``first`` with ("2018–19": 2019, "1999–00": 2000), or None
+    when no year within ten after ``first`` ends so (then it is no year: "2018-45" reads 45)."""
+    year = first // 100 * 100 + short
+    year += 100 if year <= first else 0
+    return year if year - first <= 10 else None
 
 
 # A month counts as a date only next to a day or year number ("28 May", "May 2020"): "may" is also a hedge.

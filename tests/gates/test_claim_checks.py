@@ -356,6 +356,21 @@ def test_a_contrast_after_a_comma_is_a_statement_of_its_own_for_the_negation_che
     assert codes(check_negation(late, "A claim filed after 90 days is paid.")) == {ReasonCode.NEGATION_MISMATCH}
 
 
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("The change will take place over the coming 2018-2019 academic year.",
+     "The change is taking place during the 2018–19 academic year."),
+    ("He played for Ajax in the 1999/2000 season.", "He played for Ajax in the 1999–00 season."),
+    ("The 2010-11 season was his last.", "His last season was 2010–2011."),
+])
+def test_a_span_of_years_written_short_ends_in_the_full_year(evidence, claim):
+    """Found in WiCE dev (a supported claim refused): "during the 2018–19 academic year" was a NUMBER_MISMATCH over
+    "the coming 2018-2019 academic year": the short year read as 19. After a four-digit year and a dash or a slash,
+    a two-digit year that follows it within ten years is that year; another year is still a mismatch."""
+    assert check_numbers(evidence, claim) == []
+    later = claim.replace("–19", "–21").replace("–00", "–03").replace("–2011", "–2013")
+    assert codes(check_numbers(evidence, later)) == {ReasonCode.NUMBER_MISMATCH}
+
+
 FLAG_NEWS = ("(meta data) PUBLISHED DATETIME: 2018-11-15 12:15:07 The People's Flag of Milwaukee could be headed "
              "back to the drawing board, the Arts Board said in a statement.")
 
