@@ -1055,10 +1055,11 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     claim_months = dated_months(claim_text)
     ev_months = dated_months(evidence_text) | {m for m in MONTHS if m != "May" and m in evidence_text}
     # an ISO date names its month too, but a text dated only so (a news item's time stamp) does not date by month
-    if claim_months - ev_months - iso_months(evidence_text) and ev_months:
+    undated = claim_months - ev_months - iso_months(evidence_text)
+    if undated and ev_months:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
-                                     f"claim dates something in {sorted(claim_months - ev_months)}; the evidence "
-                                     f"names {sorted(ev_months)}"))
+                                     f"claim dates something in {sorted(undated)}; the evidence names "
+                                     f"{sorted(ev_months)}"))
     # dosing / event frequency
     # against the sentence the claim restates when that one states a frequency ("every three years"), not any of the
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's

@@ -386,6 +386,9 @@ def test_an_iso_date_names_its_month():
     dated = "Updated 2018-06-30. The man has not been identified; police said in March the case remains open."
     assert not any(f.check == "timeframe" for f in check_qualifiers(dated, "The case remains open (June 2018)."))
     assert any(f.check == "timeframe" for f in check_qualifiers(dated, "The case remains open (July 2018)."))
+    both = check_qualifiers(dated, "The case opened on 3 June 2018 and was reviewed on 4 July 2018.")
+    assert [f.detail for f in both if f.check == "timeframe"] == [
+        "claim dates something in ['July']; the evidence names ['March']"]  # June is the ISO date's
     undated = "Updated 2018-06-30. The man has not been identified and the case remains open."
     assert not any(f.check == "timeframe" for f in check_qualifiers(undated, "The case remains open (July 2018)."))
     assert iso_months("Released 2004-10-19; the 2010-11 season; 2019-13-01.") == {"October"}
