@@ -405,8 +405,8 @@ def test_a_negative_word_inside_a_quoted_title_negates_nothing():
     outside the quotes."""
     claim = "She had collaborated with Max Martin and Shellback on three songs for \"Red\"."
     assert check_negation(SONGS, claim) == []
-    assert check_negation("The band's last single was \"Nothing Else Matters\".",
-                          "The band's last single was \"Nothing Else Matters\".") == []
+    assert check_negation("Their last single, \"Nothing Else Matters\", reached number one in 1992.",
+                          "Their last single reached number one in 1992.") == []
     assert codes(check_negation(SONGS.replace("I did three", "I did not write three"), claim)) == {
         ReasonCode.NEGATION_MISMATCH}
     quoted_statement = "The minister said: \"the plant will not close this year\"."
