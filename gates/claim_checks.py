@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import Path
@@ -165,6 +165,9 @@ class Quantity:
     approx: bool
     bound: str = ""  # "above" ("more than 45,000", "over", "at least"), "below" ("less than", "under", "up to"), ""
     strict: bool = False  # the bound leaves its own value out: "more than", "under" (not "at least", "up to")
+    # where ``text`` is, and where its number alone is ("2.4 million" of "2.4 million euros"): (start, end)
+    span: tuple[int, int] = field(default=(-1, -1), compare=False)
+    core: tuple[int, int] = field(default=(-1, -1), compare=False)
 
 
 # The words before a number that make it a one-sided bound: "more than $45,000" is not "more than $48,000",
@@ -230,7 +233,10 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         unit, kind = ("", "") if scaled else _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
         said = m.group(0) if unit or scaled else text[m.start():m.end("whole")] + " and a half"
-        out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding)))
+        half_end = m.start("unit") if m.group("unit") and not scaled else m.end()
+        core = (m.start(), len(text[:half_end].rstrip()))
+        out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding),
+                            span=(m.start(), m.end()) if unit or scaled else core, core=core))
         halves.append((m.start(), m.end()))
 
     def in_a_half(position: int) -> bool:
@@ -262,10 +268,14 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             value *= SCALES[scale.lower()]
         unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
         preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        core_end = text_end
         text_end = m.end() if unit else text_end
         day = bool(_MONTH_NEXT.match(text, m.end("num")))
-        out.append(Quantity(value, unit, kind, text[m.start():text_end].strip(),
-                            bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding, day)))
+        said = text[m.start():text_end].strip()
+        start = m.start() + len(text[m.start():text_end]) - len(text[m.start():text_end].lstrip())
+        core_start = m.start("cur") if m.group("cur") else m.start("num")
+        out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
+                            *_bound_of(preceding, day), span=(start, start + len(said)), core=(core_start, core_end)))
     for m in _WORD_NUM.finditer(text):
         w = m.group("w").lower()
         if in_a_half(m.start()):
@@ -277,8 +287,10 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             value *= SCALES[m.group("scale").lower()]
         unit, kind = _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
-        out.append(Quantity(value, unit, kind, m.group(0).strip(), bool(APPROX.intersection(preceding[-2:])),
-                            *_bound_of(preceding)))
+        said = m.group(0).strip()
+        out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
+                            *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
+                            core=(m.start(), m.end("scale") if m.group("scale") else m.end("w"))))
     return tuple(out)
 
 

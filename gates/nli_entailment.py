@@ -74,6 +74,7 @@ from .sufficiency import (
     thresholds_for,
 )
 from .verbatim import is_whole_sentences, quoting_items
+from .written_forms import in_evidence_terms
 
 _MEANING_STEMS = frozenset(meaning_stems(" ".join(MEANING_WORDS)))
 INVALID_REASONING = 0.1  # EBOM: invalid reasoning reduces confidence to near zero
@@ -128,6 +129,7 @@ class ClaimWork:
     verbatim_ids: list[str] = field(default_factory=list)  # cited items the claim quotes as whole sentences
     whole_copy: str | None = None  # the claim as written, when it is a near copy its atoms are not (checked too)
     copies: dict[str, tuple[NearCopy, ...]] = field(default_factory=dict)  # atom (or whole claim) -> its near copies
+    written: str | None = None  # the claim as written, when ``text`` writes its numbers or dates as the evidence does
 
     @property
     def scored(self) -> bool:
@@ -238,9 +240,9 @@ class NliEntailmentGate(BaseGate):
                 self._reject(work, [ReasonCode.EVIDENCE_TEXT_REDACTED], extra={"redacted_ids": redacted})
                 continue
             work.items = items
-            work.atoms = list(view.atoms(claim.text))
-            if quoted := quoting_items(claim.text, items):  # verbatim quote: entailed by construction, no model call
-                work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(claim.text))]
+            _read_in_evidence_terms(work, view)
+            if quoted := quoting_items(work.text, items):  # verbatim quote: entailed by construction, no model call
+                work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(work.text))]
             if not work.atoms:
                 self._reject(work, [ReasonCode.NO_EVIDENCE])
 
@@ -556,6 +558,8 @@ class NliEntailmentGate(BaseGate):
             "staleness": [s.as_dict() for s in stale],
             "warnings": warnings,
         }
+        if work.written is not None:  # what the checks and the verifier read (gates/written_forms.py)
+            work.record["read_as"] = work.text
 
     def _sentences(self, view: AttemptView, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
         """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
@@ -578,8 +582,8 @@ class NliEntailmentGate(BaseGate):
                     novel = [w for w in extra if w in _MEANING_STEMS and w not in said]
                     if novel:
                         row["unsupported_meaning"] = novel
-                    whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items,
-                                      atoms=list(view.atoms(sentence.text)))
+                    whole = ClaimWork(f"sentence:{index}", sentence.text, "SENTENCE", items)
+                    _read_in_evidence_terms(whole, view)
                     works.append(whole)
                     row["whole_key"] = whole.key
                     row["beyond_claims"] = extra
@@ -604,6 +608,15 @@ def _swap_pairs(copy: NearCopy) -> list[tuple[str, str]]:
         return [term]
     original, swapped, bare = copy.in_context()
     return [term, (original, swapped), (original, bare)]
+
+
+def _read_in_evidence_terms(work: ClaimWork, view: AttemptView) -> None:
+    """Give the claim its atoms, read with the numbers and dates its cited evidence writes another way
+    (gates/written_forms.py): the checks, the near-copy rules and the verifier all read that text."""
+    read_as = in_evidence_terms(work.cited_text, work.text)
+    if read_as != work.text:
+        work.written, work.text = work.text, read_as
+    work.atoms = list(view.atoms(work.text))
 
 
 def _whole_claim(work: ClaimWork) -> str | None:

@@ -1,0 +1,102 @@
+"""A claim's numbers and dates, written the way its evidence writes them, for the checks and the verifier to read.
+
+The verifier reads text, not values. Over "Its budget is 2.4 million euros.", the claim "Its budget is 2,400,000
+euros." scores 0.76 contradicted, and over "... ships on 14 March 2027." the claim "... ships on 2027-03-14." 0.73,
+as a changed number would. So where a claim's number or date has exactly the value of one the evidence states, but
+written another way, the gate reads the claim with the evidence's way of writing it. What the claim says about that
+value is still the verifier's and the checks' to judge. A value the evidence does not state, in another unit or
+currency, or written two ways the claim could stand for, is left as the claim wrote it (the number check then finds
+it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from controlplane.contracts.text import memo_by_text
+
+from .claim_checks import MONTHS, Quantity, quantities
+
+_MONTH = "|".join(MONTHS)
+# A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027. A day and month without a year, or a
+# month and year without a day, are not rewritten: their parts are numbers and names the checks compare as they are.
+_DATES = (
+    re.compile(r"\b(?P<y>[12]\d{3})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])\b"),
+    re.compile(r"\b(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<month>" + _MONTH + r"),?\s+(?P<y>[12]\d{3})\b"),
+    re.compile(r"\b(?P<month>" + _MONTH + r")\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?,?\s+(?P<y>[12]\d{3})\b"),
+)
+
+
+_DIGIT = re.compile(r"\d")
+_CURRENCIES = frozenset("$€£")
+
+
+@dataclass(frozen=True)
+class DateMention:
+    year: int
+    month: int
+    day: int
+    start: int
+    end: int
+    text: str
+
+
+@memo_by_text
+def dates(text: str) -> tuple[DateMention, ...]:
+    """The full dates ``text`` writes, in text order (a day that is no day of any month, "31 February", is none)."""
+    found = []
+    for pattern in _DATES:
+        for m in pattern.finditer(text):
+            month = int(m.group("m")) if "m" in pattern.groupindex else MONTHS.index(m.group("month")) + 1
+            day = int(m.group("d"))
+            if 1 <= day <= 31:
+                found.append(DateMention(int(m.group("y")), month, day, m.start(), m.end(), m.group(0)))
+    return tuple(sorted(found, key=lambda d: d.start))
+
+
+def in_evidence_terms(evidence: str, claim: str) -> str:
+    """``claim`` with each full date and each number whose value ``evidence`` states, written another way, written as
+    the evidence writes it (the claim itself when nothing is to change)."""
+    edits: list[tuple[int, int, str]] = []
+    claim_dates = dates(claim)
+    if claim_dates:
+        evidence_dates = dates(evidence)
+        for mention in claim_dates:
+            if mention.text in evidence:
+                continue
+            ways = {d.text for d in evidence_dates if (d.year, d.month, d.day) == (mention.year, mention.month,
+                                                                                    mention.day)}
+            if len(ways) == 1:
+                edits.append((mention.start, mention.end, ways.pop()))
+    claimed = [q for q in quantities(claim) if not any(d.start < q.span[1] and q.span[0] < d.end for d in claim_dates)]
+    if claimed:
+        stated = quantities(evidence)
+        for q in claimed:
+            if (rewritten := _as_stated(claim, q, stated, evidence)) is not None:
+                edits.append((q.core[0], q.core[1], rewritten))
+    for start, end, text in sorted(edits, reverse=True):
+        claim = claim[:start] + text + claim[end:]
+    return claim
+
+
+def _as_stated(claim: str, q: Quantity, stated: tuple[Quantity, ...], evidence: str) -> str | None:
+    """How the evidence writes the value of ``q`` in digits (its number alone, or with its currency where the claim's
+    number carries one: "€2.4m" for "2.4 million euros"), or None: written the same, not in digits on both sides,
+    not stated, or stated two ways."""
+    core = claim[q.core[0]:q.core[1]]
+    if q.core[0] < 0 or core in evidence or not _DIGIT.search(core):
+        return None
+    ways = set()
+    for e in stated:
+        if e.value != q.value or e.unit != q.unit or e.core[0] < 0:
+            continue
+        written = evidence[e.core[0]:e.core[1]]
+        if not _DIGIT.search(written):
+            continue  # "five" for "5": the verifier reads a number in words as its digits (0.75 both ways)
+        if q.unit and (q.unit in core) != (q.unit in written):
+            if q.unit not in _CURRENCIES or q.unit in written:
+                continue  # "58%" for "58 percent": the verifier reads both alike (0.73), and the claim keeps its words
+            written = e.text  # the claim's currency sign is a word after the evidence's number: keep the currency
+        ways.add(written)
+    return ways.pop() if len(ways) == 1 else None

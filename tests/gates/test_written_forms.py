@@ -1,0 +1,51 @@
+"""A claim's numbers and dates read as its evidence writes them (gates/written_forms.py), and only those."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane.gates.written_forms import dates, in_evidence_terms
+
+ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. Costs rose 58 percent."
+
+
+@pytest.mark.parametrize(("claim", "read_as"), [
+    ("Its budget is 2,400,000 euros.", "Its budget is 2.4 million euros."),
+    ("Its budget is about 2,400,000 euros [E1].", "Its budget is about 2.4 million euros [E1]."),
+    ("Its budget is €2.4m.", "Its budget is 2.4 million euros."),  # the currency sign becomes the evidence's word
+    ("The project ships on 2027-03-14.", "The project ships on 14 March 2027."),
+    ("The project ships on March 14th, 2027.", "The project ships on 14 March 2027."),
+])
+def test_a_value_the_evidence_writes_another_way_is_read_its_way(claim, read_as):
+    assert in_evidence_terms(ORION, claim) == read_as
+
+
+@pytest.mark.parametrize("claim", [
+    "Its budget is 2,500,000 euros.",  # another value: the number check finds it
+    "The project ships on 2027-04-14.",  # another date
+    "Its budget is $2.4m.", "The budget is £2,400,000.",  # another currency
+    "Costs rose 58%.",  # the verifier reads "58%" and "58 percent" alike; the claim keeps its own words
+    "Its budget is 2.4 million euros. [E1]",  # written as the evidence writes it
+    "The project has twenty engineers and ships in March 2027.",  # no digits to rewrite, no full date
+])
+def test_anything_else_is_read_as_written(claim):
+    assert in_evidence_terms(ORION, claim) == claim
+
+
+def test_a_value_the_evidence_writes_two_ways_is_left_as_the_claim_writes_it():
+    evidence = "The grant was 2.4 million euros. The invoice says 2,400,000.00 euros."
+    assert in_evidence_terms(evidence, "The grant was €2,400,000.") == "The grant was €2,400,000."
+    once = "The grant was 2.4 million euros."
+    assert in_evidence_terms(once, "The grant was €2,400,000.") == "The grant was 2.4 million euros."
+
+
+def test_a_date_written_in_words_is_read_as_the_evidence_writes_it_in_digits():
+    evidence = "The bridge reopened on 2021-06-30 after two years of repairs."
+    assert in_evidence_terms(evidence, "It reopened on 30 June 2021.") == "It reopened on 2021-06-30."
+    assert in_evidence_terms(evidence, "It reopened on 30 July 2021.") == "It reopened on 30 July 2021."
+
+
+def test_dates_reads_the_three_ways_a_full_date_is_written_and_no_impossible_day():
+    found = dates("Born 2021-06-30, moved on the 4th of July, 2022, left on August 1 2023; not 40 May 2020.")
+    assert [(d.year, d.month, d.day, d.text) for d in found] == [
+        (2021, 6, 30, "2021-06-30"), (2022, 7, 4, "4th of July, 2022"), (2023, 8, 1, "August 1 2023")]
