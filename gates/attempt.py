@@ -12,6 +12,7 @@ value, once derived, never changes. One view belongs to one attempt and is used 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,14 @@ from controlplane.contracts.text import Marker, Sentence, inline_markers, split_
 
 from .anchoring import Anchor, anchor_claims, spans_by_sentence
 from .atomic_claims import AtomicClaim, split_atomic
+
+_ITEM_NUMBER = re.compile(r"\d{1,3}\.")
+
+
+def _is_item_number(text: str, sentence: Sentence) -> bool:
+    """Whether ``sentence`` is an ordered list's item number: "12." alone, with nothing before it on its line."""
+    line_start = text.rfind("\n", 0, sentence.start) + 1
+    return bool(_ITEM_NUMBER.fullmatch(sentence.text)) and not text[line_start:sentence.start].strip()
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,8 +53,12 @@ class AttemptView:
 
     @cached_property
     def content_sentences(self) -> tuple[tuple[int, Sentence], ...]:
-        """(index, sentence) of the sentences that hold more than citation markers: the ones a verdict is for."""
-        return tuple((index, s) for index, s in enumerate(self.sentences) if strip_markers(s.text))
+        """(index, sentence) of the sentences that hold more than citation markers, or than the number of an ordered
+        list's item ("1." at a line's start, which the splitter parts from its item's text): the ones a verdict is
+        for."""
+        text = self.text
+        return tuple((index, s) for index, s in enumerate(self.sentences)
+                     if strip_markers(s.text) and not _is_item_number(text, s))
 
     @cached_property
     def _anchoring(self) -> tuple[dict[str, Anchor], dict[str, str]]:

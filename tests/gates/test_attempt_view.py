@@ -214,3 +214,27 @@ def test_markers_within_finds_what_comparing_every_marker_finds():
             end = rng.randint(start, len(text))
             expected = [m for m in view.markers if start <= m.start and m.end <= end]
             assert list(view.markers_within(start, end)) == expected
+
+
+NUMBERED = envelope([("We host on Fly.io [E1].", ["E1"]),
+                     ("The public API allows 100 requests per minute per key [E2].", ["E2"])],
+                    text="1. We host on Fly.io [E1].\n2. The public API allows 100 requests per minute per key [E2].")
+
+
+def test_the_number_of_an_ordered_list_item_is_no_sentence_to_verify():
+    # found by answering in a numbered list: "1." and "2." were sentences no claim covered, so a faithful answer
+    # was degraded to its bare sentences
+    view = AttemptView(OutputEnvelope.model_validate(NUMBERED))
+    assert [s.text for _, s in view.content_sentences] == [
+        "We host on Fly.io [E1].", "The public API allows 100 requests per minute per key [E2]."]
+    inline = AttemptView(OutputEnvelope.model_validate(envelope([("It costs 2. [E1]", ["E1"])],
+                                                                text="Items: 2. It costs 2. [E1]")))
+    assert [s.text for _, s in inline.content_sentences] == ["Items: 2.", "It costs 2. [E1]"]  # not at a line start
+
+
+def test_an_answer_in_a_numbered_list_is_verified_as_written(write_script, shipped_policy):
+    plane = Pipeline(model=write_script([NUMBERED]), policy=shipped_policy,
+                     services=GateServices(nli_backend=OverlapNliBackend()))
+    result = plane.run(QUESTION, evidence=[HOSTING, RATE])
+    assert result.status is TraceStatus.PASS and result.verified
+    assert result.assistant_text == OutputEnvelope.model_validate(NUMBERED).assistant_text
