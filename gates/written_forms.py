@@ -89,11 +89,14 @@ def _as_stated(claim: str, q: Quantity, stated: tuple[Quantity, ...], evidence: 
         return None
     ways = set()
     for e in stated:
-        if e.value != q.value or e.unit != q.unit or e.core[0] < 0:
+        # a number with no unit of its own stands for any number of that value, as the number check reads it
+        if e.value != q.value or q.unit and e.unit != q.unit or e.core[0] < 0:
             continue
         written = evidence[e.core[0]:e.core[1]]
         if not _DIGIT.search(written):
             continue  # "five" for "5": the verifier reads a number in words as its digits (0.75 both ways)
+        if not q.unit and _CURRENCIES.intersection(written):
+            continue  # "USD 24,000" over "€24k": the claim's number takes no currency sign from the evidence
         if q.unit and (q.unit in core) != (q.unit in written):
             if q.unit not in _CURRENCIES or q.unit in written:
                 continue  # "58%" for "58 percent": the verifier reads both alike (0.73), and the claim keeps its words

@@ -6,13 +6,16 @@ import pytest
 
 from controlplane.gates.written_forms import dates, in_evidence_terms
 
-ORION = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. Costs rose 58 percent."
+ORION = ("The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. Costs rose 58 percent. A grant of "
+         "€24k came from the city.")
 
 
 @pytest.mark.parametrize(("claim", "read_as"), [
     ("Its budget is 2,400,000 euros.", "Its budget is 2.4 million euros."),
     ("Its budget is about 2,400,000 euros [E1].", "Its budget is about 2.4 million euros [E1]."),
     ("Its budget is €2.4m.", "Its budget is 2.4 million euros."),  # the currency sign becomes the evidence's word
+    # a number with no unit of its own stands for the evidence's number, as the number check reads it
+    ("Its budget is EUR 2,400,000.", "Its budget is EUR 2.4 million."),
     ("The project ships on 2027-03-14.", "The project ships on 14 March 2027."),
     ("The project ships on March 14th, 2027.", "The project ships on 14 March 2027."),
 ])
@@ -24,6 +27,7 @@ def test_a_value_the_evidence_writes_another_way_is_read_its_way(claim, read_as)
     "Its budget is 2,500,000 euros.",  # another value: the number check finds it
     "The project ships on 2027-04-14.",  # another date
     "Its budget is $2.4m.", "The budget is £2,400,000.",  # another currency
+    "The grant is worth USD 24,000.",  # a number with no unit of its own takes no currency sign from the evidence
     "Costs rose 58%.",  # the verifier reads "58%" and "58 percent" alike; the claim keeps its own words
     "Its budget is 2.4 million euros. [E1]",  # written as the evidence writes it
     "The project has twenty engineers and ships in March 2027.",  # no digits to rewrite, no full date
