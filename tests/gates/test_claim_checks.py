@@ -729,7 +729,10 @@ ORION_SHIPS = "The Orion project ships on 14 March 2027."
     # ("We previously hosted on Fly.io." was shown as verified)
     ("We host on Fly.io.", "We previously hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
     ("We host on Fly.io.", "We formerly hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
-    (ORION_SHIPS, "The Orion project will ship on 14 March 2027.", "tense", ("will",), ORION_SHIPS),
+    (ORION_SHIPS, "The Orion project used to ship on 14 March 2027.", "tense", ("used", "to"), ORION_SHIPS),
+    # "will" for a dated past is a tense change (over a dated present it is not: below)
+    ("The bridge reopened on 30 June 2021.", "The bridge will reopen on 30 June 2021.", "tense", ("will",),
+     "The bridge reopened on 30 June 2021."),
     ("We host on Fly.io.", "We are going to host on Fly.io.", "tense", ("are", "going", "to"), "We host on Fly.io."),
     # the verb itself in another tense: a swap by the stems that a verifier and the similarity bar both pass ("The
     # Orion project shipped on 14 March 2027." was shown as verified over "... ships on 14 March 2027.")
@@ -757,6 +760,17 @@ ORION_SHIPS = "The Orion project ships on 14 March 2027."
 ])
 def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind, run, sentence):
     assert [(c.kind, c.words, c.sentence) for c in near_copies(evidence, claim)] == [(kind, run, sentence)]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # a sentence in the present that is dated speaks of that date: "will" says the same of a date to come (the
+    # issue's own Orion answer, reworded as a larger model writes it, was refused as a plan)
+    (ORION_SHIPS, "The Orion project will ship on 14 March 2027."),
+    ("The new terminal opens in 2026.", "The new terminal will open in 2026."),
+    ("Registration closes on June 30, 2025.", "Registration will close on June 30, 2025."),
+])
+def test_will_over_a_dated_present_is_no_change_of_tense(evidence, claim):
+    assert not near_copies(evidence, claim)
 
 
 PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the hourly rate."
