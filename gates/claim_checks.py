@@ -1776,6 +1776,13 @@ def _defined_abbreviation(one: Sequence[str], other: Sequence[str], evidence_tex
     return False
 
 
+# An opener that sums up or affirms what follows, then a comma ("In short, the project ships ..."): it adds nothing
+# the sentence must hold. Not one that reports, hedges or times it ("Reportedly,", "Soon,"), nor "So," or "Thus,",
+# which draw a conclusion.
+_SUMMING_UP = re.compile(r"^\s*(?:in short|in summary|in brief|briefly|overall|to summarize|to summarise|to sum up|"
+                         r"in conclusion|in other words|in fact|indeed),\s*", re.IGNORECASE)
+
+
 @memo_by_text
 def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     """The claim as a near copy of each evidence sentence it nearly copies (see :class:`NearCopy`); () if none. A
@@ -1784,6 +1791,7 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     a swap can be a synonym ("She kept everything." over "She would save everything."), so the NLI gate weighs it
     with its verifier's scores (gates/nli_entailment.py, ``near_copy_findings``). Coverage and the name check miss
     these: most content words are there, and the run is lower-case or the evidence's own."""
+    claim_text = _SUMMING_UP.sub("", claim_text, count=1)
     claim_tokens = WORD.findall(strip_markers(claim_text))
     claim_words = [token.lower() for token in claim_tokens]
     if len(claim_words) < 3:

@@ -773,6 +773,23 @@ def test_will_over_a_dated_present_is_no_change_of_tense(evidence, claim):
     assert not near_copies(evidence, claim)
 
 
+@pytest.mark.parametrize("opener", ["In short", "In summary", "Overall", "In brief", "To sum up", "In other words",
+                                    "In fact", "Indeed"])
+def test_a_summing_up_opener_is_no_added_detail(opener):
+    # found by wording the Orion answer as chat models open one: "In short, the Orion project ships on 14 March
+    # 2027." was an addition of "in short" the verifier had to entail at 0.57, and was refused
+    assert not near_copies(ORION_SHIPS, f"{opener}, the Orion project ships on 14 March 2027.")
+
+
+@pytest.mark.parametrize(("claim", "kind", "run"), [
+    ("Reportedly, the Orion project ships on 14 March 2027.", "addition", ("reportedly",)),  # not a summing-up
+    ("Soon, the Orion project ships on 14 March 2027.", "tense", ("soon",)),
+    ("In short the Orion project ships on 14 March 2027.", "addition", ("in", "short")),  # no comma: not an opener
+])
+def test_other_openers_are_still_words_the_sentence_does_not_hold(claim, kind, run):
+    assert [(c.kind, c.words) for c in near_copies(ORION_SHIPS, claim)] == [(kind, run)]
+
+
 PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the hourly rate."
 
 
