@@ -11,6 +11,7 @@ it).
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 
@@ -19,13 +20,19 @@ from controlplane.contracts.text import memo_by_text
 from .claim_checks import MONTHS, Quantity, quantities
 
 _MONTH = "|".join(MONTHS)
-# A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027. A day and month without a year, or a
-# month and year without a day, are not rewritten: their parts are numbers and names the checks compare as they are.
+# A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027, 14/03/2027. A day and month without
+# a year, or a month and year without a day, are not rewritten: their parts are numbers and names the checks compare
+# as they are.
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_ON = r"(?:(?P<weekday>" + "|".join(_WEEKDAYS) + r"),?\s+)?"  # "Sunday, 14 March 2027"
 _DATES = (
     re.compile(r"\b(?P<y>[12]\d{3})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])\b"),
-    re.compile(r"\b(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<month>" + _MONTH + r"),?\s+(?P<y>[12]\d{3})\b"),
-    re.compile(r"\b(?P<month>" + _MONTH + r")\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?,?\s+(?P<y>[12]\d{3})\b"),
+    re.compile(_ON + r"\b(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<month>" + _MONTH + r"),?\s+"
+               r"(?P<y>[12]\d{3})\b"),
+    re.compile(_ON + r"\b(?P<month>" + _MONTH + r")\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?,?\s+(?P<y>[12]\d{3})\b"),
 )
+# 14/03/2027 or 3/14/2027: day or month first, told apart only by a part above 12
+_SLASHED = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<y>[12]\d{3})\b")
 
 
 _DIGIT = re.compile(r"\d")
@@ -34,6 +41,8 @@ _CURRENCIES = frozenset("$€£")
 
 @dataclass(frozen=True)
 class DateMention:
+    """A full date as a text writes it; ``month`` 0 where the text leaves it unknown (04/05/2027)."""
+
     year: int
     month: int
     day: int
@@ -44,15 +53,32 @@ class DateMention:
 
 @memo_by_text
 def dates(text: str) -> tuple[DateMention, ...]:
-    """The full dates ``text`` writes, in text order (a day that is no day of any month, "31 February", is none)."""
+    """The full dates ``text`` writes, in text order (a day above 31 is none)."""
     found = []
     for pattern in _DATES:
         for m in pattern.finditer(text):
             month = int(m.group("m")) if "m" in pattern.groupindex else MONTHS.index(m.group("month")) + 1
-            day = int(m.group("d"))
-            if 1 <= day <= 31:
-                found.append(DateMention(int(m.group("y")), month, day, m.start(), m.end(), m.group(0)))
+            year, day = int(m.group("y")), int(m.group("d"))
+            if not 1 <= day <= 31:
+                continue
+            # a weekday is part of the date where the date falls on it; another one is left for the name check
+            weekday = m.groupdict().get("weekday")
+            start = m.start() if weekday is None or _falls_on(year, month, day, weekday) else \
+                min(m.start("d"), m.start("month"))
+            found.append(DateMention(year, month, day, start, m.end(), text[start:m.end()]))
+    for m in _SLASHED.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        day, month = (a, b) if b <= 12 < a else (b, a) if a <= 12 < b else (a, 0) if a != b else (a, a)
+        if 1 <= day <= 31:  # month 0: 04/05/2027, which no date equals (its numbers are not rewritten one by one)
+            found.append(DateMention(int(m.group("y")), month, day, m.start(), m.end(), m.group(0)))
     return tuple(sorted(found, key=lambda d: d.start))
+
+
+def _falls_on(year: int, month: int, day: int, weekday: str) -> bool:
+    try:
+        return _WEEKDAYS[datetime.date(year, month, day).weekday()] == weekday
+    except ValueError:  # 31 February
+        return False
 
 
 def in_evidence_terms(evidence: str, claim: str) -> str:

@@ -7,7 +7,7 @@ import pytest
 from controlplane.gates.written_forms import dates, in_evidence_terms
 
 ORION = ("The Orion project ships on 14 March 2027. Its budget is 2.4 million euros. Costs rose 58 percent. A grant of "
-         "€24k came from the city.")
+         "€24k came from the city on 4 May 2027.")
 
 
 @pytest.mark.parametrize(("claim", "read_as"), [
@@ -18,6 +18,11 @@ ORION = ("The Orion project ships on 14 March 2027. Its budget is 2.4 million eu
     ("Its budget is EUR 2,400,000.", "Its budget is EUR 2.4 million."),
     ("The project ships on 2027-03-14.", "The project ships on 14 March 2027."),
     ("The project ships on March 14th, 2027.", "The project ships on 14 March 2027."),
+    ("The project ships on 14/03/2027.", "The project ships on 14 March 2027."),  # no month 14: day first
+    ("The project ships on 3/14/2027.", "The project ships on 14 March 2027."),
+    # the weekday the date falls on is the calendar's, not a name the evidence must hold
+    ("The project ships on Sunday, 14 March 2027.", "The project ships on 14 March 2027."),
+    ("The project ships on Sunday March 14, 2027.", "The project ships on 14 March 2027."),
 ])
 def test_a_value_the_evidence_writes_another_way_is_read_its_way(claim, read_as):
     assert in_evidence_terms(ORION, claim) == read_as
@@ -31,6 +36,8 @@ def test_a_value_the_evidence_writes_another_way_is_read_its_way(claim, read_as)
     "Costs rose 58%.",  # the verifier reads "58%" and "58 percent" alike; the claim keeps its own words
     "Its budget is 2.4 million euros. [E1]",  # written as the evidence writes it
     "The project has twenty engineers and ships in March 2027.",  # no digits to rewrite, no full date
+    "The grant came on 04/05/2027.",  # 4 May or April 5: which one is not known
+    "The project ships on Monday, 14 March 2027.",  # 14 March 2027 is a Sunday: the name check finds "Monday"
 ])
 def test_anything_else_is_read_as_written(claim):
     assert in_evidence_terms(ORION, claim) == claim
