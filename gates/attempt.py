@@ -30,8 +30,10 @@ _ITEM_NUMBER = re.compile(r"\d{1,3}\.")
 
 def _is_item_number(text: str, sentence: Sentence) -> bool:
     """Whether ``sentence`` is an ordered list's item number: "12." alone, with nothing before it on its line."""
+    if not (len(sentence.text) <= 4 and _ITEM_NUMBER.fullmatch(sentence.text)):
+        return False
     line_start = text.rfind("\n", 0, sentence.start) + 1
-    return bool(_ITEM_NUMBER.fullmatch(sentence.text)) and not text[line_start:sentence.start].strip()
+    return not text[line_start:sentence.start].strip()
 
 
 @dataclass(frozen=True, eq=False)

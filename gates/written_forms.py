@@ -81,9 +81,12 @@ def _falls_on(year: int, month: int, day: int, weekday: str) -> bool:
         return False
 
 
+@memo_by_text
 def in_evidence_terms(evidence: str, claim: str) -> str:
     """``claim`` with each full date and each number whose value ``evidence`` states, written another way, written as
     the evidence writes it (the claim itself when nothing is to change)."""
+    if not _may_be_written_otherwise(evidence, claim):
+        return claim
     edits: list[tuple[int, int, str]] = []
     claim_dates = dates(claim)
     if claim_dates:
@@ -104,6 +107,19 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
     for start, end, text in sorted(edits, reverse=True):
         claim = claim[:start] + text + claim[end:]
     return claim
+
+
+# A figure as a claim writes it: digits with their separators, a currency sign before and a short scale after ("€2.4m",
+# "2,400,000", "14/03/2027"); not the digit of a code or marker ("C0", "[E1]")
+_FIGURE = re.compile(r"(?<!\w)[$€£]?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn)\b)?", re.IGNORECASE)
+_MONTH_NAME = re.compile(r"\b(?:" + _MONTH + r")\b")
+
+
+def _may_be_written_otherwise(evidence: str, claim: str) -> bool:
+    """Whether a figure of ``claim`` is not in ``evidence`` as written, or the claim names a month (a date in words,
+    which the evidence may write in digits): the cheap test before quantities and dates are read (most claims copy
+    their figures)."""
+    return bool(_MONTH_NAME.search(claim)) or any(f.group(0) not in evidence for f in _FIGURE.finditer(claim))
 
 
 def _as_stated(claim: str, q: Quantity, stated: tuple[Quantity, ...], evidence: str) -> str | None:
