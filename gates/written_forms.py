@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controlplane.contracts.text import memo_by_text
@@ -89,20 +90,23 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
         return claim
     edits: list[tuple[int, int, str]] = []
     claim_dates = dates(claim)
+    in_a_date = bytearray(len(claim))  # the claim's characters inside a date: its numbers are the date's
     if claim_dates:
-        evidence_dates = dates(evidence)
+        ways_of: dict[tuple[int, int, int], set[str]] = {}
+        for d in dates(evidence):
+            ways_of.setdefault((d.year, d.month, d.day), set()).add(d.text)
         for mention in claim_dates:
-            if mention.text in evidence:
-                continue
-            ways = {d.text for d in evidence_dates if (d.year, d.month, d.day) == (mention.year, mention.month,
-                                                                                    mention.day)}
-            if len(ways) == 1:
-                edits.append((mention.start, mention.end, ways.pop()))
-    claimed = [q for q in quantities(claim) if not any(d.start < q.span[1] and q.span[0] < d.end for d in claim_dates)]
+            in_a_date[mention.start:mention.end] = b"\x01" * (mention.end - mention.start)
+            ways = ways_of.get((mention.year, mention.month, mention.day), set())
+            if len(ways) == 1 and mention.text not in evidence:
+                edits.append((mention.start, mention.end, next(iter(ways))))
+    claimed = [q for q in quantities(claim) if not any(in_a_date[q.span[0]:q.span[1]])]
     if claimed:
-        stated = quantities(evidence)
+        stated_as: dict[float, list[Quantity]] = {}
+        for e in quantities(evidence):
+            stated_as.setdefault(e.value, []).append(e)
         for q in claimed:
-            if (rewritten := _as_stated(claim, q, stated, evidence)) is not None:
+            if (rewritten := _as_stated(claim, q, stated_as.get(q.value, ()), evidence)) is not None:
                 edits.append((q.core[0], q.core[1], rewritten))
     for start, end, text in sorted(edits, reverse=True):
         claim = claim[:start] + text + claim[end:]
@@ -122,8 +126,8 @@ def _may_be_written_otherwise(evidence: str, claim: str) -> bool:
     return bool(_MONTH_NAME.search(claim)) or any(f.group(0) not in evidence for f in _FIGURE.finditer(claim))
 
 
-def _as_stated(claim: str, q: Quantity, stated: tuple[Quantity, ...], evidence: str) -> str | None:
-    """How the evidence writes the value of ``q`` in digits (its number alone, or with its currency where the claim's
+def _as_stated(claim: str, q: Quantity, stated: Sequence[Quantity], evidence: str) -> str | None:
+    """How the evidence writes the value of ``q`` (``stated``: the evidence's numbers of that value) in digits (its number alone, or with its currency where the claim's
     number carries one: "€2.4m" for "2.4 million euros"), or None: written the same, not in digits on both sides,
     not stated, or stated two ways."""
     core = claim[q.core[0]:q.core[1]]
