@@ -238,3 +238,12 @@ def test_an_answer_in_a_numbered_list_is_verified_as_written(write_script, shipp
     result = plane.run(QUESTION, evidence=[HOSTING, RATE])
     assert result.status is TraceStatus.PASS and result.verified
     assert result.assistant_text == OutputEnvelope.model_validate(NUMBERED).assistant_text
+
+
+def test_an_invented_item_of_a_numbered_list_is_still_uncovered(write_script, shipped_policy):
+    invented = dict(NUMBERED, assistant_text=NUMBERED["assistant_text"] + "\n3. The board cancelled the API.")
+    plane = Pipeline(model=write_script([invented] * 3), policy=shipped_policy,
+                     services=GateServices(nli_backend=OverlapNliBackend()))
+    result = plane.run(QUESTION, evidence=[HOSTING, RATE])
+    assert result.status is not TraceStatus.PASS and not result.verified
+    assert "cancelled" not in result.assistant_text
