@@ -62,7 +62,7 @@ NUMBER_WORDS = {
     "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "half": 0.5,
     "single": 1, "double": 2, "twice": 2, "triple": 3, "thrice": 3,
 }
-SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9}
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9, "mln": 1e6}
 TIME_UNITS = {
     "second": "second", "seconds": "second", "minute": "minute", "minutes": "minute", "min": "minute",
     "hour": "hour", "hours": "hour", "h": "hour", "hr": "hour", "hrs": "hour", "day": "day", "days": "day",
@@ -130,7 +130,7 @@ def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
 # numbers
 _NUM_TOKEN = re.compile(
     r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
-    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn)\b)?"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mln)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
 )
 # a number in words is one quantity: "twenty-five" is 25 (not 20, its "-five" read as a unit), "two hundred" 200.
@@ -216,6 +216,9 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
     return "", ""
 
 
+_CURRENCY_AFTER = re.compile(r"\s+(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b")
+
+
 def quantities(text: str) -> list[Quantity]:
     return list(_quantities(text))
 
@@ -261,8 +264,10 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             unit_raw = None  # "April 9th", "9th of April": the day of a date, as "April 9" is
         text_end = max(m.end(g) for g in ("num", "pct", "scale") if m.group(g))
         if not scale and unit_raw and (unit_raw.lower() in ("m", "k", "bn") and m.group("cur") or
-                                       unit_raw.lower() in ("k", "bn") and m.start("unit") == m.end("num")):
-            # "$2m", "5k", "3bn" are scales (a bare "1.5m" may be metres: _same_abbreviated_scale reads it both ways)
+                                       unit_raw.lower() in ("k", "bn") and m.start("unit") == m.end("num") or
+                                       unit_raw == "M" and _CURRENCY_AFTER.match(text, m.end("unit"))):
+            # "$2m", "5k", "3bn", "2.4M euros" are scales (a bare "1.5m" may be metres: _same_abbreviated_scale reads
+            # it both ways)
             scale, unit_raw, text_end = unit_raw.lower(), None, m.end("unit")
         if scale:
             value *= SCALES[scale.lower()]
@@ -481,7 +486,7 @@ def _other_codes(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 # to another number, and bind every occurrence of the claim's number to some other word.
 _BIND_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['\-][A-Za-z0-9]+)*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\S")
 _BIND_TRANSPARENT = frozenset({"-", "$", "€", "£", "%", "percent", "per", "cent", "percentage", "thousand", "million",
-                               "billion", "trillion", "bn"})
+                               "billion", "trillion", "bn", "mln"})
 # Units say how a number is measured, not what it is about: "40 km² of forest" binds "forest".
 _BIND_UNITS = frozenset(w.lower() for w in (*TIME_UNITS, *DOSE_UNITS, *OTHER_UNITS, "²", "³")) - {
     "people", "points", "times", "dose", "doses", "tablet", "tablets", "pill", "pills", "unit", "units"}

@@ -82,6 +82,11 @@ CASES = [
      ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "The wall is 1.5m high.", "The wall is 1.5 metres high.", "The wall is 1.5 km high.",
      ReasonCode.NUMBER_MISMATCH),
+    # an "M" before a currency is a million, not metres; "mln" is the million of European writing
+    (check_numbers, "Its budget is 2.4 million euros.", "Its budget is 2.4M euros.", "Its budget is 2.5M euros.",
+     ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Its budget is 2.4 million euros.", "Its budget is 2.4 mln euros.", "Its budget is 24 mln euros.",
+     ReasonCode.NUMBER_MISMATCH),
     # a one-sided bound must be borne out, not only be near the evidence's number (bench/prose's "number" case)
     (check_numbers, "Annual fees range to more than $45,000 at several schools.",
      "Fees reach more than $44,000 at several schools.", "Fees reach more than $48,000 at several schools.",
