@@ -115,7 +115,7 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
 
 # A figure as a claim writes it: digits with their separators, a currency sign before and a short scale after ("€2.4m",
 # "2,400,000", "14/03/2027"); not the digit of a code or marker ("C0", "[E1]")
-_FIGURE = re.compile(r"(?<!\w)[$€£]?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn)\b)?", re.IGNORECASE)
+_FIGURE = re.compile(r"(?<!\w)[$€£]?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?", re.IGNORECASE)
 _MONTH_NAME = re.compile(r"\b(?:" + _MONTH + r")\b")
 
 

@@ -14,6 +14,7 @@ ORION = ("The Orion project ships on 14 March 2027. Its budget is 2.4 million eu
     ("Its budget is 2,400,000 euros.", "Its budget is 2.4 million euros."),
     ("Its budget is about 2,400,000 euros [E1].", "Its budget is about 2.4 million euros [E1]."),
     ("Its budget is €2.4m.", "Its budget is 2.4 million euros."),  # the currency sign becomes the evidence's word
+    ("Its budget is 2.4 mln euros.", "Its budget is 2.4 million euros."),
     # a number with no unit of its own stands for the evidence's number, as the number check reads it
     ("Its budget is EUR 2,400,000.", "Its budget is EUR 2.4 million."),
     ("The project ships on 2027-03-14.", "The project ships on 14 March 2027."),
