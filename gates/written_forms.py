@@ -70,7 +70,7 @@ def dates(text: str) -> tuple[DateMention, ...]:
     for m in _SLASHED.finditer(text):
         a, b = int(m.group("a")), int(m.group("b"))
         day, month = (a, b) if b <= 12 < a else (b, a) if a <= 12 < b else (a, 0) if a != b else (a, a)
-        if 1 <= day <= 31:  # month 0: 04/05/2027, which no date equals (its numbers are not rewritten one by one)
+        if 1 <= day <= 31:  # month 0: 04/05/2027, which equals no date (and its numbers are not rewritten one by one)
             found.append(DateMention(int(m.group("y")), month, day, m.start(), m.end(), m.group(0)))
     return tuple(sorted(found, key=lambda d: d.start))
 
@@ -94,10 +94,11 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
     if claim_dates:
         ways_of: dict[tuple[int, int, int], set[str]] = {}
         for d in dates(evidence):
-            ways_of.setdefault((d.year, d.month, d.day), set()).add(d.text)
+            if d.month:  # a date whose month is unknown equals no other
+                ways_of.setdefault((d.year, d.month, d.day), set()).add(d.text)
         for mention in claim_dates:
             in_a_date[mention.start:mention.end] = b"\x01" * (mention.end - mention.start)
-            ways = ways_of.get((mention.year, mention.month, mention.day), set())
+            ways = ways_of.get((mention.year, mention.month, mention.day), set()) if mention.month else set()
             if len(ways) == 1 and mention.text not in evidence:
                 edits.append((mention.start, mention.end, next(iter(ways))))
     claimed = [q for q in quantities(claim) if not any(in_a_date[q.span[0]:q.span[1]])]
@@ -127,9 +128,9 @@ def _may_be_written_otherwise(evidence: str, claim: str) -> bool:
 
 
 def _as_stated(claim: str, q: Quantity, stated: Sequence[Quantity], evidence: str) -> str | None:
-    """How the evidence writes the value of ``q`` (``stated``: the evidence's numbers of that value) in digits (its number alone, or with its currency where the claim's
-    number carries one: "€2.4m" for "2.4 million euros"), or None: written the same, not in digits on both sides,
-    not stated, or stated two ways."""
+    """How the evidence writes the value of ``q`` in digits (``stated``: the evidence's numbers of that value): its
+    number alone, or with its currency where the claim's number carries one ("€2.4m" for "2.4 million euros"). None:
+    written the same, not in digits on both sides, not stated, or stated two ways."""
     core = claim[q.core[0]:q.core[1]]
     if q.core[0] < 0 or core in evidence or not _DIGIT.search(core):
         return None

@@ -51,6 +51,14 @@ def test_a_value_the_evidence_writes_two_ways_is_left_as_the_claim_writes_it():
     assert in_evidence_terms(once, "The grant was €2,400,000.") == "The grant was 2.4 million euros."
 
 
+def test_a_date_whose_day_and_month_cannot_be_told_apart_is_never_read_as_another():
+    # found in the final read: 04/05/2027 and 04/06/2027 both read as "day 4 of an unknown month", so one was
+    # rewritten as the other and a changed date would have reached the verifier as the evidence's own
+    evidence = "The grant came on 04/06/2027."
+    assert in_evidence_terms(evidence, "The grant came on 04/05/2027.") == "The grant came on 04/05/2027."
+    assert in_evidence_terms(evidence, "The grant came on 4 June 2027.") == "The grant came on 4 June 2027."
+
+
 def test_a_date_written_in_words_is_read_as_the_evidence_writes_it_in_digits():
     evidence = "The bridge reopened on 2021-06-30 after two years of repairs."
     assert in_evidence_terms(evidence, "It reopened on 30 June 2021.") == "It reopened on 2021-06-30."
