@@ -1345,10 +1345,13 @@ _TENSE_OR_PLAN = re.compile(r"used to|(?:(?:is|are|am|was|were) )?(?:plan|plans|
 _YEAR = re.compile(r"\b[12]\d{3}\b")
 
 
-def _dated(sentence: str) -> bool:
-    """Whether a sentence names when (a year, or a month with its day): its present then speaks of that date, a
-    schedule ("The Orion project ships on 14 March 2027."), which "will" restates rather than makes a plan of."""
-    return bool(_YEAR.search(sentence) or _DATED_MONTH.search(sentence))
+def _dated(verb_on: Sequence[str]) -> bool:
+    """Whether the words from a verb on (``verb_on``, its sentence's tokens) name when (a year, or a month with its
+    day): the verb's present then speaks of that date, a schedule ("... ships on 14 March 2027."), which "will"
+    restates rather than makes a plan of. A date before the verb is another event's ("Founded in 1990, the company
+    hosts ...")."""
+    said = " ".join(verb_on)
+    return bool(_YEAR.search(said) or _DATED_MONTH.search(said))
 
 
 def _time_words_beside_a_form(run: Sequence[str], replaced: Sequence[str]) -> tuple[str, ...]:
@@ -1850,13 +1853,14 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             continue  # "... when the crash-free rate rises above that threshold." over "... drops below ..."
         if kind == "addition" and _TENSE_OR_PLAN.fullmatch(" ".join(run)):
             if run == ("will",) and sentence_start < len(sentence_tokens) and \
-                    _past_forms(sentence_tokens[sentence_start].lower()) and _dated(sentence):
+                    _past_forms(sentence_tokens[sentence_start].lower()) and _dated(sentence_tokens[sentence_start:]):
                 continue  # "... will ship on 14 March 2027." over "... ships on 14 March 2027.": the same date
             copies.append(NearCopy("tense", run, sentence))  # "We used to host ..." over "We host ..."
             continue
         run_stems = content_stems(" ".join(run))
         moved = _time_words_beside_a_form(run, replaced) if kind == "swap" else ()
-        if moved == ("will",) and len(replaced) == 1 and _past_forms(replaced[0].lower()) and _dated(sentence):
+        if moved == ("will",) and len(replaced) == 1 and _past_forms(replaced[0].lower()) and \
+                _dated(sentence_tokens[sentence_start:]):
             continue  # "Registration will close on June 30, 2025." over "... closes on June 30, 2025."
         if moved:
             copies.append(NearCopy("tense", moved, sentence))  # "We previously hosted ..." over "We host ..."

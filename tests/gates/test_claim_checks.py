@@ -735,9 +735,12 @@ ORION_SHIPS = "The Orion project ships on 14 March 2027."
     ("We host on Fly.io.", "We previously hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
     ("We host on Fly.io.", "We formerly hosted on Fly.io.", "tense", ("hosted",), "We host on Fly.io."),
     (ORION_SHIPS, "The Orion project used to ship on 14 March 2027.", "tense", ("used", "to"), ORION_SHIPS),
-    # "will" for a dated past is a tense change (over a dated present it is not: below)
+    # "will" for a dated past is a tense change (over a dated present it is not: below), and so is "will" over a
+    # present whose sentence dates something else (found in the final read)
     ("The bridge reopened on 30 June 2021.", "The bridge will reopen on 30 June 2021.", "tense", ("will",),
      "The bridge reopened on 30 June 2021."),
+    ("Founded in 1990, the company hosts on Fly.io.", "Founded in 1990, the company will host on Fly.io.", "tense",
+     ("will",), "Founded in 1990, the company hosts on Fly.io."),
     ("We host on Fly.io.", "We are going to host on Fly.io.", "tense", ("are", "going", "to"), "We host on Fly.io."),
     # the verb itself in another tense: a swap by the stems that a verifier and the similarity bar both pass ("The
     # Orion project shipped on 14 March 2027." was shown as verified over "... ships on 14 March 2027.")
