@@ -142,8 +142,8 @@ def _as_stated(claim: str, q: Quantity, stated: Sequence[Quantity], evidence: st
         written = evidence[e.core[0]:e.core[1]]
         if not _DIGIT.search(written):
             continue  # "five" for "5": the verifier reads a number in words as its digits (0.75 both ways)
-        if not q.unit and _CURRENCIES.intersection(written):
-            continue  # "USD 24,000" over "€24k": the claim's number takes no currency sign from the evidence
+        if not q.unit and e.unit and e.unit in written:
+            continue  # "USD 24,000" over "€24k", "1,500" over "1500%": a number of no unit takes no unit's sign
         if q.unit and (q.unit in core) != (q.unit in written):
             if q.unit not in _CURRENCIES or q.unit in written:
                 continue  # "58%" for "58 percent": the verifier reads both alike (0.73), and the claim keeps its words

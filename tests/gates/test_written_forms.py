@@ -44,6 +44,14 @@ def test_anything_else_is_read_as_written(claim):
     assert in_evidence_terms(ORION, claim) == claim
 
 
+def test_a_number_without_a_unit_takes_no_unit_sign_from_the_evidence():
+    # found in the final read: "1,500" over "1500%" would have been read as "1500%", so a number of no unit read as
+    # the evidence's share
+    evidence = "Remote work grew 1500% since 2019."
+    assert in_evidence_terms(evidence, "Remote work grew by 1,500 since 2019.") == \
+        "Remote work grew by 1,500 since 2019."
+
+
 def test_a_value_the_evidence_writes_two_ways_is_left_as_the_claim_writes_it():
     evidence = "The grant was 2.4 million euros. The invoice says 2,400,000.00 euros."
     assert in_evidence_terms(evidence, "The grant was €2,400,000.") == "The grant was €2,400,000."
