@@ -978,12 +978,12 @@ def dated_months(text: str) -> set[str]:
 
 
 # A full ISO date (2018-11-15) names its month; "2010-11" alone is as often a span of years ("the 2010-11 season").
-_ISO_DATE = re.compile(r"\b[12]\d{3}-(0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
+ISO_DATE = re.compile(r"\b(?P<y>[12]\d{3})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])\b")
 
 
 def iso_months(text: str) -> set[str]:
     """The months that the text's YYYY-MM-DD dates name ("2018-11-15": November)."""
-    return {MONTHS[int(m.group(1)) - 1] for m in _ISO_DATE.finditer(text)} if "-" in text else set()
+    return {MONTHS[int(m.group("m")) - 1] for m in ISO_DATE.finditer(text)} if "-" in text else set()
 
 
 def _singular(word: str) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from controlplane.contracts.text import memo_by_text
 
-from .claim_checks import MONTHS, Quantity, quantities
+from .claim_checks import ISO_DATE, MONTHS, Quantity, quantities
 
 _MONTH = "|".join(MONTHS)
 # A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027, 14/03/2027. A day and month without
@@ -27,7 +27,7 @@ _MONTH = "|".join(MONTHS)
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _ON = r"(?:(?P<weekday>" + "|".join(_WEEKDAYS) + r"),?\s+)?"  # "Sunday, 14 March 2027"
 _DATES = (
-    re.compile(r"\b(?P<y>[12]\d{3})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])\b"),
+    ISO_DATE,
     re.compile(_ON + r"\b(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?:\s+of)?\s+(?P<month>" + _MONTH + r"),?\s+"
                r"(?P<y>[12]\d{3})\b"),
     re.compile(_ON + r"\b(?P<month>" + _MONTH + r")\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?,?\s+(?P<y>[12]\d{3})\b"),
