@@ -2,11 +2,11 @@
 generation §9). Shared gate utility: the evidence_conflicts gate detects and resolves, nli_entailment resolves the
 contradictions among the items a claim cites with the same :func:`resolve_pair`.
 
-Detection is claim-centred: an item of the pack that the claim does *not* rely on, about the same entity (it
-mentions every name the claim uses), conflicts with the claim's supporting evidence when it contradicts the claim --
-NLI P(contradiction) of (item, atomic claim) above ``contradiction_threshold`` (EBOM: 0.7) -- or, deterministically,
-states a different number or the opposite polarity in a sentence about the same subject (the sentence holds >=
-``same_subject_overlap``, default 0.85, of the claim's content words).
+Detection is claim-centred: an item of the pack that the claim does *not* rely on conflicts with the claim's
+supporting evidence when it contradicts an atomic claim it is about (it mentions every name the atomic claim uses and
+some of its words) -- NLI P(contradiction) of (item, that atomic claim) above ``contradiction_threshold`` (EBOM: 0.7)
+-- or, deterministically, states a different number or the opposite polarity in a sentence about the same subject
+(the sentence holds >= ``same_subject_overlap``, default 0.85, of the claim's content words).
 
 Resolution, in order (pure function :func:`resolve_pair`):
 
@@ -159,11 +159,20 @@ def _overlap(item_text: str, claim_text: str) -> float:
     return len(claim & content_stem_set(item_text)) / len(claim)
 
 
+Candidate = tuple[EvidenceItem, tuple[str, ...]]
+
+
 def usable_and_candidates(atoms: Sequence[str], cited: Sequence[EvidenceItem],
-                           others: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
+                          others: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[Candidate]]:
+    """The cited items that can support the claim, and the other items that can oppose it, each with the atomic
+    claims it is about (every name the atomic claim uses, and some of its words). An item is held only to those: one
+    that shares words with "Currency formatting is done on the client." says nothing of "Rounding is not.", and the
+    verifier's P(contradiction) for that pair (0.74 for ADR-011's offline-mode paragraph) is noise."""
     usable = [item for item in cited if not item.redacted]
-    # candidates: items about the same entity (every name the atomic claim uses) that share some of its words
-    candidates = [o for o in others if not o.redacted and any(_about_the_same(o.text, a) for a in atoms)]
+    candidates: list[Candidate] = []
+    for other in others:
+        if not other.redacted and (about := tuple(a for a in atoms if _about_the_same(other.text, a))):
+            candidates.append((other, about))
     return usable, candidates
 
 
@@ -174,19 +183,21 @@ def _about_the_same(item_text: str, atom: str) -> bool:
 
 
 def nli_pairs(atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
-              split: tuple[list[EvidenceItem], list[EvidenceItem]] | None = None) -> list[tuple[str, str]]:
-    """The (evidence text, atomic claim) pairs :func:`detect_conflicts` asks the backend about for one claim.
-    ``split``: :func:`usable_and_candidates` of the same arguments, when the caller has it already."""
+              split: tuple[list[EvidenceItem], list[Candidate]] | None = None) -> list[tuple[str, str]]:
+    """The (evidence text, atomic claim) pairs :func:`detect_conflicts` asks the backend about for one claim: each
+    usable item with every atomic claim, each candidate with the atomic claims it is about. ``split``:
+    :func:`usable_and_candidates` of the same arguments, when the caller has it already."""
     usable, candidates = split or usable_and_candidates(atoms, cited, others)
-    if not atoms or not (usable or candidates):
+    if not atoms:
         return []
-    return [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
+    return [(item.text, atom) for item in usable for atom in atoms] + \
+        [(item.text, atom) for item, about in candidates for atom in about]
 
 
 def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[EvidenceItem], others: Sequence[EvidenceItem],
                      backend: NliBackend | None, *, threshold: float = CONTRADICTION_THRESHOLD,
                      min_entailment: float = 0.5, overlap: float = SAME_SUBJECT_OVERLAP,
-                     split: tuple[list[EvidenceItem], list[EvidenceItem]] | None = None,
+                     split: tuple[list[EvidenceItem], list[Candidate]] | None = None,
                      ) -> tuple[list[Conflict], list[str]]:
     """Conflicts of one claim, and the ids of its supporting items (cited items that entail it; all cited items
     when there is no backend). ``split``: as for :func:`nli_pairs`."""
@@ -194,18 +205,22 @@ def detect_conflicts(claim_id: str, atoms: Sequence[str], cited: Sequence[Eviden
     supporters: list[EvidenceItem] = list(usable)
     nli_against: dict[str, float] = {}
     if backend is not None and atoms and (usable or candidates):
-        pairs = [(item.text, atom) for item in [*usable, *candidates] for atom in atoms]
+        pairs = nli_pairs(atoms, cited, others, (usable, candidates))
         scores = backend.score(pairs)
         if len(scores) != len(pairs):
             raise ValueError(f"NLI backend returned {len(scores)} scores for {len(pairs)} pairs")
-        per_item = {}
-        for index, item in enumerate([*usable, *candidates]):
-            rows = scores[index * len(atoms):(index + 1) * len(atoms)]
-            per_item[item.id] = (max(r.entailment for r in rows), max(r.contradiction for r in rows))
-        supporters = [item for item in usable if per_item[item.id][0] >= min_entailment] or []
-        nli_against = {o.id: per_item[o.id][1] for o in candidates if per_item[o.id][1] > threshold}
+        supported = scores[:len(usable) * len(atoms)]
+        supporters = [item for index, item in enumerate(usable)
+                      if max(r.entailment for r in supported[index * len(atoms):(index + 1) * len(atoms)])
+                      >= min_entailment]
+        start = len(supported)
+        for item, about in candidates:
+            against = max(r.contradiction for r in scores[start:start + len(about)])
+            start += len(about)
+            if against > threshold:
+                nli_against[item.id] = against
     conflicts: list[Conflict] = []
-    for opposer in candidates:
+    for opposer, _ in candidates:
         signal = None
         if opposer.id in nli_against:
             signal = ("nli", round(nli_against[opposer.id], 4), f"P(contradiction)={nli_against[opposer.id]:.2f}")

@@ -1,13 +1,13 @@
 """Contradictions between evidence items a claim relies on, handled per domain (EBOM "Contradiction Resolution";
 grounded-generation §9).
 
-Detection is claim-centred: an item of the pack that the claim does *not* rely on, about the same entity (it
-mentions every name the claim uses), conflicts with the claim's supporting evidence when it contradicts the claim -- NLI P(contradiction) of (item, atomic claim) above
-``contradiction_threshold`` (EBOM: 0.7) -- or, deterministically, states a different number or the opposite polarity
-in a sentence about the same subject (the sentence holds >= ``same_subject_overlap``, default 0.85, of the claim's
-content words: "allows 500 requests per minute per key" against "allows 100 requests per minute per key" conflicts,
-"allows bursts of 20 requests per second" does not). Without an NLI backend only
-the deterministic signals run (nli_entailment fails closed on its own).
+Detection is claim-centred: an item of the pack that the claim does *not* rely on conflicts with the claim's
+supporting evidence when it contradicts an atomic claim it is about (it mentions every name the atomic claim uses and
+some of its words) -- NLI P(contradiction) of (item, that atomic claim) above ``contradiction_threshold`` (EBOM: 0.7)
+-- or, deterministically, states a different number or the opposite polarity in a sentence about the same subject
+(the sentence holds >= ``same_subject_overlap``, default 0.85, of the claim's content words: "allows 500 requests per
+minute per key" against "allows 100 requests per minute per key" conflicts, "allows bursts of 20 requests per second"
+does not). Without an NLI backend only the deterministic signals run (nli_entailment fails closed on its own).
 
 Resolution, in order (gates/conflicts.py, shared with nli_entailment):
 

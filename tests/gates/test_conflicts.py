@@ -177,6 +177,28 @@ def test_a_name_runs_through_a_slash_so_an_item_about_http_is_not_about_http_2()
     assert result.failed and [c["opposer"] for c in result.details["conflicts"]] == ["E2"]
 
 
+def test_an_item_is_held_only_to_the_atomic_claims_it_is_about():
+    """Over ADR-011's paragraphs, "Currency formatting is done on the client, but rounding is not." was refused as one
+    side of a conflict: the offline-mode paragraph shares words with the first atomic claim ("client", "current"),
+    which made it a candidate, and the shipped verifier read it as contradicting the second, "Rounding is not.", which
+    it says nothing about (P(contradiction) 0.74). An item that is about the atomic claim it contradicts still
+    conflicts."""
+    prices = ("Clients never compute prices or totals. Currency formatting happens on the client; rounding never "
+              "does.")
+    offline = ("The iOS and Android clients may queue up to 50 mutations while offline. On reconnect the client "
+               "sends the queue in order and the server replays each mutation against current state.")
+    claim = envelope([("Currency formatting is done on the client, but rounding is not [E1].", ["E1"])])
+    backend = OverlapNliBackend(contradictions=[("queue up to 50 mutations", "Rounding is not.")])
+    evidence = [{"id": "E1", "text": prices}, {"id": "E2", "text": offline}]
+    result = run_conflicts(QUESTIONS["present_with_analysis"], claim, evidence, backend)
+    assert result.passed and result.details["conflicts"] == [], result.details
+    rounding = "Rounding is done on the client as well, to the nearest cent."
+    backend = OverlapNliBackend(contradictions=[("to the nearest cent", "Rounding is not.")])
+    evidence = [{"id": "E1", "text": prices}, {"id": "E2", "text": rounding}]
+    result = run_conflicts(QUESTIONS["present_with_analysis"], claim, evidence, backend)
+    assert result.failed and [c["opposer"] for c in result.details["conflicts"]] == ["E2"]
+
+
 def test_all_claims_are_scored_in_one_backend_call_and_no_pair_twice():
     backend = OverlapNliBackend()
     env = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"]),
