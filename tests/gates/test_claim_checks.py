@@ -314,6 +314,29 @@ def test_a_hedge_of_the_other_statement_after_a_semicolon_does_not_hedge_the_cla
     assert codes(check_strength(REPLICAS, "Reads are served by a replica.")) == {ReasonCode.STRENGTH_INFLATION}
 
 
+VALIDATION = ("They may run advisory validation for a better experience (for example, the format of an e-mail address "
+              "or a required field), but the server re-validates every request and its answer wins.")
+
+
+def test_a_clause_after_but_with_its_own_subject_is_its_own_statement():
+    """Found by rewording faithful answers over ADR-011: "Clients render state and collect input; the server
+    re-validates every request." was refused as STRENGTH_INFLATION for the "may" of the clients' advisory validation,
+    which the server's clause after ", but the server ..." does not share. A clause after ", but" that names its own
+    subject is a statement of its own; one that shares the first clause's subject ("..., but raise heart rate")
+    keeps its hedge, and so does a claim that drops the hedge of the clause it restates. Only the strength check
+    cuts there."""
+    assert check_strength(VALIDATION, "The server re-validates every request.") == []
+    assert check_strength(VALIDATION, "The server re-validates every request and its answer wins.") == []
+    assert codes(check_strength(VALIDATION, "Clients run advisory validation for a better experience.")) == \
+        {ReasonCode.STRENGTH_INFLATION}
+    elliptic = "The drug may lower blood pressure, but raise the heart rate."
+    assert codes(check_strength(elliptic, "The drug raises the heart rate.")) == {ReasonCode.STRENGTH_INFLATION}
+    assert codes(check_strength(elliptic, "It raises the heart rate.")) == {ReasonCode.STRENGTH_INFLATION}
+    # the negation check still reads the whole sentence (measured: see claim_checks._BUT_NEW_SUBJECT)
+    rule = "Clients never compute prices, but the server returns the totals they display."
+    assert codes(check_negation(rule, "The server returns the totals.")) == {ReasonCode.NEGATION_MISMATCH}
+
+
 RETENTION_TABLE = ("| data | retention | notes |\n| --- | --- | --- |\n"
                    "| application logs | 30 days | must not contain message bodies or payment card data |")
 
