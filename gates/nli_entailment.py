@@ -55,7 +55,7 @@ from .anchoring import beyond_claims
 from .atomic_claims import AtomicClaim, unsplit
 from .attempt import AttemptView
 from .categories import is_honest_unknown
-from .claim_checks import CHECKS, CheckFinding, NearCopy, near_copies, run_checks
+from .claim_checks import CHECKS, DEFAULT_COVERAGE, CheckFinding, NearCopy, near_copies, run_checks
 from .conflicts import CREDIBILITY_GAP, OUTDATED_GAP_DAYS, gate_now, resolve_pair
 from .hookspec import hookimpl
 from .interfaces import BaseGate, GateInput, GateStage, NliScore, TermSimilarity
@@ -73,6 +73,7 @@ from .sufficiency import (
     sphere_factor,
     thresholds_for,
 )
+from .titled_evidence import coverage_beside_titles, title_words, with_titles
 from .verbatim import is_whole_sentences, quoting_items
 from .written_forms import in_evidence_terms
 
@@ -130,6 +131,8 @@ class ClaimWork:
     whole_copy: str | None = None  # the claim as written, when it is a near copy its atoms are not (checked too)
     copies: dict[str, tuple[NearCopy, ...]] = field(default_factory=dict)  # atom (or whole claim) -> its near copies
     written: str | None = None  # the claim as written, when ``text`` writes its numbers or dates as the evidence does
+    title_words: frozenset[str] = frozenset()  # content stems only the cited items' titles hold (titled_evidence)
+    untitled_text: str | None = None  # cited_text without the titles, when the items are read with them
 
     @property
     def scored(self) -> bool:
@@ -239,7 +242,11 @@ class NliEntailmentGate(BaseGate):
                 work.items = items
                 self._reject(work, [ReasonCode.EVIDENCE_TEXT_REDACTED], extra={"redacted_ids": redacted})
                 continue
+            # a claim that names what only a title says ("ADR-011 states that ...") reads the items with their titles
             work.items = items
+            if vouched := title_words(claim.text, items):
+                work.untitled_text = "\n\n".join(item.text for item in items)  # as cited_text joins them
+                work.items, work.title_words = with_titles(items), vouched
             _read_in_evidence_terms(work, view)
             if quoted := quoting_items(work.text, items):  # verbatim quote: entailed by construction, no model call
                 work.verbatim_ids, work.atoms = quoted, [AtomicClaim(strip_markers(work.text))]
@@ -487,6 +494,8 @@ class NliEntailmentGate(BaseGate):
             tree = decide(adjusted, min_entailment, th.max_contradiction, th.min_sources)
             trees.append(tree)
             findings = run_checks(combined_text, atom.text, checks) if checks else []
+            if work.title_words and "content" in checks:
+                findings += _coverage_beside_titles(work, atom.text)
             if "content" in checks and atom.text in work.copies:
                 findings += near_copy_findings(work.copies[atom.text], rows.values(), atom.text, copies)
             veto_codes.extend(f.code.value for f in findings)
@@ -560,6 +569,9 @@ class NliEntailmentGate(BaseGate):
         }
         if work.written is not None:  # what the checks and the verifier read (gates/written_forms.py)
             work.record["read_as"] = work.text
+        if work.title_words:  # gates/titled_evidence.py
+            work.record["read_with_titles"] = {"ids": [item.id for item in work.items if item.title],
+                                               "title_words": sorted(work.title_words)}
 
     def _sentences(self, view: AttemptView, works: list[ClaimWork], strict: bool) -> list[dict[str, Any]]:
         """Sentence rows; in strict mode a sentence that says more than its claims becomes a whole-sentence work."""
@@ -617,6 +629,17 @@ def _read_in_evidence_terms(work: ClaimWork, view: AttemptView) -> None:
     if read_as != work.text:
         work.written, work.text = work.text, read_as
     work.atoms = list(view.atoms(work.text))
+
+
+def _coverage_beside_titles(work: ClaimWork, atom_text: str) -> list[CheckFinding]:
+    """UNSUPPORTED_CONTENT when the words of the claim that the titles do not vouch for are not covered by the
+    items' texts (gates/titled_evidence.py): the title names the document, it states nothing the text does not."""
+    share, missing = coverage_beside_titles(work.untitled_text or "", atom_text, work.title_words)
+    if share >= DEFAULT_COVERAGE:
+        return []
+    return [CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "coverage",
+                         f"beside {sorted(work.title_words)}, which only the cited items' titles hold, {share:.0%} "
+                         f"of the claim's content words are in the evidence; missing: {missing[:8]}")]
 
 
 def _whole_claim(work: ClaimWork) -> str | None:
