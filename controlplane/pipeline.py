@@ -314,7 +314,7 @@ class Pipeline:
         request's gate plan (planned once per request); without it the gates are planned here. ``seen_as``: what the
         later gates see of a gate's result (GateRegistry.run; replay's recorded verdicts for redacted evidence)."""
         parsed = parse_envelope(raw_output, truncated_by_model=finish_reason is FinishReason.MAX_TOKENS)
-        view = AttemptView(parsed.envelope)
+        view = AttemptView.over(parsed.envelope, pack)
         if lattice is None:
             lattice = self.registry.plan(self.policy.bundle, decision, message=user_message)
         plan = self.registry.stage_plan(lattice, GateStage.POST_GENERATION, decision, parsed.envelope, user_message,

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from controlplane.contracts import OutputEnvelope
+from controlplane.contracts import EvidencePack, OutputEnvelope
 from controlplane.contracts.text import Marker, Sentence, inline_markers, split_sentences, strip_markers
 
 from .anchoring import Anchor, anchor_claims, spans_by_sentence
 from .atomic_claims import AtomicClaim, split_atomic
+from .lead_ins import list_after, states_nothing
 
 _ITEM_NUMBER = re.compile(r"\d{1,3}\.")
 
@@ -41,8 +42,16 @@ class AttemptView:
     """The derived facts of one attempt's envelope (None: the output did not parse; every view is then empty)."""
 
     envelope: OutputEnvelope | None
+    # evidence id -> title, of the items that have one: the words a lead-in may use to name the cited document
+    titles: Mapping[str, str] = field(default_factory=dict)
     _atoms: dict[str, tuple[AtomicClaim, ...]] = field(default_factory=dict, repr=False)
     _scores: dict[tuple[int, str, str], Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def over(cls, envelope: OutputEnvelope | None, pack: EvidencePack | None) -> AttemptView:
+        """The view of an attempt over its evidence pack (the pack's titles name the documents a lead-in may name)."""
+        titles = {item.id: item.title for item in pack.evidence if item.title} if pack is not None else {}
+        return cls(envelope, titles)
 
     @property
     def text(self) -> str:
@@ -56,11 +65,31 @@ class AttemptView:
     @cached_property
     def content_sentences(self) -> tuple[tuple[int, Sentence], ...]:
         """(index, sentence) of the sentences that hold more than citation markers, or than the number of an ordered
-        list's item ("1." at a line's start, which the splitter parts from its item's text): the ones a verdict is
-        for."""
-        text = self.text
+        list's item ("1." at a line's start, which the splitter parts from its item's text), and that are no lead-in
+        (``lead_ins``): the ones a verdict is for."""
+        text, lead_ins = self.text, self.lead_ins
         return tuple((index, s) for index, s in enumerate(self.sentences)
-                     if strip_markers(s.text) and not _is_item_number(text, s))
+                     if strip_markers(s.text) and not _is_item_number(text, s) and index not in lead_ins)
+
+    @cached_property
+    def lead_ins(self) -> dict[int, tuple[str, ...]]:
+        """Sentence index -> the claims of the list it opens, for each sentence that is a lead-in (gates/lead_ins.py):
+        it ends its line with a colon before a list item, no claim sits in it, the list holds claims, and its words
+        only introduce them or name a document those claims cite."""
+        found: dict[int, tuple[str, ...]] = {}
+        if self.envelope is None:
+            return found
+        anchors = self.anchors.values()
+        cited = {claim.claim_id: claim.evidence_ids for claim in self.envelope.meta.claim_map}
+        for index, sentence in enumerate(self.sentences):
+            span = list_after(self.text, sentence)
+            if span is None or any(a.start < sentence.end and sentence.start < a.end for a in anchors):
+                continue
+            introduced = tuple(a.claim_id for a in anchors if span[0] <= a.start < span[1])
+            titles = [self.titles[eid] for cid in introduced for eid in cited.get(cid, ()) if eid in self.titles]
+            if introduced and states_nothing(strip_markers(sentence.text), titles):
+                found[index] = introduced
+        return found
 
     @cached_property
     def _anchoring(self) -> tuple[dict[str, Anchor], dict[str, str]]:

@@ -130,7 +130,7 @@ class GateInput:
 
     def __post_init__(self) -> None:
         if self.attempt is None or self.attempt.envelope is not self.envelope:
-            object.__setattr__(self, "attempt", AttemptView(self.envelope))
+            object.__setattr__(self, "attempt", AttemptView.over(self.envelope, self.evidence_pack))
 
     def for_gate(self, spec: GateSpec, prior_results: tuple[GateResult, ...] | None = None) -> GateInput:
         """This input as one gate of the plan sees it: its own spec and, when given, the verdicts before it. A

@@ -186,3 +186,56 @@ def test_uncovered_invented_sentence_never_reaches_the_http_reply_or_the_stream(
     finally:
         server.stop()
         plane.close()
+
+
+# -- a lead-in line before a list (gates/lead_ins.py) -------------------------------------------------------------------
+LEAD_IN_CLAIMS = [("We host on Fly.io [E1].", ["E1"]), ("The database is Turso [E1].", ["E1"])]
+LEAD_IN_NLI = {("We host on Fly.io.", "We host on Fly.io [E1]."): (0.97, 0.01),
+               ("The database is Turso.", "The database is Turso [E1]."): (0.97, 0.01)}
+
+
+def _listed(first_line: str) -> dict:
+    return {"assistant_text": f"{first_line}\n- We host on Fly.io [E1].\n- The database is Turso [E1].",
+            "meta": {"modeLabel": "System", "domainFlags": [],
+                     "claim_map": [{"claim_id": f"c{i}", "text": c, "evidence_ids": ids, "status": "FACTUAL"}
+                                   for i, (c, ids) in enumerate(LEAD_IN_CLAIMS, 1)],
+                     "citations": [{"claim_id": f"c{i}", "evidence_ids": ids}
+                                   for i, (_, ids) in enumerate(LEAD_IN_CLAIMS, 1)],
+                     "used_evidence_ids": ["E1"]}}
+
+
+@pytest.mark.parametrize("degrade_mode", ["suppress", "refuse"])
+@pytest.mark.parametrize("line", ["Our CEO founded the company in Berlin:", "According to the board, in 1999:",
+                                  "The evidence does not say:"])
+def test_a_line_before_a_list_that_states_something_is_never_shown(kit, line, degrade_mode):
+    result = kit.run([_listed(line)] * 3, message=RIGOR_MESSAGES["medium"], evidence=EVIDENCE,
+                     policy=_policy(kit.full, degrade_mode), services=GateServices(nli_backend=PairTableNli(LEAD_IN_NLI)))
+    assert line not in result.assistant_text and result.verified is False
+
+
+def test_a_lead_in_and_its_verified_list_reach_the_http_reply_and_the_stream_as_written(tmp_path, full_policy):
+    from controlplane.api import ControlPlane
+    from controlplane.server import BackgroundServer
+
+    output = _listed("According to the evidence:")
+    script = tmp_path / "lead_in.jsonl"
+    script.write_text("\n".join(json.dumps(output) for _ in range(6)) + "\n")
+    plane = ControlPlane(model=f"scripted:{script}", policy=full_policy, db=False,
+                         nli_backend=PairTableNli(LEAD_IN_NLI))
+    server = BackgroundServer(plane.app()).start()
+    try:
+        body = {"model": "any", "messages": [{"role": "user", "content": RIGOR_MESSAGES["medium"]}],
+                "evidence": EVIDENCE}
+        reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=60).json()
+        assert reply["choices"][0]["message"]["content"] == output["assistant_text"]
+        assert reply["controlplane"]["status"] == "pass" and reply["controlplane"]["verified"] is True
+        chunks = []
+        with httpx.stream("POST", f"{server.url}/v1/chat/completions", json={**body, "stream": True},
+                          timeout=60) as response:
+            for line in response.iter_lines():
+                if line.startswith("data: {"):
+                    chunks.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+        assert "".join(chunks) == output["assistant_text"]
+    finally:
+        server.stop()
+        plane.close()

@@ -1,0 +1,69 @@
+"""A lead-in: the line that introduces a list ("According to ADR-011:", "The key points are:").
+
+Chat models open a list with such a line. No claim covers it, so it was a sentence nobody verified, and a faithful
+bulleted answer degraded to "[Not verified: some statements were removed.]" (found by rewording answers over
+ADR-011, 2026-12-06). A lead-in states nothing of its own only when it says so in words that state nothing, so the
+check is on its words, and it is strict:
+
+- it ends its line with a colon and the next line that is not blank is a list item, whose claims it introduces;
+- every content word is a word of introduction (``LEAD_IN_WORDS``: according, following, key points, the evidence
+  says ...) or a word of the title of an item those claims cite (the document's own name: "ADR-011", "Client/server
+  responsibility boundary");
+- it holds no negation, quantifier, modal or number of its own (a title's number, the "011" of "ADR-011", excepted).
+
+"ADR-011 rejects the following:", "Clients compute:", "ADR-011 makes three decisions:" and "ADR-011 does not say:"
+are not lead-ins: they are sentences to verify like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from controlplane.contracts.text import Sentence, content_stems, meaning_stems
+
+LEAD_IN_WORDS = (
+    "according following follows below here key main points summary summarize summarise overview highlights details "
+    "answer evidence document documents source sources text context says say states stated notes lists sets set out "
+    "describes explains specifies mentions provided given based items facts findings relevant information includes "
+    "regarding concerning rules"
+)
+_VOCABULARY = frozenset(content_stems(LEAD_IN_WORDS))
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S")
+
+
+def list_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
+    """The span of the list that ``sentence`` opens: it ends its line with a colon (markdown emphasis aside) and the
+    next line that is not blank is a list item. The list runs over the item lines and their indented continuations
+    that follow, up to the first other line."""
+    if not sentence.text.rstrip().rstrip("*_").rstrip().endswith(":"):
+        return None
+    line_end = text.find("\n", sentence.end)
+    if line_end == -1 or text[sentence.end:line_end].strip():
+        return None
+    start = position = line_end + 1
+    end = None
+    while position < len(text):
+        next_end = text.find("\n", position)
+        next_end = len(text) if next_end == -1 else next_end
+        line = text[position:next_end]
+        if _LIST_ITEM.match(line) or (end is not None and line[:1] in (" ", "\t") and line.strip()):
+            end = next_end
+        elif line.strip() or end is not None:
+            break
+        position = next_end + 1
+    return (start, end) if end is not None else None
+
+
+def states_nothing(sentence_text: str, titles: Iterable[str]) -> bool:
+    """Whether every word of the sentence introduces (``LEAD_IN_WORDS``) or names the cited document (``titles``),
+    with no negation, quantifier, modal or number that the titles do not hold."""
+    title_text = " ".join(titles)
+    allowed = _VOCABULARY | frozenset(content_stems(title_text))
+    stems = content_stems(sentence_text)
+    if not stems and not sentence_text.strip(" \t*_:#"):
+        return False
+    if any(stem not in allowed for stem in stems):
+        return False
+    meaning_only = set(meaning_stems(sentence_text)) - set(stems)
+    return meaning_only <= set(meaning_stems(title_text))
