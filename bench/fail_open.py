@@ -119,6 +119,14 @@ def probes() -> Iterator[Probe]:
             invented = f"{claim} Our CEO founded the company in Berlin in 1999."
             yield Probe("uncovered invented sentence", message, invented, [(claim, ["E1"], "FACTUAL")], "Berlin",
                         degrade_mode=degrade_mode)
+            # a line that opens a list states something only a lead-in's words may leave out (gates/lead_ins.py)
+            for line, marker in (("Our CEO founded the company in Berlin:", "Berlin"),
+                                 ("According to the board, since 2024:", "board"),
+                                 ("The evidence does not say:", "does not say")):
+                listed = f"{line}\n- {claim}\n- The database is Turso [E1]."
+                yield Probe("fact in a lead-in line", message, listed,
+                            [(claim, ["E1"], "FACTUAL"), ("The database is Turso [E1].", ["E1"], "FACTUAL")], marker,
+                            degrade_mode=degrade_mode)
     orion = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."
     yield Probe("Orion (issue 15)", "When does the Orion project ship?",
                 "The evidence does not say who founded the Orion project, but the evidence says that the Orion "
