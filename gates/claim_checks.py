@@ -80,7 +80,7 @@ OTHER_UNITS = {
     "%": "%", "percent": "%", "per cent": "%", "percentage": "%", "km": "km", "kilometres": "km", "kilometers": "km",
     "m": "m", "metres": "m", "meters": "m", "mi": "mile", "miles": "mile", "mile": "mile", "cm": "cm", "mm": "mm",
     "lb": "lb", "lbs": "lb", "pounds": "lb", "$": "$", "usd": "$", "dollars": "$", "€": "€", "euros": "€",
-    "£": "£", "°c": "°c", "°f": "°f", "people": "people", "points": "points", "times": "times",
+    "eur": "€", "£": "£", "gbp": "£", "°c": "°c", "°f": "°f", "people": "people", "points": "points", "times": "times",
     "ft": "ft", "feet": "ft", "foot": "ft", "yd": "yd", "yards": "yd", "inches": "inch", "inch": "inch",
 }
 APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "some", "over", "under",
@@ -128,8 +128,11 @@ def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
 
 # ----------------------------------------------------------------------------------------------------------------
 # numbers
+# A currency is a sign or an ISO code before the number ("€250", "EUR 250") or a word or code after it ("250 euros",
+# "250 EUR"); the code is its sign ("EUR 250" and "€250" are one amount, "USD 250" another)
+CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£"}
 _NUM_TOKEN = re.compile(
-    r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
+    r"(?P<cur>[$€£]|(?<![A-Za-z])(?:EUR|USD|GBP)(?=\s?\d))?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mln)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
 )
@@ -203,7 +206,7 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
     if pct:
         return "%", "other"
     if cur:
-        return cur, "other"
+        return CURRENCY_CODES.get(cur, cur), "other"
     if not raw:
         return "", ""
     r = raw.lower()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from controlplane.contracts.text import memo_by_text
 
-from .claim_checks import ISO_DATE, MONTHS, Quantity, quantities
+from .claim_checks import CURRENCY_CODES, ISO_DATE, MONTHS, Quantity, quantities
 
 _MONTH = "|".join(MONTHS)
 # A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027, 14/03/2027. A day and month without
@@ -114,9 +114,9 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
     return claim
 
 
-# A figure as a claim writes it: digits with their separators, a currency sign before and a short scale after ("€2.4m",
+# A figure as a claim writes it: digits with their separators, a currency sign or code before and a short scale after ("€2.4m",
 # "2,400,000", "14/03/2027"); not the digit of a code or marker ("C0", "[E1]")
-_FIGURE = re.compile(r"(?<!\w)[$€£]?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?", re.IGNORECASE)
+_FIGURE = re.compile(r"(?<!\w)(?:[$€£]|(?:EUR|USD|GBP)\s?)?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?", re.IGNORECASE)
 _MONTH_NAME = re.compile(r"\b(?:" + _MONTH + r")\b")
 
 
@@ -125,6 +125,11 @@ def _may_be_written_otherwise(evidence: str, claim: str) -> bool:
     which the evidence may write in digits): the cheap test before quantities and dates are read (most claims copy
     their figures)."""
     return bool(_MONTH_NAME.search(claim)) or any(f.group(0) not in evidence for f in _FIGURE.finditer(claim))
+
+
+def _signed(written: str, unit: str) -> bool:
+    """Whether a number as written carries its unit's sign: "€250", "58%", or a currency's code, "EUR 250"."""
+    return unit in written or any(written.startswith(code) for code, sign in CURRENCY_CODES.items() if sign == unit)
 
 
 def _as_stated(claim: str, q: Quantity, stated: Sequence[Quantity], evidence: str) -> str | None:
@@ -142,10 +147,10 @@ def _as_stated(claim: str, q: Quantity, stated: Sequence[Quantity], evidence: st
         written = evidence[e.core[0]:e.core[1]]
         if not _DIGIT.search(written):
             continue  # "five" for "5": the verifier reads a number in words as its digits (0.75 both ways)
-        if not q.unit and e.unit and e.unit in written:
-            continue  # "USD 24,000" over "€24k", "1,500" over "1500%": a number of no unit takes no unit's sign
-        if q.unit and (q.unit in core) != (q.unit in written):
-            if q.unit not in _CURRENCIES or q.unit in written:
+        if not q.unit and e.unit and _signed(written, e.unit):
+            continue  # "1,500" over "1500%" or "EUR 1,500": a number of no unit takes no unit's sign
+        if q.unit and _signed(core, q.unit) != _signed(written, q.unit):
+            if q.unit not in _CURRENCIES or _signed(written, q.unit):
                 continue  # "58%" for "58 percent": the verifier reads both alike (0.73), and the claim keeps its words
             written = e.text  # the claim's currency sign is a word after the evidence's number: keep the currency
         ways.add(written)

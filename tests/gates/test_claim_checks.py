@@ -1186,3 +1186,12 @@ def test_what_a_near_copy_replaces_and_whether_it_puts_a_name_for_a_name(evidenc
 ])
 def test_the_month_may_is_no_hedge(evidence, claim, flagged):
     assert bool(check_strength(evidence, claim)) is flagged
+
+
+@pytest.mark.parametrize("claim", ["On-call pay is $250 per week as primary.", "On-call pay is 250 dollars per week.",
+                                   "On-call pay is USD 250 per week.", "On-call pay is 250 GBP per week."])
+def test_a_currency_code_before_or_after_the_number_is_its_currency(claim):
+    """"EUR 250" was a number of no unit, so "$250" or "250 dollars" over it passed the number check."""
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers("On-call pay is EUR 250 per week as primary.", claim))
+    for same in ("On-call pay is €250 per week.", "On-call pay is 250 euros per week.", "On-call pay is 250 EUR per week."):
+        assert check_numbers("On-call pay is EUR 250 per week as primary.", same) == [], same

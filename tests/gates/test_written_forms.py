@@ -15,8 +15,8 @@ ORION = ("The Orion project ships on 14 March 2027. Its budget is 2.4 million eu
     ("Its budget is about 2,400,000 euros [E1].", "Its budget is about 2.4 million euros [E1]."),
     ("Its budget is €2.4m.", "Its budget is 2.4 million euros."),  # the currency sign becomes the evidence's word
     ("Its budget is 2.4 mln euros.", "Its budget is 2.4 million euros."),
-    # a number with no unit of its own stands for the evidence's number, as the number check reads it
-    ("Its budget is EUR 2,400,000.", "Its budget is EUR 2.4 million."),
+    # a currency code before the number is the currency ("EUR 2,400,000" is euros, as "€2,400,000" is)
+    ("Its budget is EUR 2,400,000.", "Its budget is 2.4 million euros."),
     ("The project ships on 2027-03-14.", "The project ships on 14 March 2027."),
     ("The project ships on March 14th, 2027.", "The project ships on 14 March 2027."),
     ("The project ships on 14/03/2027.", "The project ships on 14 March 2027."),  # no month 14: day first
@@ -77,3 +77,19 @@ def test_dates_reads_the_three_ways_a_full_date_is_written_and_no_impossible_day
     found = dates("Born 2021-06-30, moved on the 4th of July, 2022, left on August 1 2023; not 40 May 2020.")
     assert [(d.year, d.month, d.day, d.text) for d in found] == [
         (2021, 6, 30, "2021-06-30"), (2022, 7, 4, "4th of July, 2022"), (2023, 8, 1, "August 1 2023")]
+
+
+PAY = "On-call pay is EUR 250 per week as primary and EUR 100 per week as secondary."
+
+
+def test_a_currency_code_and_a_currency_sign_are_one_currency():
+    """Found by rewording answers over the example corpus's on-call policy: "On-call pay is €250 a week for the
+    primary." over "EUR 250 per week" was refused (the verifier reads "€250" against "EUR 250" as contradicted, 0.61;
+    read as "EUR 250", 0.78): "EUR" before a number was no currency at all."""
+    assert in_evidence_terms(PAY, "On-call pay is €250 a week for the primary.") == \
+        "On-call pay is EUR 250 a week for the primary."
+    assert in_evidence_terms("The fee is €40.", "The fee is EUR 40.") == "The fee is €40."
+    assert in_evidence_terms(PAY, "On-call pay is $250 a week for the primary.") == \
+        "On-call pay is $250 a week for the primary."  # another currency is left for the number check
+    assert in_evidence_terms(PAY, "On-call pay is 250 a week for the primary.") == \
+        "On-call pay is 250 a week for the primary."  # a number of no unit takes no currency
