@@ -119,12 +119,15 @@ def probes() -> Iterator[Probe]:
             invented = f"{claim} Our CEO founded the company in Berlin in 1999."
             yield Probe("uncovered invented sentence", message, invented, [(claim, ["E1"], "FACTUAL")], "Berlin",
                         degrade_mode=degrade_mode)
-            # a line that opens a list states something only a lead-in's words may leave out (gates/lead_ins.py)
+            # a line that opens a list, or a heading, states something only a lead-in's words may leave out
+            # (gates/lead_ins.py)
             for line, marker in (("Our CEO founded the company in Berlin:", "Berlin"),
                                  ("According to the board, since 2024:", "board"),
-                                 ("The evidence does not say:", "does not say")):
+                                 ("The evidence does not say:", "does not say"),
+                                 ("## Our CEO founded the company in Berlin", "Berlin"),
+                                 ("## Hosting moved to AWS in 2024", "AWS")):
                 listed = f"{line}\n- {claim}\n- The database is Turso [E1]."
-                yield Probe("fact in a lead-in line", message, listed,
+                yield Probe("fact in a lead-in line or heading", message, listed,
                             [(claim, ["E1"], "FACTUAL"), ("The database is Turso [E1].", ["E1"], "FACTUAL")], marker,
                             degrade_mode=degrade_mode)
     orion = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."

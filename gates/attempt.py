@@ -24,7 +24,7 @@ from controlplane.contracts.text import Marker, Sentence, inline_markers, split_
 
 from .anchoring import Anchor, anchor_claims, spans_by_sentence
 from .atomic_claims import AtomicClaim, split_atomic
-from .lead_ins import list_after, states_nothing
+from .lead_ins import introduced_span, states_nothing
 
 _ITEM_NUMBER = re.compile(r"\d{1,3}\.")
 
@@ -73,16 +73,16 @@ class AttemptView:
 
     @cached_property
     def lead_ins(self) -> dict[int, tuple[str, ...]]:
-        """Sentence index -> the claims of the list it opens, for each sentence that is a lead-in (gates/lead_ins.py):
-        it ends its line with a colon before a list item, no claim sits in it, the list holds claims, and its words
-        only introduce them or name a document those claims cite."""
+        """Sentence index -> the claims it introduces, for each sentence that is a lead-in (gates/lead_ins.py): it ends
+        its line with a colon before a list item, or is a markdown heading; no claim sits in it, the list or section
+        holds claims, and its words only introduce them or name a document those claims cite."""
         found: dict[int, tuple[str, ...]] = {}
         if self.envelope is None:
             return found
         anchors = self.anchors.values()
         cited = {claim.claim_id: claim.evidence_ids for claim in self.envelope.meta.claim_map}
         for index, sentence in enumerate(self.sentences):
-            span = list_after(self.text, sentence)
+            span = introduced_span(self.text, sentence)
             if span is None or any(a.start < sentence.end and sentence.start < a.end for a in anchors):
                 continue
             introduced = tuple(a.claim_id for a in anchors if span[0] <= a.start < span[1])

@@ -1,11 +1,13 @@
-"""A lead-in: the line that introduces a list ("According to ADR-011:", "The key points are:").
+"""A lead-in: the line that introduces a list ("According to ADR-011:", "The key points are:") or a section (a
+markdown heading, "## Offline mode").
 
 Chat models open a list with such a line. No claim covers it, so it was a sentence nobody verified, and a faithful
 bulleted answer degraded to "[Not verified: some statements were removed.]" (found by rewording answers over
 ADR-011, 2026-12-06). A lead-in states nothing of its own only when it says so in words that state nothing, so the
 check is on its words, and it is strict:
 
-- it ends its line with a colon and the next line that is not blank is a list item, whose claims it introduces;
+- it ends its line with a colon and the next line that is not blank is a list item, whose claims it introduces; or
+  it is a markdown heading, which introduces the claims of its section (up to the next heading);
 - every content word is a word of introduction (``LEAD_IN_WORDS``: according, following, key points, the evidence
   says ...) or a word of the title of an item those claims cite (the document's own name: "ADR-011", "Client/server
   responsibility boundary");
@@ -30,6 +32,7 @@ LEAD_IN_WORDS = (
 )
 _VOCABULARY = frozenset(content_stems(LEAD_IN_WORDS))
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S")
+_HEADING = re.compile(r"[ ]{0,3}#{1,6}[ \t]+\S")
 
 
 def list_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
@@ -53,6 +56,24 @@ def list_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
             break
         position = next_end + 1
     return (start, end) if end is not None else None
+
+
+def section_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
+    """The span of the section that ``sentence`` heads: it is a markdown heading alone on its line ("## Offline
+    mode"); the section runs from the next line to the next heading, or to the end of the text."""
+    line_start = text.rfind("\n", 0, sentence.start) + 1
+    line_end = text.find("\n", sentence.end)
+    if not _HEADING.match(text, line_start) or text[line_start:sentence.start].strip(" #") or line_end == -1 or \
+            text[sentence.end:line_end].strip():
+        return None
+    following = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+\S", re.MULTILINE).search(text, line_end + 1)
+    return line_end + 1, following.start() if following else len(text)
+
+
+def introduced_span(text: str, sentence: Sentence) -> tuple[int, int] | None:
+    """What ``sentence`` introduces, if it is a line that introduces: a list (``list_after``) or a section
+    (``section_after``)."""
+    return list_after(text, sentence) or section_after(text, sentence)
 
 
 def states_nothing(sentence_text: str, titles: Iterable[str]) -> bool:

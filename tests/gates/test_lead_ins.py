@@ -115,3 +115,36 @@ def test_a_lead_in_is_not_shown_without_the_claims_it_introduces(write_script, s
     result = plane.run(QUESTION, evidence=[HOSTING, RATE])
     assert not result.verified and "According to the sources" not in result.assistant_text
     assert "900" not in result.assistant_text
+
+
+def test_a_markdown_heading_introduces_its_section():
+    """"## Orion" above a verified answer was a sentence no claim covered (the answer degraded). A heading is a
+    lead-in for the claims of its section when its words only introduce or name a document they cite."""
+    from controlplane.gates.lead_ins import section_after
+
+    text = "## Stack and hosting\nWe host on Fly.io [E1].\n\n## Limits\n- The public API allows 100 requests per minute per key [E2]."
+    first, second = sentence(text, 0), sentence(text, 2)
+    assert text[slice(*section_after(text, first))] == "We host on Fly.io [E1].\n\n"
+    assert text[slice(*section_after(text, second))].startswith("- The public API")
+    assert section_after("We host on Fly.io [E1].", sentence("We host on Fly.io [E1].")) is None
+    # "Stack and hosting" is E1's title, "API rate limits" E2's: an item without a title names nothing
+    assert view_of(text).lead_ins == {0: ("c1",), 2: ("c2",)}
+    untitled = {k: v for k, v in RATE.items() if k != "title"}
+    assert view_of(text, evidence=(HOSTING, untitled)).lead_ins == {0: ("c1",)}
+    assert view_of("## Summary\n" + LIST).lead_ins == {0: ("c1", "c2")}
+    for asserting in ("## We moved to AWS", "## Hosting is cancelled", "## 3 regions"):
+        assert view_of(f"{asserting}\n" + LIST).lead_ins == {}, asserting
+
+
+def test_an_answer_under_a_heading_is_verified_as_written(write_script, shipped_policy):
+    text = "## Stack and hosting\nWe host on Fly.io [E1]."
+    answer = envelope(CLAIMS[:1], text=text)
+    plane = Pipeline(model=write_script([answer]), policy=shipped_policy,
+                     services=GateServices(nli_backend=OverlapNliBackend()))
+    result = plane.run(QUESTION, evidence=[HOSTING, RATE])
+    assert result.status is TraceStatus.PASS and result.verified and result.assistant_text == text
+    asserting = envelope(CLAIMS[:1], text="## Hosting moved to AWS\nWe host on Fly.io [E1].")
+    plane = Pipeline(model=write_script([asserting] * 3), policy=shipped_policy,
+                     services=GateServices(nli_backend=OverlapNliBackend()))
+    result = plane.run(QUESTION, evidence=[HOSTING, RATE])
+    assert not result.verified and "AWS" not in result.assistant_text

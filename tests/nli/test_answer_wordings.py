@@ -85,8 +85,9 @@ FAITHFUL = {
     "set_to": one("The Orion project is set to ship on 14 March 2027. [E1]"),
     "shipping_date": one("The shipping date of the Orion project is 14 March 2027. [E1]"),
 }
-# Still not verified, on purpose or as known gaps: a heading and a bare "Yes." are sentences no claim covers (a
-# heading can state a fact), and "planned to" is a word of plan added to a copied sentence.
+# Still not verified, on purpose or as known gaps: a bare "Yes." is a sentence no claim covers, a heading too when
+# no cited item's title holds its words (this evidence has no title; "## Orion" over an item titled "Orion" is a
+# lead-in, gates/lead_ins.py), and "planned to" is a word of plan added to a copied sentence.
 STILL_REFUSED = {
     "heading_ok": ("## Orion\n" + A + " [E1]", [A + " [E1]"]),
     "yes": ("Yes. The Orion project ships on 14 March 2027. [E1]", ["The Orion project ships on 14 March 2027. [E1]"]),
