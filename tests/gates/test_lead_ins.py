@@ -37,6 +37,8 @@ def test_words_that_only_introduce_or_name_the_document_state_nothing(line):
     "ADR-011 rejects the following:", "Clients compute:", "ADR-011 makes three decisions:", "ADR-011 does not say:",
     "According to ADR-012:", "The evidence says only:", "Our CEO founded the company in Berlin:", ":", "**:**",
     "According to the evidence, we may host on:",
+    # an answer to a yes/no question affirms or denies it: "Yes:" above a verified list may still be wrong
+    "Yes:", "Correct:", "No:", "Unfortunately:",
 ])
 def test_a_line_that_says_something_is_not_a_lead_in(line):
     assert not states_nothing(line, [TITLE])
