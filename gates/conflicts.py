@@ -25,10 +25,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from controlplane.contracts import EvidenceItem
-from controlplane.contracts.text import content_stem_set, memo_by_text
+from controlplane.contracts.text import MEANING_WORDS, content_stem_set, memo_by_text, stem, words
 from controlplane.evidence_pack.staleness import dated, parse_time, staleness
 
-from .claim_checks import best_sentence, check_negation, check_numbers, quantities
+from .claim_checks import (
+    DOSE_UNITS,
+    NEGATIONS,
+    OTHER_UNITS,
+    TIME_UNITS,
+    best_sentence,
+    check_negation,
+    check_numbers,
+    quantities,
+)
 from .interfaces import NliBackend
 
 CREDIBILITY_GAP = 0.3
@@ -132,11 +141,35 @@ def _mentions_names(item_text: str, claim_text: str) -> bool:
     return all(name in words or name.rstrip(".") in words for name in _names(claim_text))
 
 
+# Words of amount and measure: an atomic claim made only of them ("Then at least every 30 minutes.", a fragment the
+# splitter leaves of "... and then at least every 30 minutes") names no subject for another item to be about
+_MEASURE_STEMS = frozenset(stem(w.lower()) for w in (*TIME_UNITS, *DOSE_UNITS, *OTHER_UNITS, *MEANING_WORDS, "every",
+                                                     "then") if w.isalpha())
+# How far after a negative word its scope reaches, in words: "never over the primary" negates "over the primary"
+NEGATION_SCOPE = 3
+
+
+def _names_a_subject(claim_text: str) -> bool:
+    return bool(content_stem_set(claim_text) - _MEASURE_STEMS)
+
+
+def _negates_the_other(text: str, other: str) -> bool:
+    """Whether a negative word of ``text`` has a content word of ``other`` within NEGATION_SCOPE words after it
+    ("Backups are never encrypted" negates "Backups are encrypted"; "... (never over the primary)" negates nothing
+    "Database: Turso" says)."""
+    ws, theirs = words(text), content_stem_set(other)
+    return any((w in NEGATIONS or w.endswith("n't")) and any(stem(n) in theirs for n in ws[i + 1:i + 1 + NEGATION_SCOPE])
+               for i, w in enumerate(ws))
+
+
 def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[str, str] | None:
     """(signal, detail) when item_text talks about the claim's subject and states another number or polarity.
 
     Same subject: the item sentence holds ``overlap`` of the claim's content words and every name the claim uses
-    (so "Service Beta handles 110" does not conflict with "Service Alpha handles 100")."""
+    (so "Service Beta handles 110" does not conflict with "Service Alpha handles 100"), and the claim names a subject
+    at all (not only amounts and units). Opposite polarity: a negative word of one side negates words of the other."""
+    if not _names_a_subject(claim_text):
+        return None
     sentence, share = best_sentence(item_text, claim_text)
     if not sentence or share < overlap:
         return None
@@ -147,7 +180,7 @@ def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAM
         if found:
             return "numbers", found[0].detail
     found = check_negation(sentence, claim_text)
-    if found:
+    if found and (_negates_the_other(sentence, claim_text) or _negates_the_other(claim_text, sentence)):
         return "negation", found[0].detail
     return None
 

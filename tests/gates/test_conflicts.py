@@ -199,6 +199,29 @@ def test_an_item_is_held_only_to_the_atomic_claims_it_is_about():
     assert result.failed and [c["opposer"] for c in result.details["conflicts"]] == ["E2"]
 
 
+def test_a_fragment_or_a_negation_of_something_else_is_no_deterministic_conflict():
+    """Found by rewording answers over the example corpus: "For a SEV1, the status page must be updated within 15
+    minutes of acknowledgement and then at least every 30 minutes." was refused as conflicting with the deploys
+    paragraph, whose sentence holds every word of the atomic claim "Then at least every 30 minutes." ("every",
+    "minutes") but not its number; and "Database: Turso" with the runbook's "use Turso point-in-time recovery into a
+    new database (never over the primary)", whose "never" negates "over the primary". An atomic claim that names
+    nothing but amounts and units is about no subject, and a negation conflicts only where it negates the claim's
+    own words."""
+    deploys = ("Deploys run from GitHub Actions on every merge to `main`. A deploy first updates 1 canary machine "
+               "and watches its error rate for 15 minutes.")
+    assert deterministic_conflict(deploys, "Then at least every 30 minutes.") is None
+    recovery = ("To recover data, use Turso point-in-time recovery into a new database (never over the primary), "
+                "verify it, then switch the `DATABASE_URL` secret.")
+    assert deterministic_conflict(recovery, "Database: Turso.") is None
+    # what still conflicts: the same subject with another number, or its own words negated
+    assert deterministic_conflict("The status page is updated every 60 minutes.",
+                                  "The status page is updated every 30 minutes.")[0] == "numbers"
+    assert deterministic_conflict("Backups are never encrypted.", "Backups are encrypted.")[0] == "negation"
+    assert deterministic_conflict("No backups are encrypted.", "Backups are encrypted.")[0] == "negation"
+    assert deterministic_conflict("We don't use Turso.", "We use Turso.")[0] == "negation"
+    assert deterministic_conflict("Backups are encrypted at rest.", "Backups are not encrypted.")[0] == "negation"
+
+
 def test_all_claims_are_scored_in_one_backend_call_and_no_pair_twice():
     backend = OverlapNliBackend()
     env = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"]),
