@@ -28,7 +28,7 @@ LEAD_IN_WORDS = (
     "according following follows below here key main points summary summarize summarise overview highlights details "
     "answer evidence document documents source sources text context says say states stated notes lists sets set out "
     "describes explains specifies mentions provided given based items facts findings relevant information includes "
-    "regarding concerning rules"
+    "regarding concerning rules consists consist comprises contains"
 )
 _VOCABULARY = frozenset(content_stems(LEAD_IN_WORDS))
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S")

@@ -267,3 +267,44 @@ def test_the_analysis_prefilter_agrees_with_the_search():
         assert analyses_a_difference(text) == expected, text
         seen.add(expected)
     assert seen == {True, False}
+
+
+def _corpus_chunks():
+    from pathlib import Path
+
+    from controlplane.evidence_pack.chunking import chunk_document, read_document
+
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    return [chunk.text for path in sorted(corpus.iterdir()) for chunk in chunk_document(read_document(path))]
+
+
+def test_the_example_corpus_does_not_conflict_with_itself_and_its_edits_do():
+    """The example corpus states no contradiction: each of its sentences (split into atomic claims) against every
+    other chunk about the same thing raises only the two known false conflicts, both fragments the splitter leaves
+    ("No e-mail addresses.", "Effective 2025-04-01."; 3 before the subject and negation-scope rules). Its sentences
+    with a number changed, or "not" put after is/are/must/may/can/will, conflict with their own chunk as before."""
+    import re
+
+    from controlplane.contracts.text import sentence_texts
+    from controlplane.gates.atomic_claims import split_atomic
+    from controlplane.gates.conflicts import _about_the_same
+
+    chunks = _corpus_chunks()
+    false = set()
+    for i, text in enumerate(chunks):
+        for atom in (a.text for s in sentence_texts(text) for a in split_atomic(s)):
+            for j, other in enumerate(chunks):
+                if j != i and _about_the_same(other, atom) and deterministic_conflict(other, atom):
+                    false.add(atom)
+    assert false == {"No e-mail addresses.", "Effective 2025-04-01."}
+    found = {"numbers": [0, 0], "negation": [0, 0]}
+    for text in chunks:
+        for sentence in sentence_texts(text):
+            if m := re.search(r"(?<![\w.-])(\d+)(?![\w.-])", sentence):
+                edited = sentence[:m.start()] + str(int(m.group(1)) + 7) + sentence[m.end():]
+                found["numbers"][0] += 1
+                found["numbers"][1] += bool(deterministic_conflict(text, edited))
+            if m := re.search(r"\b(is|are|must|may|can|will)\b(?! not)", sentence):
+                found["negation"][0] += 1
+                found["negation"][1] += bool(deterministic_conflict(text, sentence[:m.end()] + " not" + sentence[m.end():]))
+    assert found == {"numbers": [59, 55], "negation": [52, 49]}

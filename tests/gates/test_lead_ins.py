@@ -47,6 +47,8 @@ def test_a_line_that_says_something_is_not_a_lead_in(line):
 def test_without_the_title_the_document_name_is_a_word_to_verify():
     assert not states_nothing("According to ADR-011:", [])
     assert states_nothing("According to the evidence:", [])
+    assert states_nothing("Our stack consists of:", ["Stack and hosting › Backend and clients"])
+    assert not states_nothing("Our stack consists of:", [TITLE])
 
 
 def sentence(text: str, index: int = 0):
