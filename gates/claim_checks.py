@@ -706,7 +706,8 @@ _SHORTEST_NEGATED = {"un": 4}
 _NOT_PREFIXED = frozenset({"unless"})
 
 
-def _prefix_negated(word: str, other_stems: set[str]) -> bool:
+def prefix_negated(word: str, other_stems: set[str]) -> bool:
+    """Whether ``word`` negates by its prefix a word whose stem is in ``other_stems`` ("unavailable", "invalid")."""
     return word not in _NOT_PREFIXED and any(
         word.startswith(prefix) and len(word) - len(prefix) >= _SHORTEST_NEGATED.get(prefix, 5)
         and stem(word[len(prefix):]) in other_stems for prefix in _NEGATIVE_PREFIXES)
@@ -755,7 +756,7 @@ def _negation_count(text: str, other: str = "") -> int:
     other_stems = {stem(w) for w in other_words} - own_stems
     return sum(1 for i, w in enumerate(ws)
                if ((w in NEGATIONS or w.endswith("n't")) and not _negates_nothing(ws, i)) or
-               (w not in other_words and _prefix_negated(w, other_stems)))
+               (w not in other_words and prefix_negated(w, other_stems)))
 
 
 _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
@@ -840,7 +841,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                          f"claim says {x.strip()!r} where the evidence says {y.strip()!r}"))
     for x, y in _ANTONYM_PAIRS:
         if x in cw and y in ew and x not in ew and y not in cw and \
-                not _prefix_negated(x, {stem(y)}) and not _prefix_negated(y, {stem(x)}):  # counted above
+                not prefix_negated(x, {stem(y)}) and not prefix_negated(y, {stem(x)}):  # counted above
             findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                          f"claim says {x!r} where the evidence says {y!r}"))
     return findings

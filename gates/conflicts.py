@@ -33,9 +33,11 @@ from .claim_checks import (
     NEGATIONS,
     OTHER_UNITS,
     TIME_UNITS,
+    CheckFinding,
     best_sentence,
     check_negation,
     check_numbers,
+    prefix_negated,
     quantities,
 )
 from .interfaces import NliBackend
@@ -156,10 +158,19 @@ def _names_a_subject(claim_text: str) -> bool:
 def _negates_the_other(text: str, other: str) -> bool:
     """Whether a negative word of ``text`` has a content word of ``other`` within NEGATION_SCOPE words after it
     ("Backups are never encrypted" negates "Backups are encrypted"; "... (never over the primary)" negates nothing
-    "Database: Turso" says)."""
+    "Database: Turso" says), or a word of ``text`` negates one of ``other`` by its prefix ("unavailable")."""
     ws, theirs = words(text), content_stem_set(other)
-    return any((w in NEGATIONS or w.endswith("n't")) and any(stem(n) in theirs for n in ws[i + 1:i + 1 + NEGATION_SCOPE])
-               for i, w in enumerate(ws))
+    return any(((w in NEGATIONS or w.endswith("n't")) and any(stem(n) in theirs for n in ws[i + 1:i + 1 + NEGATION_SCOPE]))
+               or prefix_negated(w, set(theirs)) for i, w in enumerate(ws))
+
+
+def _polarity_in_scope(finding: CheckFinding, sentence: str, claim_text: str) -> bool:
+    """A negation finding stands when it is an opposite pair ("before" / "after", "largest" / "smallest"), or when
+    its polarity difference ("claim negates ..." / "evidence negates ...") comes from a negation of the other side's
+    words."""
+    if not finding.detail.startswith(("claim negates", "evidence negates")):
+        return True
+    return _negates_the_other(sentence, claim_text) or _negates_the_other(claim_text, sentence)
 
 
 def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAME_SUBJECT_OVERLAP) -> tuple[str, str] | None:
@@ -179,8 +190,8 @@ def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAM
         found = check_numbers(sentence, claim_text)
         if found:
             return "numbers", found[0].detail
-    found = check_negation(sentence, claim_text)
-    if found and (_negates_the_other(sentence, claim_text) or _negates_the_other(claim_text, sentence)):
+    found = [f for f in check_negation(sentence, claim_text) if _polarity_in_scope(f, sentence, claim_text)]
+    if found:
         return "negation", found[0].detail
     return None
 

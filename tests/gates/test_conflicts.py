@@ -220,6 +220,11 @@ def test_a_fragment_or_a_negation_of_something_else_is_no_deterministic_conflict
     assert deterministic_conflict("No backups are encrypted.", "Backups are encrypted.")[0] == "negation"
     assert deterministic_conflict("We don't use Turso.", "We use Turso.")[0] == "negation"
     assert deterministic_conflict("Backups are encrypted at rest.", "Backups are not encrypted.")[0] == "negation"
+    # opposites and a negative prefix are no negative word, and still conflict
+    long = "The public Harbor booking API and the admin dashboard are {} on Sundays during the maintenance window."
+    assert deterministic_conflict(long.format("unavailable"), long.format("available"))[0] == "negation"
+    copied = "Every nightly database export of the booking service is copied to object storage {} 02:00 UTC."
+    assert deterministic_conflict(copied.format("before"), copied.format("after"))[0] == "negation"
 
 
 def test_all_claims_are_scored_in_one_backend_call_and_no_pair_twice():
