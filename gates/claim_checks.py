@@ -132,7 +132,8 @@ def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
 # "250 EUR"); the code is its sign ("EUR 250" and "€250" are one amount, "USD 250" another)
 CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£"}
 _NUM_TOKEN = re.compile(
-    r"(?P<cur>[$€£]|(?<![A-Za-z])(?:EUR|USD|GBP)(?=\s?\d))?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
+    r"(?P<cur>[$€£]|(?<![A-Za-z])(?:EUR|USD|GBP)(?=\s?\d))?\s?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mln)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
 )

@@ -357,7 +357,7 @@ class NliEntailmentGate(BaseGate):
         }
         if unavailable:
             details["verifier_unavailable"] = unavailable
-        if view.lead_ins:  # lines that open a list and state nothing of their own (gates/lead_ins.py)
+        if view.lead_ins:  # lines that open a list or a section and state nothing of their own (gates/lead_ins.py)
             details["lead_ins"] = [{"index": index, "text": view.sentences[index].text, "introduces": list(claims)}
                                    for index, claims in view.lead_ins.items()]
         if failing or uncovered:

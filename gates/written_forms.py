@@ -114,9 +114,10 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
     return claim
 
 
-# A figure as a claim writes it: digits with their separators, a currency sign or code before and a short scale after ("€2.4m",
-# "2,400,000", "14/03/2027"); not the digit of a code or marker ("C0", "[E1]")
-_FIGURE = re.compile(r"(?<!\w)(?:[$€£]|(?:EUR|USD|GBP)\s?)?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?", re.IGNORECASE)
+# A figure as a claim writes it: digits with their separators, a currency sign or code before and a short scale after
+# ("€2.4m", "EUR 250", "2,400,000", "14/03/2027"); not the digit of a code or marker ("C0", "[E1]")
+_FIGURE = re.compile(r"(?<!\w)(?:[$€£]|(?:EUR|USD|GBP)\s?)?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?",
+                     re.IGNORECASE)
 _MONTH_NAME = re.compile(r"\b(?:" + _MONTH + r")\b")
 
 

@@ -42,6 +42,16 @@ def assert_only_notices(text: str) -> None:
     assert text.startswith("I can't give a verified answer"), text  # the system's own refusal notice
 
 
+def streamed_chunks(url: str, body: dict) -> list[str]:
+    """The content of each chunk the endpoint streams for ``body``."""
+    chunks = []
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json={**body, "stream": True}, timeout=60) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                chunks.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+    return chunks
+
+
 # -- the Orion example at every surface -------------------------------------------------------------------------------
 def test_orion_python_pipeline(kit):
     result = kit.run([ORION_OUTPUT] * 3, message=ORION_Q, evidence=ORION_EVIDENCE, policy=kit.full,
@@ -105,14 +115,7 @@ def test_orion_http_reply_and_stream(api_plane):
         reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=60).json()
         assert_only_notices(reply["choices"][0]["message"]["content"])
         assert reply["controlplane"]["verified"] is False
-        streamed = []
-        with httpx.stream("POST", f"{server.url}/v1/chat/completions", json={**body, "stream": True},
-                          timeout=60) as response:
-            for line in response.iter_lines():
-                if line.startswith("data: {"):
-                    delta = json.loads(line[6:])["choices"][0]["delta"]
-                    streamed.append(delta.get("content") or "")
-        assert_only_notices("".join(streamed))
+        assert_only_notices("".join(streamed_chunks(server.url, body)))
     finally:
         server.stop()
 
@@ -176,12 +179,7 @@ def test_uncovered_invented_sentence_never_reaches_the_http_reply_or_the_stream(
         content = reply["choices"][0]["message"]["content"]
         assert content.startswith(claim) and "Berlin" not in content and "CEO" not in content
         assert reply["controlplane"]["status"] == "degraded" and reply["controlplane"]["verified"] is False
-        chunks = []
-        with httpx.stream("POST", f"{server.url}/v1/chat/completions", json={**body, "stream": True},
-                          timeout=60) as response:
-            for line in response.iter_lines():
-                if line.startswith("data: {"):
-                    chunks.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+        chunks = streamed_chunks(server.url, body)
         assert "".join(chunks) == content and not any("Berlin" in c for c in chunks)
     finally:
         server.stop()
@@ -229,12 +227,7 @@ def test_a_lead_in_and_its_verified_list_reach_the_http_reply_and_the_stream_as_
         reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=60).json()
         assert reply["choices"][0]["message"]["content"] == output["assistant_text"]
         assert reply["controlplane"]["status"] == "pass" and reply["controlplane"]["verified"] is True
-        chunks = []
-        with httpx.stream("POST", f"{server.url}/v1/chat/completions", json={**body, "stream": True},
-                          timeout=60) as response:
-            for line in response.iter_lines():
-                if line.startswith("data: {"):
-                    chunks.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+        chunks = streamed_chunks(server.url, body)
         assert "".join(chunks) == output["assistant_text"]
     finally:
         server.stop()

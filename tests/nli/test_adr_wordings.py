@@ -6,21 +6,11 @@ lead-in line, the document's name, a hedge of another clause, a conflict with an
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from tests.nli.shipped_pipeline import needs_shipped_verifier
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
-from controlplane import ControlPlane
-from controlplane.nli.shipped import verifier_dir
-
-pytestmark = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
-                                reason="shipped verifier weights are missing")
+pytestmark = needs_shipped_verifier
 
 TITLE = "ADR-011: Client/server responsibility boundary"
 EVIDENCE = [
@@ -107,22 +97,6 @@ NOT_VERIFIED = {
     "alone_colon_gap": one("The backend alone computes: pricing, discounts, taxes, availability, permissions and "
                            "booking validation. [E1]", "E1"),
 }
-
-
-@pytest.fixture(scope="module")
-def plane_for(tmp_path_factory):
-    import json
-
-    from controlplane.adapters.scripted import ScriptedModel
-
-    directory = tmp_path_factory.mktemp("adr_wordings")
-
-    def make(output: dict) -> ControlPlane:
-        path = directory / f"script_{len(list(directory.iterdir()))}.jsonl"
-        path.write_text("\n".join(json.dumps(output) for _ in range(3)) + "\n", encoding="utf-8")
-        return ControlPlane(model=ScriptedModel(path), db=False, critic=False)
-
-    return make
 
 
 @pytest.mark.parametrize("name", sorted(FAITHFUL))

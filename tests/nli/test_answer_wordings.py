@@ -6,21 +6,11 @@ three still are, below, and say why."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from tests.nli.shipped_pipeline import needs_shipped_verifier
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
-from controlplane import ControlPlane
-from controlplane.nli.shipped import verifier_dir
-
-pytestmark = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
-                                reason="shipped verifier weights are missing")
+pytestmark = needs_shipped_verifier
 
 EVIDENCE = [{"id": "E1", "text": "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."}]
 QUESTION = "When does the Orion project ship?"
@@ -93,22 +83,6 @@ STILL_REFUSED = {
     "yes": ("Yes. The Orion project ships on 14 March 2027. [E1]", ["The Orion project ships on 14 March 2027. [E1]"]),
     "planned": one("The Orion project is planned to ship on 14 March 2027. [E1]"),
 }
-
-
-@pytest.fixture(scope="module")
-def plane_for(tmp_path_factory):
-    import json
-
-    from controlplane.adapters.scripted import ScriptedModel
-
-    directory = tmp_path_factory.mktemp("wordings")
-
-    def make(output: dict) -> ControlPlane:
-        path = directory / f"script_{len(list(directory.iterdir()))}.jsonl"
-        path.write_text("\n".join(json.dumps(output) for _ in range(3)) + "\n", encoding="utf-8")
-        return ControlPlane(model=ScriptedModel(path), db=False, critic=False)
-
-    return make
 
 
 @pytest.mark.parametrize("name", sorted(FAITHFUL))

@@ -7,21 +7,11 @@ heading). Through the real pipeline: ControlPlane.respond with a scripted model 
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from tests.nli.shipped_pipeline import needs_shipped_verifier, plane_answering
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
-from controlplane import ControlPlane
-from controlplane.nli.shipped import verifier_dir
-
-pytestmark = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
-                                reason="shipped verifier weights are missing")
+pytestmark = needs_shipped_verifier
 
 TITLE = "ADR-011: Client/server responsibility boundary"
 EVIDENCE = [
@@ -36,15 +26,12 @@ QUESTION = "What does ADR-011 say about the client/server boundary?"
 
 
 def respond(tmp_path, claim: str, evidence_id: str, evidence=EVIDENCE):
-    from bench.hardening import scripted
-
     text = f"{claim} [{evidence_id}]"
     envelope = {"assistant_text": text, "meta": {
         "modeLabel": "System", "domainFlags": ["architecture", "requires_retrieval"],
         "claim_map": [{"claim_id": "c1", "text": text, "evidence_ids": [evidence_id], "status": "FACTUAL"}],
         "citations": [{"claim_id": "c1", "evidence_ids": [evidence_id]}], "used_evidence_ids": [evidence_id]}}
-    plane = ControlPlane(model=scripted(tmp_path, [envelope] * 3), db=False, critic=False)
-    return plane.respond(QUESTION, evidence=evidence)
+    return plane_answering(tmp_path, envelope).respond(QUESTION, evidence=evidence)
 
 
 FAITHFUL = [

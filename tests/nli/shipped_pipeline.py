@@ -1,0 +1,32 @@
+"""What the tests that send answers through the real pipeline with the shipped verifier share: the offline settings,
+a mark that skips them where the verifier's weights are missing, and a plane whose scripted model gives one answer."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from controlplane import ControlPlane  # after the offline settings and the skips
+from controlplane.nli.shipped import verifier_dir
+
+needs_shipped_verifier = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
+                                            reason="shipped verifier weights are missing")
+
+
+def plane_answering(directory: Path, output: dict) -> ControlPlane:
+    """A plane (no trace store, no critic, the shipped bundle and verifier) whose model answers ``output`` on each of
+    its three attempts."""
+    from controlplane.adapters.scripted import ScriptedModel
+
+    path = directory / f"script_{len(list(directory.iterdir()))}.jsonl"
+    path.write_text("\n".join(json.dumps(output) for _ in range(3)) + "\n", encoding="utf-8")
+    return ControlPlane(model=ScriptedModel(path), db=False, critic=False)
