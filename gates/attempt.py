@@ -79,11 +79,15 @@ class AttemptView:
         found: dict[int, tuple[str, ...]] = {}
         if self.envelope is None:
             return found
+        text = self.text
+        spans = [(index, sentence, span) for index, sentence in enumerate(self.sentences)
+                 if (span := introduced_span(text, sentence)) is not None]
+        if not spans:  # the usual answer: no line that introduces, nothing more to derive
+            return found
         anchors = self.anchors.values()
         cited = {claim.claim_id: claim.evidence_ids for claim in self.envelope.meta.claim_map}
-        for index, sentence in enumerate(self.sentences):
-            span = introduced_span(self.text, sentence)
-            if span is None or any(a.start < sentence.end and sentence.start < a.end for a in anchors):
+        for index, sentence, span in spans:
+            if any(a.start < sentence.end and sentence.start < a.end for a in anchors):
                 continue
             introduced = tuple(a.claim_id for a in anchors if span[0] <= a.start < span[1])
             titles = [self.titles[eid] for cid in introduced for eid in cited.get(cid, ()) if eid in self.titles]

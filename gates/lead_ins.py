@@ -73,7 +73,10 @@ def section_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
 def introduced_span(text: str, sentence: Sentence) -> tuple[int, int] | None:
     """What ``sentence`` introduces, if it is a line that introduces: a list (``list_after``) or a section
     (``section_after``)."""
-    return list_after(text, sentence) or section_after(text, sentence)
+    words = sentence.text
+    if words.endswith(":") or words.rstrip(" \t*_").endswith(":"):
+        return list_after(text, sentence)
+    return section_after(text, sentence) if words.lstrip(" ").startswith("#") else None
 
 
 def states_nothing(sentence_text: str, titles: Iterable[str]) -> bool:
