@@ -131,8 +131,10 @@ def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
 # A currency is a sign or an ISO code before the number ("€250", "EUR 250") or a word or code after it ("250 euros",
 # "250 EUR"); the code is its sign ("EUR 250" and "€250" are one amount, "USD 250" another)
 CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£"}
+CURRENCY_SIGNS = frozenset(CURRENCY_CODES.values())
+CURRENCY_CODE = "|".join(CURRENCY_CODES)  # the codes as a regex alternation
 _NUM_TOKEN = re.compile(
-    r"(?P<cur>[$€£]|(?<![A-Za-z])(?:EUR|USD|GBP)(?=\s?\d))?\s?"
+    r"(?P<cur>[$€£]|(?<![A-Za-z])(?:" + CURRENCY_CODE + r")(?=\s?\d))?\s?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mln)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
@@ -220,7 +222,7 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
     return "", ""
 
 
-_CURRENCY_AFTER = re.compile(r"\s+(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b")
+_CURRENCY_AFTER = re.compile(r"\s+(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b")
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -745,6 +747,16 @@ def _without_titles(text: str, titles: Collection[str]) -> str:
     return text
 
 
+# How check_negation's finding of a polarity difference (an odd number of negations on one side) opens its detail;
+# its other findings are opposite pairs ("before" / "after")
+POLARITY_DETAILS = ("claim negates what the evidence states", "evidence negates what the claim states")
+
+
+def is_negative_word(word: str) -> bool:
+    """A negative word ("not", "never", "no", "don't", "fails" ...), whatever it negates."""
+    return word in NEGATIONS or word.endswith("n't")
+
+
 def _negation_count(text: str, other: str = "") -> int:
     """The negations of a text: negative words, "n't", and words that negate by prefix what ``other`` says, unless
     the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing). A quoted
@@ -756,7 +768,7 @@ def _negation_count(text: str, other: str = "") -> int:
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems
     return sum(1 for i, w in enumerate(ws)
-               if ((w in NEGATIONS or w.endswith("n't")) and not _negates_nothing(ws, i)) or
+               if (is_negative_word(w) and not _negates_nothing(ws, i)) or
                (w not in other_words and prefix_negated(w, other_stems)))
 
 
@@ -831,7 +843,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     claim_neg = _negation_count(claim_text, sentence) % 2
     ev_neg = _negation_count(sentence, claim_text) % 2
     if claim_neg != ev_neg:
-        which = "claim negates what the evidence states" if claim_neg else "evidence negates what the claim states"
+        which = POLARITY_DETAILS[0] if claim_neg else POLARITY_DETAILS[1]
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
     claim_words, sentence_words = words(claim_text), words(sentence)
     cw, ew = set(claim_words), set(sentence_words)

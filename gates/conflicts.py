@@ -30,13 +30,14 @@ from controlplane.evidence_pack.staleness import dated, parse_time, staleness
 
 from .claim_checks import (
     DOSE_UNITS,
-    NEGATIONS,
     OTHER_UNITS,
+    POLARITY_DETAILS,
     TIME_UNITS,
     CheckFinding,
     best_sentence,
     check_negation,
     check_numbers,
+    is_negative_word,
     prefix_negated,
     quantities,
 )
@@ -160,7 +161,7 @@ def _negates_the_other(text: str, other: str) -> bool:
     ("Backups are never encrypted" negates "Backups are encrypted"; "... (never over the primary)" negates nothing
     "Database: Turso" says), or a word of ``text`` negates one of ``other`` by its prefix ("unavailable")."""
     ws, theirs = words(text), content_stem_set(other)
-    return any(((w in NEGATIONS or w.endswith("n't")) and any(stem(n) in theirs for n in ws[i + 1:i + 1 + NEGATION_SCOPE]))
+    return any((is_negative_word(w) and any(stem(n) in theirs for n in ws[i + 1:i + 1 + NEGATION_SCOPE]))
                or prefix_negated(w, set(theirs)) for i, w in enumerate(ws))
 
 
@@ -168,7 +169,7 @@ def _polarity_in_scope(finding: CheckFinding, sentence: str, claim_text: str) ->
     """A negation finding stands when it is an opposite pair ("before" / "after", "largest" / "smallest"), or when
     its polarity difference ("claim negates ..." / "evidence negates ...") comes from a negation of the other side's
     words."""
-    if not finding.detail.startswith(("claim negates", "evidence negates")):
+    if not finding.detail.startswith(POLARITY_DETAILS):
         return True
     return _negates_the_other(sentence, claim_text) or _negates_the_other(claim_text, sentence)
 

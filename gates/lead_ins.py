@@ -32,14 +32,18 @@ LEAD_IN_WORDS = (
 )
 _VOCABULARY = frozenset(content_stems(LEAD_IN_WORDS))
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S")
-_HEADING = re.compile(r"[ ]{0,3}#{1,6}[ \t]+\S")
+_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+\S", re.MULTILINE)  # at a line's start
+
+
+def _ends_with_colon(sentence_text: str) -> bool:
+    return sentence_text.rstrip().rstrip("*_").rstrip().endswith(":")  # markdown emphasis aside: "**Key points:**"
 
 
 def list_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
     """The span of the list that ``sentence`` opens: it ends its line with a colon (markdown emphasis aside) and the
     next line that is not blank is a list item. The list runs over the item lines and their indented continuations
     that follow, up to the first other line."""
-    if not sentence.text.rstrip().rstrip("*_").rstrip().endswith(":"):
+    if not _ends_with_colon(sentence.text):
         return None
     line_end = text.find("\n", sentence.end)
     if line_end == -1 or text[sentence.end:line_end].strip():
@@ -66,17 +70,16 @@ def section_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
     if not _HEADING.match(text, line_start) or text[line_start:sentence.start].strip(" #") or line_end == -1 or \
             text[sentence.end:line_end].strip():
         return None
-    following = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+\S", re.MULTILINE).search(text, line_end + 1)
+    following = _HEADING.search(text, line_end + 1)
     return line_end + 1, following.start() if following else len(text)
 
 
 def introduced_span(text: str, sentence: Sentence) -> tuple[int, int] | None:
     """What ``sentence`` introduces, if it is a line that introduces: a list (``list_after``) or a section
     (``section_after``)."""
-    words = sentence.text
-    if words.endswith(":") or words.rstrip(" \t*_").endswith(":"):
+    if _ends_with_colon(sentence.text):
         return list_after(text, sentence)
-    return section_after(text, sentence) if words.lstrip(" ").startswith("#") else None
+    return section_after(text, sentence) if sentence.text.lstrip(" ").startswith("#") else None
 
 
 def states_nothing(sentence_text: str, titles: Iterable[str]) -> bool:

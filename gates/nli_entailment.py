@@ -143,7 +143,12 @@ class ClaimWork:
         """The cited items' texts joined: the "*" premise, what the checks and the near-copy rules read. Read only
         once ``items`` is settled (it is set before any claim is scored). A blank line between two items, as between
         two paragraphs: one item's last line is not a hard-wrapped start of the next one's first sentence."""
-        return "\n\n".join(item.text for item in self.items)
+        return joined_texts(self.items)
+
+
+def joined_texts(items: Sequence[EvidenceItem]) -> str:
+    """Items' texts as one premise: a blank line between two, as between two paragraphs."""
+    return "\n\n".join(item.text for item in items)
 
 
 class ItemFacts(NamedTuple):
@@ -245,7 +250,7 @@ class NliEntailmentGate(BaseGate):
             # a claim that names what only a title says ("ADR-011 states that ...") reads the items with their titles
             work.items = items
             if vouched := title_words(claim.text, items):
-                work.untitled_text = "\n\n".join(item.text for item in items)  # as cited_text joins them
+                work.untitled_text = joined_texts(items)
                 work.items, work.title_words = with_titles(items), vouched
             _read_in_evidence_terms(work, view)
             if quoted := quoting_items(work.text, items):  # verbatim quote: entailed by construction, no model call

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from controlplane.contracts.text import memo_by_text
 
-from .claim_checks import CURRENCY_CODES, ISO_DATE, MONTHS, Quantity, quantities
+from .claim_checks import CURRENCY_CODE, CURRENCY_CODES, CURRENCY_SIGNS, ISO_DATE, MONTHS, Quantity, quantities
 
 _MONTH = "|".join(MONTHS)
 # A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027, 14/03/2027. A day and month without
@@ -37,7 +37,6 @@ _SLASHED = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<y>[12]\d{3})\b")
 
 
 _DIGIT = re.compile(r"\d")
-_CURRENCIES = frozenset("$€£")
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
 
 # A figure as a claim writes it: digits with their separators, a currency sign or code before and a short scale after
 # ("€2.4m", "EUR 250", "2,400,000", "14/03/2027"); not the digit of a code or marker ("C0", "[E1]")
-_FIGURE = re.compile(r"(?<!\w)(?:[$€£]|(?:EUR|USD|GBP)\s?)?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?",
+_FIGURE = re.compile(r"(?<!\w)(?:[$€£]|(?:" + CURRENCY_CODE + r")\s?)?\d(?:[\d,./-]*\d)?(?:\s?(?:k|m|bn|mln)\b)?",
                      re.IGNORECASE)
 _MONTH_NAME = re.compile(r"\b(?:" + _MONTH + r")\b")
 
@@ -151,7 +150,7 @@ def _as_stated(claim: str, q: Quantity, stated: Sequence[Quantity], evidence: st
         if not q.unit and e.unit and _signed(written, e.unit):
             continue  # "1,500" over "1500%" or "EUR 1,500": a number of no unit takes no unit's sign
         if q.unit and _signed(core, q.unit) != _signed(written, q.unit):
-            if q.unit not in _CURRENCIES or _signed(written, q.unit):
+            if q.unit not in CURRENCY_SIGNS or _signed(written, q.unit):
                 continue  # "58%" for "58 percent": the verifier reads both alike (0.73), and the claim keeps its words
             written = e.text  # the claim's currency sign is a word after the evidence's number: keep the currency
         ways.add(written)
