@@ -157,6 +157,16 @@ _WORD_NUM = re.compile(r"\b(?P<w>" + _UNDER_HUNDRED + r"[\s-]hundred(?:[\s-](?:a
                        re.IGNORECASE)
 
 
+# The letters that Python's case-insensitive matching reads as ASCII ones (the long s of old print, the Turkish dotted
+# and dotless i, the Kelvin sign): a word an IGNORECASE pattern matched ("ſix", "FİVE") is looked up as it
+# was read
+_ASCII_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def folded(word: str) -> str:
+    return word.translate(_ASCII_FOLD).lower()
+
+
 # "one and a half", "2 and a half": one number, which was read as "one" and "half"
 _AND_A_HALF = re.compile(r"\b(?P<whole>\d+|" + _UNDER_HUNDRED + r")\s+and\s+a\s+half\b(?:\s+(?P<unit>[A-Za-z]+))?",
                          re.IGNORECASE)
@@ -234,7 +244,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
     halves = []
     for m in _AND_A_HALF.finditer(text):
-        whole, after = m.group("whole"), (m.group("unit") or "").lower()
+        whole, after = m.group("whole"), folded(m.group("unit") or "")
         value = (float(whole) if whole[0].isdecimal() else float(_word_number(whole))) + 0.5
         scaled = after in SCALES and after not in ("k", "m", "bn")  # "two and a half million"
         if scaled:
@@ -288,14 +298,14 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
                             *_bound_of(preceding, day), span=(start, start + len(said)), core=(core_start, core_end)))
     for m in _WORD_NUM.finditer(text):
-        w = m.group("w").lower()
+        w = folded(m.group("w"))
         if in_a_half(m.start()):
             continue
         if w in ("one", "single") and not m.group("unit"):
             continue  # "one of the", "a single" are not quantities worth checking
         value = float(_word_number(w))
         if m.group("scale"):
-            value *= SCALES[m.group("scale").lower()]
+            value *= SCALES[folded(m.group("scale"))]
         unit, kind = _unit_of(m.group("unit"), None, None)
         preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
         said = m.group(0).strip()
@@ -377,7 +387,7 @@ def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
 def _word_number(words_: str) -> float:
     """The value of a number in words that _WORD_NUM matched: "fifty-six" 56, "two hundred and five" 205."""
     total = 0.0
-    for part in re.split(r"[\s-]+", words_.lower()):
+    for part in re.split(r"[\s-]+", folded(words_)):
         if part == "hundred":
             total = max(total, 1) * 100
         elif part != "and":
@@ -426,7 +436,7 @@ def _ranks(text: str) -> dict[tuple[int, str], str]:
     attempt" -> (5, "attem"): "fifth attempt"."""
     found: dict[tuple[int, str], str] = {}
     for match in _RANKED.finditer(text):
-        rank = match["rank"].lower()
+        rank = folded(match["rank"])
         value = _ORDINALS.index(rank) + 1 if rank in _ORDINALS else int(rank[:-2])
         found.setdefault((value, stem(match["word"].lower())), match[0])
     return found

@@ -646,6 +646,24 @@ def test_numbers_take_superscripts_and_other_unicode_digits_without_failing():
     assert codes(check_numbers(evidence, "The reserve covers 12 km² of forest.")) == {ReasonCode.NUMBER_MISMATCH}
 
 
+@pytest.mark.parametrize("evidence, claim, found", [
+    # A number word written with a letter that case-folds to an ASCII one (the long s of old print, the Turkish
+    # dotted capital I) is matched by the case-insensitive pattern, and its value was then looked up
+    # under the unfolded spelling: KeyError, so the NLI gate failed with GATE_ERROR and a faithful answer was refused.
+    ("The voyage took \u017fix weeks.", "The voyage took six weeks.", set()),
+    ("The voyage took six weeks.", "The voyage took \u017fix weeks.", set()),
+    ("The voyage took \u017fix weeks.", "The voyage took seven weeks.", {ReasonCode.NUMBER_MISMATCH}),
+    ("ALL F\u0130VE CREW MEMBERS SURVIVED.", "All five crew members survived.", set()),
+    ("ALL F\u0130VE CREW MEMBERS SURVIVED.", "All four crew members survived.", {ReasonCode.NUMBER_MISMATCH}),
+    ("The budget is two M\u0130LLION euros.", "The budget is two million euros.", set()),
+    ("The budget is two M\u0130LLION euros.", "The budget is two billion euros.", {ReasonCode.NUMBER_MISMATCH}),
+    ("The fir\u017ft attempt failed.", "The first attempt failed.", set()),
+    ("The fir\u017ft attempt failed.", "The second attempt failed.", {ReasonCode.NUMBER_MISMATCH}),
+])
+def test_number_words_in_letters_that_fold_to_ascii_are_read_without_failing(evidence, claim, found):
+    assert codes(check_numbers(evidence, claim)) == found
+
+
 HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
 
 
