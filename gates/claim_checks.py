@@ -175,6 +175,7 @@ _LETTER_RUN = re.compile(r"[a-z]+")
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
 
 
+_NO_BEFORE = re.compile(r"\bno[\s-]$", re.IGNORECASE)
 # A number token starts at most a currency code and a space before its first digit
 _BEFORE_A_DIGIT = 8
 
@@ -337,6 +338,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             continue
         if w in ("one", "single") and not m.group("unit"):
             continue  # "one of the", "a single" are not quantities worth checking
+        if w == "one" and _NO_BEFORE.search(text, max(0, m.start() - 3), m.start()):
+            continue  # "no one", "no-one": nobody, not 1
         value = float(_word_number(w))
         if m.group("scale"):
             value *= SCALES[folded(m.group("scale"))]
@@ -801,10 +804,12 @@ def is_negative_word(word: str) -> bool:
     return word in NEGATIONS or word.endswith("n't")
 
 
-def _negation_count(text: str, other: str = "") -> int:
+def _negation_count(text: str, other: str = "", describing: Collection[str] = (), anywhere: bool = False) -> int:
     """The negations of a text: negative words, "n't", and words that negate by prefix what ``other`` says, unless
     the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing). A quoted
-    title negates nothing (``_without_titles``)."""
+    title negates nothing (``_without_titles``), nor do the participles of ``describing`` where they describe the
+    noun after them (``_describes_its_noun``), or ``anywhere`` (the evidence's "the effort failed" for the claim's
+    "their failed effort")."""
     titles = _titles(text) | _titles(other)  # quoted on one side, a title is one on both ("The Man Nobody Knows")
     if titles:
         text, other = _without_titles(text, titles), _without_titles(other, titles)
@@ -812,8 +817,34 @@ def _negation_count(text: str, other: str = "") -> int:
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems
     return sum(1 for i, w in enumerate(ws)
-               if (is_negative_word(w) and not _negates_nothing(ws, i)) or
+               if (is_negative_word(w) and not _negates_nothing(ws, i) and
+                   not (w in describing and (anywhere or _describes_its_noun(ws, i)))) or
                (w not in other_words and prefix_negated(w, other_stems)))
+
+
+# Negative participles that also describe a noun: "failed webhook deliveries", "each denied claim". Put before the
+# noun after a determiner or a preposition, or opening the sentence, they say which things, not that something did
+# not happen ("Deliveries failed." and "... failed to arrive" still negate).
+_NEGATIVE_PARTICIPLES = frozenset({"failed", "denied", "refused"})
+_BEFORE_A_DESCRIBED_NOUN = frozenset({
+    "a", "an", "the", "any", "all", "each", "every", "its", "their", "our", "your", "his", "her", "these", "those",
+    "of", "for", "on", "from", "with",
+})
+
+
+def _describes_its_noun(ws: Sequence[str], i: int) -> bool:
+    following = ws[i + 1] if i + 1 < len(ws) else ""
+    return ws[i] in _NEGATIVE_PARTICIPLES and (i == 0 or ws[i - 1] in _BEFORE_A_DESCRIBED_NOUN) and \
+        following.isalpha() and following not in STOPWORDS
+
+
+def _described_by_negative_participles(claim_text: str) -> frozenset[str]:
+    """The negative participles the claim puts before the noun they describe. They negate nothing there, nor in the
+    evidence, which may say the same as a verb ("the effort failed"); where only the evidence has one, it limits what
+    the evidence says, and a claim without it says more ("Deliveries are retried." over "Failed deliveries are
+    retried." still differs in polarity)."""
+    ws = words(claim_text)
+    return frozenset(w for i, w in enumerate(ws) if _describes_its_noun(ws, i))
 
 
 _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
@@ -845,6 +876,24 @@ _BUT_NEW_SUBJECT = re.compile(r",\s+but\s+(?=(?:the|a|an|this|that|these|those|i
                               r"her|you|your|each|every|all|some|most|many|no)\b|[A-Z])")
 
 
+# A clause after a semicolon that opens with a pronoun is about the clause before's subject: "Data held only in
+# backups is not restored selectively; it expires with the backup after at most 35 days." states that such data
+# expires, and a claim saying so is not negated by the first clause's "not". The subject is the words before the
+# first verb of a small closed set (an auxiliary or a modal), at most _SUBJECT_WORDS of them; none found, no subject.
+_PRONOUN_SUBJECT = re.compile(r"\s*(?:it|they)\b", re.IGNORECASE)
+_FINITE_VERB = re.compile(r"\s(?:is|are|was|were|has|have|had|can|cannot|must|will|may|might|should|shall|does|do|"
+                          r"did|would|could)\b", re.IGNORECASE)
+_SUBJECT_WORDS = 8
+
+
+def _subject_of(clause: str) -> str:
+    verb = _FINITE_VERB.search(clause)
+    subject = clause[:verb.start()].strip() if verb else ""
+    if not subject or len(subject.split()) > _SUBJECT_WORDS or _PRONOUN_SUBJECT.fullmatch(subject):
+        return ""
+    return subject
+
+
 def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
     """The statements of ``sentence``: its clauses between semicolons, each cut before a contrast after a comma (and,
     with ``but_clauses``, before ", but" with a subject of its own). A table row ("| application logs | 30 days |
@@ -854,7 +903,11 @@ def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
     if sentence.strip().startswith("|") and len(cells) > 2 and all(cells):  # one row (two rows joined hold "| |")
         return [f"{cells[0]} {cell}" for cell in cells[1:]]
     parts = []
+    subject = ""
     for clause in sentence.split(";"):
+        if subject and (opening := _PRONOUN_SUBJECT.match(clause)):
+            clause = subject + clause[opening.end():]  # "...; it expires ..." of the clause before's subject
+        subject = _subject_of(clause)
         for part in _BUT_NEW_SUBJECT.split(clause) if but_clauses else [clause]:
             contrast = _CONTRAST.search(part)
             parts += [part[:contrast.start()], part[contrast.start() + 1:]] if contrast else [part]
@@ -878,14 +931,34 @@ def _restated_clause(sentence: str, claim_text: str, share: float, but_clauses: 
     return sentence
 
 
+# A negated description the evidence names in parentheses: "Alerts that are not pages (SEV3) are handled during
+# working hours." A claim that calls them by that name ("SEV3 alerts are handled ...") and says nothing of the
+# description's own words restates the sentence; the "not" is the name's definition, not the statement's polarity.
+_NAMED_NEGATED_DESCRIPTION = re.compile(r"\b(?:that|which|who)\s+(?:is|are|was|were)\s+not\s+(?P<described>[^()]{1,60}?)"
+                                        r"\s*\((?P<name>[^()\s]{2,20})\)")
+
+
+def _with_names_for_definitions(sentence: str, claim_text: str) -> str:
+    """``sentence`` with each negated description it names in parentheses, where the claim uses that name and none of
+    the description's content words, left as the name."""
+    claim_stems = content_stem_set(claim_text)
+    for match in reversed(list(_NAMED_NEGATED_DESCRIPTION.finditer(sentence))):
+        if re.search(rf"(?<!\w){re.escape(match['name'])}(?!\w)", claim_text) and \
+                content_stem_set(match["described"]).isdisjoint(claim_stems):
+            sentence = sentence[:match.start()] + f"({match['name']})" + sentence[match.end():]
+    return sentence
+
+
 def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
     sentence = _restated_clause(sentence, claim_text, share)
     findings = []
-    claim_neg = _negation_count(claim_text, sentence) % 2
-    ev_neg = _negation_count(sentence, claim_text) % 2
+    describing = _described_by_negative_participles(claim_text)
+    claim_neg = _negation_count(claim_text, sentence, describing) % 2
+    ev_neg = _negation_count(_with_names_for_definitions(sentence, claim_text), claim_text, describing,
+                             anywhere=True) % 2
     if claim_neg != ev_neg:
         which = POLARITY_DETAILS[0] if claim_neg else POLARITY_DETAILS[1]
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
@@ -1303,7 +1376,26 @@ def opening_name(token: str, ev_lower: str, ev_stems: Collection[str], *, next_w
         return True
     if next_word in _AFTER_A_VERB and word in (lowercase_words() if lowercase is None else lowercase):
         return False
+    if next_word is not None and next_word not in STOPWORDS and _participle_of_a_verb_used(word, ev_lower):
+        return False  # "Failed webhook deliveries ..." over "... the fifth failure ...": it describes its noun
     return word not in _OPENERS and not word.endswith(("ly", "ing")) and stem(word) not in ev_stems
+
+
+# The endings the other forms of a verb take ("fail": "failing", "failure"; "approve": "approving", "approval"), so
+# that a participle is known for one of the evidence's verbs; not the plural "-s", which names share with words
+# ("United" with "units")
+_OTHER_VERB_FORMS = r"(?:ing|ure|ures|al|als|ment|ments|ion|ions|ation|ations)"
+
+
+def _participle_of_a_verb_used(word: str, ev_lower: str) -> bool:
+    """Whether ``word`` is the past participle of a verb that ``ev_lower`` uses in another form."""
+    if not word.endswith("ed"):
+        return False
+    bases = {word[:-2], word[:-1]}  # "failed": "fail"; "approved": "approve"
+    if len(word) > 4 and word[-3] == word[-4]:
+        bases.add(word[:-3])  # "planned": "plan"
+    return any(len(base) >= 4 and re.search(rf"\b{re.escape(base)}{_OTHER_VERB_FORMS}\b", ev_lower)
+               for base in bases)
 
 
 _NEXT_WORD = re.compile(r"\s+([a-z]+)\b")

@@ -284,7 +284,74 @@ def test_negation_needs_a_matching_evidence_sentence():
     assert check_negation("The museum does not open on Mondays.", "Paris has many bridges over the Seine.") == []
 
 
+WEBHOOKS = ("Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential backoff: "
+            "5 attempts over about 24 hours (after 1 minute, 10 minutes, 1 hour, 6 hours and 17 hours). After the "
+            "fifth failure the endpoint is marked failing and the account owner is notified.")
+
+
+@pytest.mark.parametrize("claim", [
+    # found by rewording the example corpus's rate-limit page: "failed" before the noun it describes says which
+    # deliveries, it negates nothing the sentence states, and the faithful answer was refused as NEGATION_MISMATCH
+    "Failed webhook deliveries are retried 5 times over about 24 hours with exponential backoff.",
+    "Retries of failed webhook deliveries use exponential backoff.",
+    "Each failed delivery is retried with exponential backoff.",
+])
+def test_a_negative_participle_before_its_noun_negates_nothing_in_the_claim(claim):
+    assert check_negation(WEBHOOKS, claim) == []
+
+
+def test_a_negative_participle_before_its_noun_is_the_evidence_s_verb_said_as_a_description():
+    # nli-train: "Bin Ladin and his associates' goals were revealed by their failed effort." over "But while the
+    # effort failed, it shows what Bin Ladin and his associates hoped to do." (entailed)
+    assert check_negation("But while the effort failed, it shows what Bin Ladin and his associates hoped to do.",
+                          "Bin Ladin and his associates' goals were revealed by their failed effort.") == []
+
+
+@pytest.mark.parametrize("evidence, claim", [
+    # the participle as a verb still negates, and the evidence's own one still limits what it says: a claim that
+    # leaves it out says more ("Deliveries are retried." over "Failed deliveries are retried.")
+    (WEBHOOKS, "Webhook deliveries failed and are retried with exponential backoff."),
+    (WEBHOOKS, "Webhook deliveries failed twice and are retried with exponential backoff."),
+    (WEBHOOKS, "Failed webhook deliveries are not retried."),
+    ("Failed deliveries are retried with exponential backoff.", "Deliveries are retried with exponential backoff."),
+    ("Refused applications are appealed within 30 days.", "Applications are appealed within 30 days."),
+    ("The delivery was retried and succeeded.", "The delivery was retried and failed."),
+])
+def test_a_negative_participle_still_negates_as_a_verb_or_where_only_the_evidence_has_it(evidence, claim):
+    assert codes(check_negation(evidence, claim)) == {ReasonCode.NEGATION_MISMATCH}
+
+
 EXPENSES = "Submit expense claims in Pleo within 30 days; claims older than 90 days are not paid."
+
+
+SEV3 = "- Alerts that are not pages (SEV3) are handled during working hours, 09:00 to 18:00 CET, Monday to Friday."
+
+
+def test_a_negated_description_the_evidence_names_is_no_negation_of_a_claim_that_uses_the_name():
+    """Found by rewording the example corpus's on-call page: "SEV3 alerts are handled during working hours ..." was
+    refused as NEGATION_MISMATCH for the "not" that defines what SEV3 is. A claim that uses the description's own
+    words, or negates the statement, is still compared with the "not"."""
+    assert check_negation(SEV3, "SEV3 alerts are handled during working hours (09:00-18:00 CET, Monday to "
+                                "Friday).") == []
+    for claim in ("SEV3 alerts are pages handled during working hours.",
+                  "SEV3 alerts are not handled during working hours, Monday to Friday.",
+                  "Alerts are handled during working hours, 09:00 to 18:00 CET, Monday to Friday."):
+        assert codes(check_negation(SEV3, claim)) == {ReasonCode.NEGATION_MISMATCH}, claim
+
+
+BACKUPS = ("Data held only in backups is not restored selectively; it expires with the backup after at most 35 "
+           "days.")
+
+
+def test_a_clause_that_opens_with_a_pronoun_after_a_semicolon_is_about_the_subject_before_it():
+    """Found by rewording the example corpus's retention page: the faithful "Data that only exists in backups expires
+    ..." was refused as NEGATION_MISMATCH for the "not" of the clause before the semicolon; the clause after it says
+    "it", so neither clause alone held as much of the claim as the sentence."""
+    assert check_negation(BACKUPS, "Data that only exists in backups expires with the backup after at most 35 "
+                                   "days.") == []
+    for flipped in ("Data held only in backups is restored selectively.",
+                    "Data that only exists in backups does not expire with the backup."):
+        assert codes(check_negation(BACKUPS, flipped)) == {ReasonCode.NEGATION_MISMATCH}, flipped
 
 
 def test_a_semicolon_parts_two_statements_for_the_negation_check():
@@ -646,6 +713,16 @@ def test_numbers_take_superscripts_and_other_unicode_digits_without_failing():
     assert codes(check_numbers(evidence, "The reserve covers 12 km² of forest.")) == {ReasonCode.NUMBER_MISMATCH}
 
 
+@pytest.mark.parametrize("claim", ["No one reads the logs.", "In practice no one will read the logs.",
+                                   "No-one reads the logs."])
+def test_no_one_is_nobody_not_the_number_one(claim):
+    # found in nli-train: "No one will bug you." over "nobody's going to bother you" was a NUMBER_MISMATCH, "one"
+    # read as 1 (with "will" for its unit)
+    assert check_numbers("Nobody reads the logs.", claim) == []
+    assert codes(check_numbers("Nobody reads the logs.", "One engineer reads the logs.")) == {
+        ReasonCode.NUMBER_MISMATCH}
+
+
 @pytest.mark.parametrize("evidence, claim, found", [
     # A number word written with a letter that case-folds to an ASCII one (the long s of old print, the Turkish
     # dotted capital I) is matched by the case-insensitive pattern, and its value was then looked up
@@ -705,6 +782,25 @@ HANDBOOK = ("Every employee gets 25 vacation days per year. Unused days expire o
 def test_an_opening_imperative_verb_is_no_name(claim):
     assert absent_names(HANDBOOK, claim) == []
     assert absent_names(HANDBOOK, claim, lowercase=frozenset()) != []  # the check as it was, without the vocabulary
+
+
+@pytest.mark.parametrize("claim", [
+    # found with the example corpus's rate-limit page: a participle that opens the claim before its noun, a form of
+    # a verb the evidence uses ("failure", "failing"), was read as a name the evidence lacks
+    "Failed webhook deliveries are retried with exponential backoff.",
+])
+def test_an_opening_participle_of_a_verb_the_evidence_uses_is_no_name(claim):
+    assert absent_names(WEBHOOKS, claim) == []
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # names that end like a participle: the evidence holds words that start alike, but no form of a verb
+    ("Delta flies to Paris; its units are based in Atlanta.", "United flies to Paris."),
+    ("Gerald founded the company; he allies with its rivals.", "Allied founded the company."),
+    ("The engineer failed the test.", "Alfred failed the test."),
+])
+def test_a_name_that_ends_like_a_participle_is_still_a_name(evidence, claim):
+    assert absent_names(evidence, claim)[:1] == [claim.split()[0]]
 
 
 @pytest.mark.parametrize("claim", [

@@ -93,3 +93,32 @@ def test_a_currency_code_and_a_currency_sign_are_one_currency():
         "On-call pay is $250 a week for the primary."  # another currency is left for the number check
     assert in_evidence_terms(PAY, "On-call pay is 250 a week for the primary.") == \
         "On-call pay is 250 a week for the primary."  # a number of no unit takes no currency
+
+
+ROTATION = "Nobody is primary more than 1 week in 4. Everyone shadows two rotations first."
+
+
+@pytest.mark.parametrize(("claim", "read_as"), [
+    # found by rewording the example corpus's on-call page: the verifier read "No one is primary ..." against the
+    # page's "Nobody is primary ..." as contradicted (0.70, entailed 0.23; "Nobody ..." 0.58 entailed): one pronoun,
+    # spelled two ways
+    ("No one is primary more than 1 week in 4.", "Nobody is primary more than 1 week in 4."),
+    ("In practice no one is primary more than 1 week in 4.", "In practice nobody is primary more than 1 week in 4."),
+    ("No-one is primary more than 1 week in 4.", "Nobody is primary more than 1 week in 4."),
+    ("Everybody shadows two rotations first.", "Everyone shadows two rotations first."),
+])
+def test_a_pronoun_spelled_another_way_is_read_as_the_evidence_spells_it(claim, read_as):
+    assert in_evidence_terms(ROTATION, claim) == read_as
+
+
+@pytest.mark.parametrize("claim", [
+    "Someone is primary more than 1 week in 4.",  # another pronoun: the checks and the verifier judge it
+    "Nobody is primary more than 1 week in 4.",  # spelled as the evidence spells it
+    "There is no one rotation for all engineers.",  # "no one" before its noun is no pronoun
+])
+def test_a_pronoun_the_evidence_does_not_spell_the_other_way_is_read_as_written(claim):
+    assert in_evidence_terms(ROTATION, claim) == claim
+
+
+def test_a_pronoun_the_evidence_spells_both_ways_is_read_as_written():
+    assert in_evidence_terms("Nobody and no one are both here.", "No one is here.") == "No one is here."
