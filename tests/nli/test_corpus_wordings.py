@@ -1,8 +1,10 @@
 """Faithful answers over the example corpus's other pages (rate limits, on-call, retention, hosting, incident runbook,
 mobile releases), worded and laid out as chat models write them, each over its page's chunks with their titles (as
 the ask path chunks them), through the real pipeline: ControlPlane.respond with a scripted model and the shipped
-verifier. Found by writing these on 2026-12-06: 35 of the 43 were verified at c8f31a1, 37 now (the two lead-in
-lists); the 6 left are known gaps, asserted still unverified, each named in README.md."""
+verifier. Found by writing these on 2026-12-06: 35 of the 43 were verified at c8f31a1, 37 at c9584e7 (the two
+lead-in lists), 41 now (a participle describing its noun, "No one" read as the evidence's "Nobody", a pronoun clause
+after a semicolon, a negated description named in parentheses); the 2 left are known gaps, asserted still
+unverified, each named in README.md."""
 
 from __future__ import annotations
 
@@ -89,7 +91,7 @@ CASES.update({
  "min_version": ("mob", one("The API returns 426 Upgrade Required for app versions older than six months. [E26]", "E26")),
 })
 
-KNOWN_GAPS = {"webhooks", "sev3", "one_in_four", "backups", "sev1_def", "hotfix"}
+KNOWN_GAPS = {"sev1_def", "hotfix"}
 
 
 def envelope(text: str, claims, mode: str, flags) -> dict:
