@@ -901,7 +901,8 @@ def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
     per cell, with the first cell before it."""
     cells = [cell.strip() for cell in sentence.strip().strip("|").split("|")]
     if sentence.strip().startswith("|") and len(cells) > 2 and all(cells):  # one row (two rows joined hold "| |")
-        return [f"{cells[0]} {cell}" for cell in cells[1:]]
+        # each part of a cell between semicolons is a statement of its own ("pseudonymised; no e-mail addresses")
+        return [f"{cells[0]} {part.strip()}" for cell in cells[1:] for part in cell.split(";") if part.strip()]
     parts = []
     subject = ""
     for clause in sentence.split(";"):
@@ -928,7 +929,23 @@ def _restated_clause(sentence: str, claim_text: str, share: float, but_clauses: 
     for statement in statements:
         if claim_set and len(claim_set & content_stem_set(statement)) / len(claim_set) >= share - 1e-9:
             return statement
-    return sentence
+    return _statements_drawn_on(statements, claim_set, sentence)
+
+
+def _statements_drawn_on(statements: Sequence[str], claim_set: frozenset[str] | set[str], sentence: str) -> str:
+    """The statements a claim draws on, joined, when they hold as much of it as the whole sentence and leave some
+    out; else the sentence. A statement draws on none of the claim when none of its own words (those not in every
+    statement, such as a table row's first cell) is the claim's: "Product analytics events are kept for 14 months
+    and are pseudonymised." draws on two cells of its row, not on "no e-mail addresses or names"."""
+    stems = [content_stem_set(statement) for statement in statements]
+    shared = frozenset.intersection(*map(frozenset, stems))
+    drawn = [i for i, own in enumerate(stems) if (own - shared) & claim_set]
+    if not drawn or len(drawn) == len(statements):
+        return sentence
+    held = set().union(*(stems[i] for i in drawn))
+    if claim_set & content_stem_set(sentence) - held:
+        return sentence
+    return " ; ".join(statements[i] for i in drawn)
 
 
 # A negated description the evidence names in parentheses: "Alerts that are not pages (SEV3) are handled during
