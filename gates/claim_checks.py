@@ -1167,6 +1167,28 @@ def _quantifier_rank(text_words: list[str]) -> int:
     return max((QUANTIFIER_RANK[f] for f in found), default=0)
 
 
+# "A deploy first updates 1 canary machine." says what every deploy does: a sentence that opens with "a" / "an" and a
+# noun, its verb in the present (within _GENERIC_VERB_WORDS words: "first updates"), is a generic statement, and
+# "Each deploy first updates ..." restates it. "A user reported a crash." is one user, in the past.
+_GENERIC_VERB_WORDS = 2
+_PRESENT_AUXILIARIES = frozenset({"is", "has", "does", "must", "can", "may", "should", "will", "needs"})
+_EACH = frozenset({"each", "every", "any"})
+
+
+def _generic_for_each(claim_words: Sequence[str], sentence_words: Sequence[str]) -> bool:
+    """Whether the claim's universal quantifier is "each" / "every" / "any" before the noun a generic "a" / "an"
+    opens the sentence with (``_GENERIC_VERB_WORDS``); the claim's other quantifiers are compared as before."""
+    if len(sentence_words) < 3 or sentence_words[0] not in ("a", "an"):
+        return False
+    noun = _singular(sentence_words[1])
+    if not any(w in _PRESENT_AUXILIARIES or (w.endswith("s") and not w.endswith("ss"))
+               for w in sentence_words[2:2 + _GENERIC_VERB_WORDS]):
+        return False
+    quantified = [i for i, w in enumerate(claim_words) if QUANTIFIER_RANK.get(w) == 4]
+    return bool(quantified) and all(claim_words[i] in _EACH and i + 1 < len(claim_words) and
+                                    _singular(claim_words[i + 1]) == noun for i in quantified)
+
+
 def _population_phrases(text: str) -> dict[str, set[str]]:
     """population noun stem -> modifiers directly before it (up to two words)."""
     ws = words(text)
@@ -1196,7 +1218,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     cw, ew = words(claim_text), words(ref)
     # quantifier strength
     c_rank, e_rank = _quantifier_rank(cw), _quantifier_rank(ew)
-    if c_rank == 4 and e_rank < 4 or (c_rank > e_rank > 0):
+    if (c_rank == 4 and e_rank < 4 and not _generic_for_each(cw, ew)) or (c_rank > e_rank > 0):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "quantifier",
                                      f"claim quantifier {sorted(_has_any(cw, QUANTIFIER_RANK))} is stronger than the "
                                      f"evidence's {sorted(_has_any(ew, QUANTIFIER_RANK)) or 'none'}"))

@@ -423,6 +423,28 @@ def test_each_cell_of_a_table_row_is_a_statement_about_the_row_for_the_negation_
     assert _statements(two_rows) == [two_rows]
 
 
+DEPLOYS = ("A deploy first updates 1 canary machine and watches its error rate for 15 minutes. A user reported a crash "
+           "after the deploy.")
+
+
+@pytest.mark.parametrize("claim", [
+    # found by rewording the example corpus's stack page: "A deploy first updates ..." says what every deploy does,
+    # and "Each deploy first updates one canary machine." was refused as a stronger quantifier
+    "Each deploy first updates one canary machine.", "Every deploy first updates 1 canary machine.",
+    "Each deploy watches its error rate for 15 minutes.",
+])
+def test_each_for_a_generic_a_in_the_present_is_no_stronger_quantifier(claim):
+    assert [f for f in check_qualifiers(DEPLOYS, claim) if f.check == "quantifier"] == []
+
+
+@pytest.mark.parametrize("claim", [
+    "Every user reported a crash after the deploy.",  # "A user reported ...": one user, in the past
+    "Each machine first updates 1 canary machine.",  # another noun than the evidence's
+])
+def test_each_for_an_a_that_is_not_generic_is_still_a_stronger_quantifier(claim):
+    assert codes(check_qualifiers(DEPLOYS, claim)) == {ReasonCode.QUALIFIER_DRIFT}
+
+
 ANALYTICS_ROW = "| product analytics events | 14 months | pseudonymised; no e-mail addresses or names |"
 
 
