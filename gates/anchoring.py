@@ -34,7 +34,23 @@ def locate(text: str, needle: str, taken: set[tuple[int, int]] | None = None) ->
         span = (match.start(), match.end())
         if span not in taken:
             return span
+    if "*" in text or "`" in text:
+        for match in re.finditer(_with_markup(needle), text):
+            span = (match.start(), match.end())
+            if span not in taken:
+                return span
     return None
+
+
+# Markdown emphasis and code marks, which chat models set around a claim's words ("- **Pay:** EUR 250 per week",
+# "with `fly releases`") and leave out of the claim map's text: nothing else may stand between its characters
+_MARKUP = r"[*`]{0,3}"
+
+
+def _with_markup(needle: str) -> str:
+    """A pattern for ``needle`` with markdown marks allowed around and inside its words, any spaces between them."""
+    words_ = [_MARKUP.join(re.escape(character) for character in word) for word in needle.split()]
+    return _MARKUP + (_MARKUP + r"\s+" + _MARKUP).join(words_) + _MARKUP
 
 
 @dataclass(frozen=True)

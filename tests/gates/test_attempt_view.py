@@ -247,3 +247,34 @@ def test_an_invented_item_of_a_numbered_list_is_still_uncovered(write_script, sh
     result = plane.run(QUESTION, evidence=[HOSTING, RATE])
     assert result.status is not TraceStatus.PASS and not result.verified
     assert "cancelled" not in result.assistant_text
+
+
+BOLD_LABELS = envelope([("Hosting: we host on Fly.io [E1].", ["E1"]),
+                        ("API: the public API allows 100 requests per minute per key [E2].", ["E2"])],
+                       text="- **Hosting:** we host on Fly.io [E1].\n"
+                            "- **API**: the public API allows `100 requests per minute` per key [E2].")
+
+
+def test_a_claim_is_found_in_text_that_sets_its_words_in_bold_or_as_code():
+    # found by answering as chat models lay out answers (bold labels, code spans): the claim map writes the words
+    # without the markdown, so no claim was found in the text and the answer was refused (CLAIM_NOT_IN_TEXT)
+    view = AttemptView(OutputEnvelope.model_validate(BOLD_LABELS))
+    assert view.anchor_problems == {}
+    text = BOLD_LABELS["assistant_text"]
+    assert [text[a.start:a.end] for a in view.anchors.values()] == [
+        "**Hosting:** we host on Fly.io [E1].",
+        "**API**: the public API allows `100 requests per minute` per key [E2]."]
+
+
+def test_an_answer_with_bold_labels_is_verified_as_written(write_script, shipped_policy):
+    plane = Pipeline(model=write_script([BOLD_LABELS]), policy=shipped_policy,
+                     services=GateServices(nli_backend=OverlapNliBackend()))
+    result = plane.run(QUESTION, evidence=[HOSTING, RATE])
+    assert result.status is TraceStatus.PASS and result.verified
+    assert result.assistant_text == BOLD_LABELS["assistant_text"]
+
+
+def test_markdown_lets_no_other_words_into_a_claim():
+    # the markers are all that may stand between the claim's characters: a word is still a word
+    other = envelope([("Hosting: we host on Fly.io [E1].", ["E1"])], text="- **Hosting:** we never host on Fly.io [E1].")
+    assert AttemptView(OutputEnvelope.model_validate(other)).anchor_problems == {"c1": "CLAIM_NOT_IN_TEXT"}
