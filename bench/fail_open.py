@@ -130,6 +130,13 @@ def probes() -> Iterator[Probe]:
                 yield Probe("fact in a lead-in line or heading", message, listed,
                             [(claim, ["E1"], "FACTUAL"), ("The database is Turso [E1].", ["E1"], "FACTUAL")], marker,
                             degrade_mode=degrade_mode)
+            # the answer's opening "Here is ..." sentence introduces it only when it states nothing
+            for line, marker in (("Here is how we moved our hosting to AWS in 2024.", "AWS"),
+                                 ("Here is why the board cancelled the hosting contract.", "cancelled")):
+                opened = f"{line} {claim} The database is Turso [E1]."
+                yield Probe("fact in a lead-in line or heading", message, opened,
+                            [(claim, ["E1"], "FACTUAL"), ("The database is Turso [E1].", ["E1"], "FACTUAL")], marker,
+                            degrade_mode=degrade_mode)
     orion = "The Orion project ships on 14 March 2027. Its budget is 2.4 million euros."
     yield Probe("Orion (issue 15)", "When does the Orion project ship?",
                 "The evidence does not say who founded the Orion project, but the evidence says that the Orion "

@@ -7,7 +7,9 @@ ADR-011, 2026-12-06). A lead-in states nothing of its own only when it says so i
 check is on its words, and it is strict:
 
 - it ends its line with a colon and the next line that is not blank is a list item, whose claims it introduces; or
-  it is a markdown heading, which introduces the claims of its section (up to the next heading);
+  it is a markdown heading, which introduces the claims of its section (up to the next heading); or it is the
+  answer's first sentence and opens with "Here is" / "Here's" / "Here are" ("Here is how rate limiting works."),
+  which introduces the rest of the answer;
 - every content word is a word of introduction (``LEAD_IN_WORDS``: according, following, key points, the evidence
   says ...) or a word of the title of an item those claims cite (the document's own name: "ADR-011", "Client/server
   responsibility boundary");
@@ -28,7 +30,7 @@ LEAD_IN_WORDS = (
     "according following follows below here key main points summary summarize summarise overview highlights details "
     "answer evidence document documents source sources text context says say states stated notes lists sets set out "
     "describes explains specifies mentions provided given based items facts findings relevant information includes "
-    "regarding concerning rules consists consist comprises contains"
+    "regarding concerning rules consists consist comprises contains works work like how"
 )
 _VOCABULARY = frozenset(content_stems(LEAD_IN_WORDS))
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+\S")
@@ -74,11 +76,18 @@ def section_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
     return line_end + 1, following.start() if following else len(text)
 
 
+# The answer's opening "Here is how ... works." introduces all that follows it
+_HERE_IS = re.compile(r"[*_]*here(?:'s|\u2019s|\s+is|\s+are)\b", re.IGNORECASE)
+
+
 def introduced_span(text: str, sentence: Sentence) -> tuple[int, int] | None:
     """What ``sentence`` introduces, if it is a line that introduces: a list (``list_after``) or a section
-    (``section_after``)."""
-    if _ends_with_colon(sentence.text):
-        return list_after(text, sentence)
+    (``section_after``); or, as the answer's first sentence opening with "Here is" / "Here's" / "Here are", the rest
+    of the answer."""
+    if _ends_with_colon(sentence.text) and (span := list_after(text, sentence)) is not None:
+        return span
+    if not text[:sentence.start].strip() and _HERE_IS.match(sentence.text.lstrip()) and sentence.end < len(text):
+        return sentence.end, len(text)
     return section_after(text, sentence) if sentence.text.lstrip(" ").startswith("#") else None
 
 

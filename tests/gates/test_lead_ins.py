@@ -152,3 +152,34 @@ def test_an_answer_under_a_heading_is_verified_as_written(write_script, shipped_
                      services=GateServices(nli_backend=OverlapNliBackend()))
     result = plane.run(QUESTION, evidence=[HOSTING, RATE])
     assert not result.verified and "AWS" not in result.assistant_text
+
+
+@pytest.mark.parametrize("line", [
+    # found by laying out answers over the example corpus's on-call page as chat models do
+    "On-call works like this:", "Here is how the stack and hosting work:",
+])
+def test_how_a_thing_works_introduces_it(line):
+    assert states_nothing(line, ["On-call policy › Rotation", "Stack and hosting"])
+
+
+def test_an_opening_here_is_sentence_introduces_the_answer_after_it():
+    """"Here is how rate limiting works." opened a prose answer over the rate-limit page; no claim covered it, and
+    the answer degraded. The answer's first sentence, when it opens with "Here is" / "Here's" / "Here are" and
+    states nothing (the words of states_nothing), introduces the claims after it; anywhere else, or stating
+    something, it is a sentence to verify."""
+    prose = " ".join(c for c, _ in CLAIMS)
+    view = view_of("Here is how the API rate limits work. " + prose)
+    assert view.lead_ins == {0: ("c1", "c2")}
+    assert view_of("Here’s what the sources say. " + prose).lead_ins == {0: ("c1", "c2")}
+    for not_a_lead_in in ("Here is how our API rate limits were cut last year. " + prose,  # a fact: verify it
+                          "The API rate limits work like this. " + prose,  # no "here is": verify it
+                          prose + " Here is how the API rate limits work."):  # not the first sentence
+        assert view_of(not_a_lead_in).lead_ins == {}, not_a_lead_in
+
+
+def test_a_prose_answer_after_here_is_is_verified_as_written(write_script, shipped_policy):
+    text = "Here is how our stack and hosting work. " + " ".join(c for c, _ in CLAIMS)
+    plane = Pipeline(model=write_script([envelope(CLAIMS, text=text)]), policy=shipped_policy,
+                     services=GateServices(nli_backend=OverlapNliBackend()))
+    result = plane.run(QUESTION, evidence=[HOSTING, RATE])
+    assert result.status is TraceStatus.PASS and result.verified and result.assistant_text == text
