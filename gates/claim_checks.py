@@ -828,7 +828,7 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
 _NEGATIVE_PARTICIPLES = frozenset({"failed", "denied", "refused"})
 _BEFORE_A_DESCRIBED_NOUN = frozenset({
     "a", "an", "the", "any", "all", "each", "every", "its", "their", "our", "your", "his", "her", "these", "those",
-    "of", "for", "on", "from", "with",
+    "of", "for", "on", "from", "with", *_ORDINALS, "last", "next",
 })
 
 
@@ -886,6 +886,9 @@ _FINITE_VERB = re.compile(r"\s(?:is|are|was|were|has|have|had|can|cannot|must|wi
 _SUBJECT_WORDS = 8
 
 
+_ASIDE = re.compile(r"\(([^()]*\s[^()]*)\)")
+
+
 def _subject_of(clause: str) -> str:
     verb = _FINITE_VERB.search(clause)
     subject = clause[:verb.start()].strip() if verb else ""
@@ -909,6 +912,9 @@ def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
         if subject and (opening := _PRONOUN_SUBJECT.match(clause)):
             clause = subject + clause[opening.end():]  # "...; it expires ..." of the clause before's subject
         subject = _subject_of(clause)
+        # an aside in parentheses of two words or more ("(never over the primary)") is a statement of its own
+        parts += [aside.group(1) for aside in _ASIDE.finditer(clause)]
+        clause = _ASIDE.sub(" ", clause)
         for part in _BUT_NEW_SUBJECT.split(clause) if but_clauses else [clause]:
             contrast = _CONTRAST.search(part)
             parts += [part[:contrast.start()], part[contrast.start() + 1:]] if contrast else [part]
@@ -1022,6 +1028,12 @@ SETTINGS_NONHUMAN = frozenset({"mice", "mouse", "rats", "rat", "animal", "animal
                                "murine", "rodent", "rodents", "primates", "monkeys", "dogs", "pigs", "zebrafish"})
 SETTINGS_HUMAN = frozenset({"humans", "human", "people", "patients", "adults", "children", "women", "men",
                             "participants", "volunteers", "clinical"})
+# A weekday said to recur is weekly: "every Monday", "each Friday", "on Mondays" (the weekly handover "on Monday"
+# restated as "every Monday" is no stronger "every")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY_FREQUENCY = {f"{before} {day}{after}": "week" for day in _WEEKDAYS
+                      for before, after in (("every", ""), ("each", ""), ("on", "s"))}
+_WEEKDAY_WORDS = frozenset(_WEEKDAYS) | {f"{day}s" for day in _WEEKDAYS}
 FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day": "day", "a day": "day",
              "weekly": "week", "once a week": "week", "per week": "week", "a week": "week", "every week": "week",
              "monthly": "month", "per month": "month", "a month": "month", "yearly": "year", "annually": "year",
@@ -1029,7 +1041,7 @@ FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day":
              "hourly": "hour", "per hour": "hour", "an hour": "hour", "per minute": "minute", "a minute": "minute",
              "per second": "second", "a second": "second", "each day": "day", "each week": "week",
              "each month": "month", "every month": "month", "each year": "year", "every year": "year",
-             "each hour": "hour", "every hour": "hour"}
+             "each hour": "hour", "every hour": "hour", **_WEEKDAY_FREQUENCY}
 # A frequency is compared by its period: "every three years" is no "every year", "daily" is "every 24 hours", and
 # "twice a week" is neither weekly nor "a week". Lengths in seconds up to a week, in months from a month (a year is
 # 12 months; days and months do not convert).
@@ -1176,17 +1188,18 @@ _EACH = frozenset({"each", "every", "any"})
 
 
 def _generic_for_each(claim_words: Sequence[str], sentence_words: Sequence[str]) -> bool:
-    """Whether the claim's universal quantifier is "each" / "every" / "any" before the noun a generic "a" / "an"
-    opens the sentence with (``_GENERIC_VERB_WORDS``); the claim's other quantifiers are compared as before."""
-    if len(sentence_words) < 3 or sentence_words[0] not in ("a", "an"):
-        return False
-    noun = _singular(sentence_words[1])
-    if not any(w in _PRESENT_AUXILIARIES or (w.endswith("s") and not w.endswith("ss"))
-               for w in sentence_words[2:2 + _GENERIC_VERB_WORDS]):
-        return False
+    """Whether the claim's universal quantifier is "each" / "every" / "any" before a noun the sentence quantifies so
+    itself: the noun a generic "a" / "an" opens the sentence with (``_GENERIC_VERB_WORDS``), or a noun after "per"
+    ("4 workers per machine": each machine runs 4 workers). The claim's other quantifiers are compared as before."""
+    nouns = {_singular(w) for before, w in pairwise(sentence_words) if before == "per"}
+    if len(sentence_words) >= 3 and sentence_words[0] in ("a", "an") and any(
+            w in _PRESENT_AUXILIARIES or (w.endswith("s") and not w.endswith("ss"))
+            for w in sentence_words[2:2 + _GENERIC_VERB_WORDS]):
+        nouns.add(_singular(sentence_words[1]))
     quantified = [i for i, w in enumerate(claim_words) if QUANTIFIER_RANK.get(w) == 4]
-    return bool(quantified) and all(claim_words[i] in _EACH and i + 1 < len(claim_words) and
-                                    _singular(claim_words[i + 1]) == noun for i in quantified)
+    return bool(nouns) and bool(quantified) and all(
+        claim_words[i] in _EACH and i + 1 < len(claim_words) and _singular(claim_words[i + 1]) in nouns
+        for i in quantified)
 
 
 def _population_phrases(text: str) -> dict[str, set[str]]:
@@ -1272,6 +1285,11 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if c_freq and e_freq and not c_freq & e_freq:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
                                      f"claim frequency {sorted(c_freq)} vs evidence {sorted(e_freq)}"))
+    elif not e_freq and set(cw) & _WEEKDAY_WORDS and \
+            (recurring := [p for p in _WEEKDAY_FREQUENCY if re.search(rf"\b{p}\b", " ".join(cw))]):
+        # "The meeting is every Monday." over "The meeting is on Monday.": the evidence says it once
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
+                                     f"claim says {recurring[0]!r}; the evidence states no frequency"))
     return findings
 
 

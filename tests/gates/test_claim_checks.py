@@ -294,6 +294,8 @@ WEBHOOKS = ("Webhook deliveries are retried on any non-2xx answer or a timeout o
     # deliveries, it negates nothing the sentence states, and the faithful answer was refused as NEGATION_MISMATCH
     "Failed webhook deliveries are retried 5 times over about 24 hours with exponential backoff.",
     "Retries of failed webhook deliveries use exponential backoff.",
+    # found with the same page: after an ordinal ("the fifth failed delivery")
+    "After the fifth failed delivery, the endpoint is marked failing.",
     "Each failed delivery is retried with exponential backoff.",
 ])
 def test_a_negative_participle_before_its_noun_negates_nothing_in_the_claim(claim):
@@ -437,12 +439,54 @@ def test_each_for_a_generic_a_in_the_present_is_no_stronger_quantifier(claim):
     assert [f for f in check_qualifiers(DEPLOYS, claim) if f.check == "quantifier"] == []
 
 
+def test_each_for_a_noun_after_per_is_no_stronger_quantifier():
+    # found by rewording the example corpus's stack page: "Each machine runs 4 Uvicorn workers." over "... served by
+    # Uvicorn, 4 workers per machine."
+    backend = "Backend: Python 3.12 with FastAPI, served by Uvicorn, 4 workers per machine."
+    assert check_qualifiers(backend, "Each machine runs 4 Uvicorn workers.") == []
+    assert codes(check_qualifiers(backend, "Every backend runs 4 Uvicorn workers.")) == {ReasonCode.QUALIFIER_DRIFT}
+
+
 @pytest.mark.parametrize("claim", [
     "Every user reported a crash after the deploy.",  # "A user reported ...": one user, in the past
     "Each machine first updates 1 canary machine.",  # another noun than the evidence's
 ])
 def test_each_for_an_a_that_is_not_generic_is_still_a_stronger_quantifier(claim):
     assert codes(check_qualifiers(DEPLOYS, claim)) == {ReasonCode.QUALIFIER_DRIFT}
+
+
+ROTATION_PAGE = ("The rotation is weekly; the handover is on Monday at 10:00 CET, in a 15-minute call where the "
+                 "outgoing primary walks through open incidents and alerts.")
+
+
+@pytest.mark.parametrize("claim", [
+    # found by rewording the example corpus's on-call page: "every Monday" read as the universal "every"
+    "Handover happens every Monday at 10:00 CET in a 15-minute call.",
+    "The handover is on Mondays at 10:00 CET, in a 15-minute call.",
+])
+def test_a_recurring_weekday_is_a_weekly_frequency(claim):
+    assert check_qualifiers(ROTATION_PAGE, claim) == []
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("The handover is on Monday at 10:00 CET.", "The handover is every Monday at 10:00 CET."),  # once, said to recur
+    ("The rotation is monthly; the handover is on Monday.", "The handover is every Monday."),  # another period
+])
+def test_a_recurring_weekday_the_evidence_does_not_repeat_is_a_frequency_drift(evidence, claim):
+    assert codes(check_qualifiers(evidence, claim)) == {ReasonCode.QUALIFIER_DRIFT}
+
+
+RECOVERY = ("To recover data, use Turso point-in-time recovery into a new database (never over the primary), verify "
+            "it, then switch the `DATABASE_URL` secret.")
+
+
+def test_an_aside_in_parentheses_is_a_statement_of_its_own():
+    """Found by rewording the example corpus's runbook: "After verifying the recovered database, switch the
+    DATABASE_URL secret." was refused as NEGATION_MISMATCH for the "never" of the aside "(never over the primary)"."""
+    assert check_negation(RECOVERY, "After verifying the recovered database, switch the DATABASE_URL secret.") == []
+    for flipped in ("Recover data with Turso point-in-time recovery over the primary.",
+                    "Do not switch the DATABASE_URL secret after verifying the recovered database."):
+        assert codes(check_negation(RECOVERY, flipped)) == {ReasonCode.NEGATION_MISMATCH}, flipped
 
 
 ANALYTICS_ROW = "| product analytics events | 14 months | pseudonymised; no e-mail addresses or names |"
