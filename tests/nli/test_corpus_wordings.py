@@ -4,10 +4,12 @@ the ask path chunks them), through the real pipeline: ControlPlane.respond with 
 verifier. Found by writing these on 2026-12-06: 35 of the 43 were verified at c8f31a1, 37 at c9584e7 (the two
 lead-in lists), 41 now (a participle describing its noun, "No one" read as the evidence's "Nobody", a pronoun clause
 after a semicolon, a negated description named in parentheses); the 2 left are known gaps, asserted still
-unverified, each named in README.md."""
+unverified, each named in README.md. 71 more were written later that day (below): 58 verified; the known gaps
+are asserted still unverified."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -91,7 +93,108 @@ CASES.update({
  "min_version": ("mob", one("The API returns 426 Upgrade Required for app versions older than six months. [E26]", "E26")),
 })
 
-KNOWN_GAPS = {"sev1_def", "hotfix"}
+
+def many(text: str, *claims: str) -> tuple[str, list[tuple[str, list[str]]]]:
+    """An answer of several claims, each citing the ids its text names."""
+    return text, [(claim, re.findall(r"E\d+", claim)) for claim in claims]
+
+
+# Written later on 2026-12-06, after the four changes above: the retention table, the runbook, the stack and
+# mobile pages, and answers laid out over several claims (bold labels, numbered steps, an opening "Here is ...").
+# 49 of these 71 were verified at c9584e7, 58 now.
+CASES.update({
+ # retention table, as chat models read a table
+ "r_logs": ("ret", one("Application logs are kept for 30 days and must not contain message bodies or payment card data. [E12]", "E12")),
+ "r_access": ("ret", one("HTTP access logs are retained for 90 days, and IP addresses are truncated after 7 days. [E12]", "E12")),
+ "r_backups": ("ret", one("Nightly database backups are kept for 35 days, encrypted at rest. [E12]", "E12")),
+ "r_tickets": ("ret", one("Support tickets are kept for 2 years after they are closed; attachments are deleted after 6 months. [E12]", "E12")),
+ "r_analytics": ("ret", one("Product analytics events are kept for 14 months and are pseudonymised. [E12]", "E12")),
+ "r_account": ("ret", one("Customer account data is kept while the account is active. [E12]", "E12")),
+ "r_bullets": ("ret", ("Retention periods:\n- Application logs: 30 days [E12]\n- HTTP access logs: 90 days [E12]\n- Database backups: 35 days [E12]",
+     [("Application logs: 30 days [E12]", ["E12"]), ("HTTP access logs: 90 days [E12]", ["E12"]), ("Database backups: 35 days [E12]", ["E12"])])),
+ "r_finance": ("ret", one("Invoices and booking records that we must keep by law are retained and restricted to the finance team. [E13]", "E13")),
+ "r_hold": ("ret", one("A legal hold suspends deletion of the data it names. [E14]", "E14")),
+ "r_gdpr": ("ret", one("Under GDPR article 17, erasure requests are confirmed within 3 business days. [E13]", "E13")),
+ # runbook
+ "i_ack": ("inc", one("The on-call primary must acknowledge a SEV1 page within 5 minutes and a SEV2 page within 15 minutes. [E22]", "E22")),
+ "i_channel": ("inc", one("The incident commander opens a dedicated channel and posts the severity and a one-line summary. [E22]", "E22")),
+ "i_rollback_cmd": ("inc", one("To roll back the backend, list the releases with `fly releases -a harbor-prod` and redeploy the last good image. [E23]", "E23")),
+ "i_pitr": ("inc", one("To recover data, use Turso point-in-time recovery into a new database, never over the primary. [E23]", "E23")),
+ "i_window": ("inc", one("Restores are only possible within the 30-day recovery window. [E23]", "E23")),
+ "i_postmortem": ("inc", one("Every SEV1 and SEV2 gets a blameless postmortem within 5 business days. [E24]", "E24")),
+ "i_actions": ("inc", one("Each postmortem lists at least one action item with an owner and a due date. [E24]", "E24")),
+ "i_summary": ("inc", one("Customer-facing summaries of SEV1 incidents are published within 2 business days. [E24]", "E24")),
+ "i_sev2": ("inc", one("A SEV2 is a degraded major feature, for example slow payments, with a workaround or limited impact. [E21]", "E21")),
+ "i_sev3": ("inc", one("SEV3 covers minor defects with no customer impact beyond inconvenience, handled in normal working hours. [E21]", "E21")),
+ # stack
+ "s_fly": ("stack", one("We host on Fly.io, with Amsterdam as the primary region and Frankfurt as the secondary. [E16]", "E16")),
+ "s_warm": ("stack", one("The secondary region keeps one warm machine for failover. [E16]", "E16")),
+ "s_staging": ("stack", one("Staging runs on a single machine in Amsterdam. [E16]", "E16")),
+ "s_writes": ("stack", one("Writes always go to the primary database, while reads may be served by a replica. [E17]", "E17")),
+ "s_export": ("stack", one("A nightly export at 02:00 UTC is copied to object storage and kept for 35 days. [E17]", "E17")),
+ "s_web": ("stack", one("The web client is built with SvelteKit and deployed as static assets behind the same Fly.io app. [E18]", "E18")),
+ "s_mobile": ("stack", one("The mobile clients are written in Swift for iOS 16 and later and Kotlin for Android 10 and later. [E18]", "E18")),
+ "s_redis": ("stack", one("Upstash Redis in eu-west-1 handles rate limiting and sessions. [E18]", "E18")),
+ "s_canary": ("stack", one("Each deploy first updates one canary machine and watches its error rate for 15 minutes. [E19]", "E19")),
+ "s_rolling": ("stack", one("If the canary's 5xx rate stays below 1%, the remaining machines are updated with a rolling strategy. [E19]", "E19")),
+ "s_deploytime": ("stack", one("A full production deploy takes about 10 minutes. [E19]", "E19")),
+ "s_migrations": ("stack", one("Database migrations run before the canary step and must be backwards compatible with the previous release. [E19]", "E19")),
+ "s_actions": ("stack", one("Deploys run from GitHub Actions on every merge to main. [E19]", "E19")),
+ # mobile
+ "m_branch": ("mob", one("Releases are cut from the release branch on the previous Thursday. [E25]", "E25")),
+ "m_needs": ("mob", one("A release needs a green CI run, a manual smoke test on a physical iPhone and Android device, and sign-off from the mobile lead. [E25]", "E25")),
+ "m_halt": ("mob", one("A rollout stage is halted if the crash-free rate drops below 99.5% [E25, E26].", "E25", "E26")),
+ "m_rules": ("mob", one("Business rules are not implemented in the mobile clients, because a release reaches most users only after 2 to 5 days. [E26]", "E26")),
+ "m_update": ("mob", one("When the API answers 426, the app asks the user to update. [E26]", "E26")),
+ "m_hotfix": ("mob", one("Hotfixes that cannot wait for the next train need approval from the CTO. [E26]", "E26")),
+ "o_secondary": ("oncall", one("If the primary hasn't acknowledged a page within 10 minutes, the secondary takes over. [E7]", "E7")),
+ "o_handover": ("oncall", one("Handover happens every Monday at 10:00 CET in a 15-minute call, where the outgoing primary walks through open incidents and alerts. [E7]", "E7")),
+ "o_shadow": ("oncall", one("Before their first week as primary, new engineers shadow two rotations. [E7]", "E7")),
+ "o_sev2": ("oncall", one("SEV2 pages have to be acknowledged within 15 minutes. [E8]", "E8")),
+ "o_laptop": ("oncall", one("For a SEV1 page you need to be at a laptop with connectivity within 15 minutes. [E8]", "E8")),
+ "o_page_pay": ("oncall", one("Pages outside working hours are paid EUR 50 per incident, plus 150% of the hourly rate for time worked. [E9]", "E9")),
+ "o_night": ("oncall", one("After a night page between 23:00 and 07:00 CET that took more than an hour, the engineer can start at noon the next day or take the morning off. [E9]", "E9")),
+ "o_noisy": ("oncall", one("An alert that paged twice in one rotation without needing action must be fixed or downgraded by the next handover. [E10]", "E10")),
+ "o_ticket": ("oncall", one("The outgoing primary is responsible for filing the ticket. [E10]", "E10")),
+ "o_multi": ("oncall", many("On-call works like this:\n\n- **Rotation:** weekly, with the handover on Monday at 10:00 CET [E7].\n- **Pay:** EUR 250 per week as primary and EUR 100 per week as secondary [E9].\n- **Response:** SEV1 pages must be acknowledged within 5 minutes [E8].",
+        "Rotation: weekly, with the handover on Monday at 10:00 CET [E7].", "Pay: EUR 250 per week as primary and EUR 100 per week as secondary [E9].", "Response: SEV1 pages must be acknowledged within 5 minutes [E8].")),
+ "rl_headers": ("rate", one("Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers. [E3]", "E3")),
+ "rl_body": ("rate", one("The 429 response has a JSON body with the error rate_limited and a retry_after value. [E3]", "E3")),
+ "rl_refill": ("rate", one("The token bucket refills continuously, and the burst is the bucket size. [E2]", "E2")),
+ "rl_bookings": ("rate", one("Booking creation (POST /api/v2/bookings) is capped at 30 requests per minute per user on every plan, with a burst of 10. [E2]", "E2")),
+ "rl_unauth_ip": ("rate", one("For unauthenticated calls, the token bucket is kept per IP address. [E2]", "E2")),
+ "rl_marked": ("rate", one("After the fifth failed delivery, the endpoint is marked failing and the account owner is notified. [E4]", "E4")),
+ "rl_schedule": ("rate", one("Retries happen after 1 minute, 10 minutes, 1 hour, 6 hours and 17 hours. [E4]", "E4")),
+ "rl_timeout": ("rate", one("A delivery counts as failed on any non-2xx answer or a timeout of 10 seconds. [E4]", "E4")),
+ "rl_multi": ("rate", many("Here is how rate limiting works. Limits use a token bucket per key, stored in Upstash Redis [E2]. When you exceed a limit, the API answers 429 Too Many Requests with a Retry-After header [E3]. Clients must back off for at least the Retry-After value [E3].",
+        "Limits use a token bucket per key, stored in Upstash Redis [E2].", "When you exceed a limit, the API answers 429 Too Many Requests with a Retry-After header [E3].", "Clients must back off for at least the Retry-After value [E3].")),
+ "rl_enterprise": ("rate", one("Enterprise customers can ask their account manager for a higher limit. [E5]", "E5")),
+ "i_multi": ("inc", many("1. Acknowledge the page: within 5 minutes for SEV1 and 15 minutes for SEV2 [E22].\n2. The first responder becomes incident commander [E22].\n3. Escalate to the CTO by phone if a SEV1 is not mitigated within 30 minutes [E22].",
+        "Acknowledge the page: within 5 minutes for SEV1 and 15 minutes for SEV2 [E22].", "The first responder becomes incident commander [E22].", "Escalate to the CTO by phone if a SEV1 is not mitigated within 30 minutes [E22].")),
+ "i_prefer": ("inc", one("You should prefer a rollback over a forward fix. [E23]", "E23")),
+ "i_switch": ("inc", one("After verifying the recovered database, switch the DATABASE_URL secret. [E23]", "E23")),
+ "i_review": ("inc", one("Postmortems are reviewed in the weekly engineering meeting. [E24]", "E24")),
+ "s_db_multi": ("stack", many("**Database:** Turso (libSQL, a fork of SQLite) [E17]. The primary is in ams, with read replicas in fra and iad [E17]. Point-in-time recovery covers the last 30 days [E17].",
+        "Database: Turso (libSQL, a fork of SQLite) [E17].", "The primary is in ams, with read replicas in fra and iad [E17].", "Point-in-time recovery covers the last 30 days [E17].")),
+ "s_tigris": ("stack", one("Object storage is Tigris, in the bucket harbor-prod-assets. [E18]", "E18")),
+ "s_uvicorn": ("stack", one("Each machine runs 4 Uvicorn workers. [E18]", "E18")),
+ "s_lag": ("stack", one("Replica reads can lag the primary by up to one second. [E17]", "E17")),
+ "s_machines": ("stack", one("Production machines are shared-cpu-2x with 1 GB of RAM each. [E16]", "E16")),
+ "r_confirm_multi": ("ret", many("Erasure requests are confirmed within 3 business days [E13] and completed within 30 days [E13].",
+        "Erasure requests are confirmed within 3 business days [E13]", "and completed within 30 days [E13].")),
+ "r_reviewed": ("ret", one("The retention policy is reviewed yearly. [E11]", "E11")),
+ "r_truncate": ("ret", one("IP addresses in HTTP access logs are truncated to /24 for IPv4 or /48 for IPv6 after 7 days. [E12]", "E12")),
+})
+
+KNOWN_GAPS = {
+    "sev1_def", "hotfix",
+    # the verifier reads these rows of the retention table below its bar (0.48-0.56)
+    "r_logs", "r_access", "r_tickets", "r_account", "r_truncate",
+    # a list of conditions or examples the splitter leaves as fragments; a claim that reads a word the evidence
+    # does not use ("covers", "counts as failed", "Retries happen"); a bound read on a condition ("drops below
+    # 99.5%" over "at or above 99.5%"); an opening plural read as a name ("Pages ...")
+    "i_sev2", "i_multi", "o_noisy", "i_sev3", "rl_timeout", "rl_schedule", "m_halt", "o_page_pay",
+}
 
 
 def envelope(text: str, claims, mode: str, flags) -> dict:
