@@ -246,9 +246,41 @@ def _split_conjunction(text: str) -> list[str] | None:
             if first in ("it", "they", "this") and (subject := subject_of(left)):
                 right = subject + right[len(_words(right)[0]):]  # "X is safe but it causes nausea": it = X
             return [left, right]
+        if has_clause(left) and starts_with_verb(right) and \
+                (passive := _passive_predicate(left, right, match.group(1).lower())):
+            return [left, passive]  # "... must be fixed or downgraded by ...": "... must be downgraded by ..."
         if has_clause(left) and starts_with_verb(right) and (subject := subject_of(left)):
             return [left, f"{subject} {right}"]
     return None
+
+
+# The left clause's last auxiliaries before its participle ("must be fixed", "was founded", "has not been sold"):
+# a right-hand participle ("or downgraded by ...") shares them and the words before them, which are the subject,
+# relative clause and all ("Any alert that paged twice ... must be"). Read so only where it cannot be an active past
+# tense: after "or" ("fixed or downgraded"), before "by" (its agent), or alone; "... was released to acclaim and
+# earned over $3 million" is active.
+_AUXILIARY_CHAIN = re.compile(r"\b((?:must|can|may|should|will|shall|would|could|might|is|are|was|were|has|have|had)"
+                              r"(?:\s+(?:not|be|been|being))*)\s+(?:[a-z]+ly\s+)?(?!been\b)[a-z]+(?:ed|en|wn|ne)\b",
+                              re.IGNORECASE)
+_PARTICIPLE = re.compile(r"^[a-z]+(?:ed|en|wn|ne)$")
+
+
+def _passive_predicate(left: str, right: str, conjunction: str) -> str | None:
+    """The right-hand participle with the left clause's subject and auxiliaries, when it reads as a passive."""
+    right_words = [w.lower() for w in _words(right)]
+    first = right_words[0]
+    if not (_PARTICIPLE.match(first) or first in IRREGULAR_PAST) or first in AUXILIARIES:
+        return None
+    if not (conjunction == "or" or len(right_words) == 1 or right_words[1] == "by"):
+        return None
+    chains = list(_AUXILIARY_CHAIN.finditer(left))
+    if not chains:
+        return None
+    chain = chains[-1]
+    if conjunction != "or" and re.search(r"\bnot\b", chain.group(1), re.IGNORECASE):
+        return None  # "was not produced by X and directed by Y": whether the "not" carries over is not known
+    subject = left[:chain.start()].strip().rstrip(",")
+    return f"{subject} {chain.group(1)} {right}" if subject else None
 
 
 def is_verb_after(text: str, offset: int) -> bool:
