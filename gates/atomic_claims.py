@@ -85,10 +85,11 @@ def is_verb(word: str) -> bool:
 
 
 def has_clause(text: str) -> bool:
-    """A subject and a finite verb: some word before the first verb, and a verb."""
+    """A subject and a finite verb: some word before the first verb, and a verb. A word after a number is its unit
+    ("5 minutes", "3 times"), whatever its ending."""
     ws = _words(text)
     for index, word in enumerate(ws):
-        if is_verb(word):
+        if is_verb(word) and not (index and _NUMBER.fullmatch(ws[index - 1])):
             return index >= 1 and ws[0].lower() not in AUXILIARIES
     return False
 
@@ -323,10 +324,13 @@ def _split_numbers(text: str) -> list[str] | None:
     left, right = text[: match.start()], _core(text[match.end():])
     if not _NUMBER.match(right.lstrip("~ ")) and not re.match(r"(?:about|around|up to|at most|at least)\s+[$€£]?\d", right, re.IGNORECASE):
         return None
-    numbers = list(_NUMBER.finditer(left))
+    # not the digits of a code ("SEV1", "H5N1"): they are part of a name
+    numbers = [m for m in _NUMBER.finditer(left) if not (m.start() and left[m.start() - 1].isalpha())]
     if not numbers or has_clause(right):
         return None
     prefix = left[: numbers[-1].start()]
+    if re.search(r"\bbetween\s*$", prefix, re.IGNORECASE):
+        return None  # "between $2,500 and $4,999": one range, not two numbers
     prefix = re.sub(r"(?:about|around|up to|at most|at least)\s*$", "", prefix.rstrip(), flags=re.IGNORECASE).rstrip()
     if len(_words(prefix)) < 2:
         return None

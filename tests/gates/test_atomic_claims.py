@@ -27,6 +27,11 @@ from controlplane.gates.atomic_claims import atomic_texts, split_atomic
          "handover.", ["Any alert that paged twice in one rotation without needing action must be fixed.",
                        "Any alert that paged twice in one rotation without needing action must be downgraded by the "
                        "next handover."], "R3"),
+        # found by rewording the example corpus's runbook: "minutes" after a number was read as a verb, so the
+        # second number's clause lost the words it shares ("15 minutes for SEV2.")
+        ("Acknowledge the page: within 5 minutes for SEV1 and 15 minutes for SEV2.",
+         ["Acknowledge the page: within 5 minutes for SEV1.", "Acknowledge the page: within 15 minutes for SEV2."],
+         "R3-numbers"),
         ("The claim was reviewed in May and approved by the board.",
          ["The claim was reviewed in May.", "The claim was approved by the board."], "R3"),
         ("The film was released to acclaim and earned over $3 million.",  # an active past tense
@@ -64,6 +69,8 @@ def test_rules_split_compound_claims(text, expected, rule):
         "Time worked is paid at one and a half times the hourly rate.",
         "The flight takes 2 and a half hours.",
         "Pages pay EUR 50 each, plus time worked at one and a half times the hourly rate.",
+        # one range; "last" after a number is no verb, so only the range guard keeps it whole
+        "A few alumni gave between $2,500 and $4,999 last year.",
     ],
 )
 def test_atomic_claims_stay_whole(text):
