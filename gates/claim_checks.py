@@ -173,9 +173,6 @@ def folded(word: str) -> str:
 _DIGIT = re.compile(r"\d")
 _LETTER_RUN = re.compile(r"[a-z]+")
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
-
-
-_NO_BEFORE = re.compile(r"\bno[\s-]$", re.IGNORECASE)
 # A number token starts at most a currency code and a space before its first digit
 _BEFORE_A_DIGIT = 8
 
@@ -202,6 +199,8 @@ def _number_words(text: str) -> Iterator[re.Match[str]]:
             position = match.end()
 
 
+# "no one", "no-one": nobody, not the number 1
+_NO_BEFORE = re.compile(r"\bno[\s-]$", re.IGNORECASE)
 # "one and a half", "2 and a half": one number, which was read as "one" and "half"
 _AND_A_HALF = re.compile(r"\b(?P<whole>\d+|" + _UNDER_HUNDRED + r")\s+and\s+a\s+half\b(?:\s+(?P<unit>[A-Za-z]+))?",
                          re.IGNORECASE)
@@ -886,15 +885,17 @@ _FINITE_VERB = re.compile(r"\s(?:is|are|was|were|has|have|had|can|cannot|must|wi
 _SUBJECT_WORDS = 8
 
 
-_ASIDE = re.compile(r"\(([^()]*\s[^()]*)\)")
-
-
 def _subject_of(clause: str) -> str:
     verb = _FINITE_VERB.search(clause)
     subject = clause[:verb.start()].strip() if verb else ""
     if not subject or len(subject.split()) > _SUBJECT_WORDS or _PRONOUN_SUBJECT.fullmatch(subject):
         return ""
     return subject
+
+
+# An aside in parentheses of two words or more ("(never over the primary)") is a statement of its own; a one-word
+# one ("(SEV3)", "(ams)") names or glosses the word before it and stays in place
+_ASIDE = re.compile(r"\(([^()]*\s[^()]*)\)")
 
 
 def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
@@ -912,8 +913,7 @@ def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
         if subject and (opening := _PRONOUN_SUBJECT.match(clause)):
             clause = subject + clause[opening.end():]  # "...; it expires ..." of the clause before's subject
         subject = _subject_of(clause)
-        # an aside in parentheses of two words or more ("(never over the primary)") is a statement of its own
-        parts += [aside.group(1) for aside in _ASIDE.finditer(clause)]
+        parts += [aside.group(1) for aside in _ASIDE.finditer(clause)]  # "(never over the primary)"
         clause = _ASIDE.sub(" ", clause)
         for part in _BUT_NEW_SUBJECT.split(clause) if but_clauses else [clause]:
             contrast = _CONTRAST.search(part)
