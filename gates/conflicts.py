@@ -191,10 +191,23 @@ def deterministic_conflict(item_text: str, claim_text: str, overlap: float = SAM
         found = check_numbers(sentence, claim_text)
         if found:
             return "numbers", found[0].detail
-    found = [f for f in check_negation(sentence, claim_text) if _polarity_in_scope(f, sentence, claim_text)]
+    asserted = _without_conditions(sentence)
+    found = [f for f in check_negation(asserted, claim_text) if _polarity_in_scope(f, asserted, claim_text)]
     if found:
         return "negation", found[0].detail
     return None
+
+
+# A condition asserts nothing: "Refunds are issued within 14 days if the item was not used." states that refunds are
+# issued (on a condition), not that any item was or was not used; its "not" would cancel the "not" of "Refunds are
+# not issued ...", and its words would be read as stated. The item's polarity is its sentence's without them: a
+# clause opened by "if" / "unless" / "provided (that)" up to the next comma, semicolon or the end.
+_CONDITION = re.compile(r"(?:,\s*|\s+)\b(?:if|unless|provided(?:\s+that)?)\b[^,;.]*", re.IGNORECASE)
+
+
+def _without_conditions(sentence: str) -> str:
+    kept = _CONDITION.sub("", sentence)
+    return kept if content_stem_set(kept) else sentence
 
 
 def _overlap(item_text: str, claim_text: str) -> float:

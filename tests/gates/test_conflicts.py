@@ -227,6 +227,23 @@ def test_a_fragment_or_a_negation_of_something_else_is_no_deterministic_conflict
     assert deterministic_conflict(copied.format("before"), copied.format("after"))[0] == "negation"
 
 
+def test_a_condition_of_the_other_item_states_nothing_it_could_conflict_with():
+    """Found while reading conflicts over the example LLC tax notes: a condition's words were read as stated, so
+    "The item was used." conflicted with "Refunds are issued within 14 days if the item was not used.", and the
+    condition's "not" cancelled the claim's, so "Refunds are not issued within 14 days." did not. A condition ("if
+    ...", "unless ...") asserts nothing; the rule itself still can conflict. (The tax notes' own false conflict,
+    "The LLC has not filed Form 8832 ..." against "... unless it files Form 8832 ...", is the verifier's, P(contradiction)
+    0.76, and is left as it is.)"""
+    irs = ("An LLC with at least two members is classified as a partnership for federal income tax purposes unless "
+           "it files Form 8832 and elects to be treated as a corporation.")
+    assert deterministic_conflict(irs, "The LLC has not filed Form 8832 or Form 2553.") is None
+    refunds = "Refunds are issued within 14 days if the item was not used."
+    assert deterministic_conflict(refunds, "The item was used.") is None
+    assert deterministic_conflict(refunds, "Refunds are not issued within 14 days.")[0] == "negation"
+    assert deterministic_conflict(irs, "An LLC with at least two members is not classified as a partnership for "
+                                       "federal income tax purposes.")[0] == "negation"
+
+
 def test_all_claims_are_scored_in_one_backend_call_and_no_pair_twice():
     backend = OverlapNliBackend()
     env = envelope([("The public API allows 100 requests per minute per key [E1].", ["E1"]),
