@@ -30,3 +30,8 @@ def plane_answering(directory: Path, output: dict) -> ControlPlane:
     path = directory / f"script_{len(list(directory.iterdir()))}.jsonl"
     path.write_text("\n".join(json.dumps(output) for _ in range(3)) + "\n", encoding="utf-8")
     return ControlPlane(model=ScriptedModel(path), db=False, critic=False)
+
+
+def one(text: str, *ids: str) -> tuple[str, list[tuple[str, list[str]]]]:
+    """An answer that is one claim, citing ``ids``: (assistant_text, [(claim text, ids)])."""
+    return text, [(text, list(ids))]

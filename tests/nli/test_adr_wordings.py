@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.nli.shipped_pipeline import needs_shipped_verifier
+from controlplane.pytest_plugin import GateHarness
+from tests.nli.shipped_pipeline import needs_shipped_verifier, one
 
 pytestmark = needs_shipped_verifier
 
@@ -42,16 +43,8 @@ S2 = "Clients render state and collect input."
 
 
 def envelope(text: str, claims: list[tuple[str, list[str]]]) -> dict:
-    claim_map = [{"claim_id": f"c{i}", "text": c, "evidence_ids": ids, "status": "FACTUAL"}
-                 for i, (c, ids) in enumerate(claims, 1)]
-    return {"assistant_text": text, "meta": {
-        "modeLabel": "System", "domainFlags": ["architecture", "requires_retrieval"], "claim_map": claim_map,
-        "citations": [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in claim_map],
-        "used_evidence_ids": sorted({e for _, ids in claims for e in ids})}}
-
-
-def one(text: str, *ids: str) -> tuple[str, list[tuple[str, list[str]]]]:
-    return text, [(text, list(ids))]
+    """The answer as the ask path's model gives it: architecture, requiring retrieval."""
+    return GateHarness.envelope(text, claims, mode="System", domain_flags=["architecture", "requires_retrieval"])
 
 
 FAITHFUL = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from controlplane.pytest_plugin import GateHarness
 from tests.nli.shipped_pipeline import needs_shipped_verifier
 
 pytestmark = needs_shipped_verifier
@@ -19,11 +20,8 @@ B = "Its budget is 2.4 million euros."
 
 
 def envelope(text: str, claims: list[str]) -> dict:
-    claim_map = [{"claim_id": f"c{i + 1}", "text": c, "evidence_ids": ["E1"], "status": "FACTUAL"}
-                 for i, c in enumerate(claims)]
-    return {"assistant_text": text, "meta": {"modeLabel": "Ida", "domainFlags": [], "claim_map": claim_map,
-        "citations": [{"claim_id": f"c{i + 1}", "evidence_ids": ["E1"]} for i in range(len(claims))],
-        "used_evidence_ids": ["E1"]}}
+    """Every claim cites E1."""
+    return GateHarness.envelope(text, [(claim, ["E1"]) for claim in claims], mode="Ida")
 
 
 def one(text: str) -> tuple[str, list[str]]:

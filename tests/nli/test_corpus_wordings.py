@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.nli.shipped_pipeline import needs_shipped_verifier
+from controlplane.pytest_plugin import GateHarness
+from tests.nli.shipped_pipeline import needs_shipped_verifier, one
 
 pytestmark = needs_shipped_verifier
 
@@ -37,10 +38,6 @@ def corpus_evidence() -> tuple[list[dict], dict[str, str]]:
                              "trust_tier": "authoritative"})
             page_of[item_id] = page
     return evidence, page_of
-
-
-def one(text: str, *ids: str) -> tuple[str, list[tuple[str, list[str]]]]:
-    return text, [(text, list(ids))]
 
 
 CASES = {
@@ -197,15 +194,6 @@ KNOWN_GAPS = {
 }
 
 
-def envelope(text: str, claims, mode: str, flags) -> dict:
-    claim_map = [{"claim_id": f"c{i}", "text": c, "evidence_ids": ids, "status": "FACTUAL"}
-                 for i, (c, ids) in enumerate(claims, 1)]
-    return {"assistant_text": text, "meta": {
-        "modeLabel": mode, "domainFlags": list(flags), "claim_map": claim_map,
-        "citations": [{"claim_id": c["claim_id"], "evidence_ids": c["evidence_ids"]} for c in claim_map],
-        "used_evidence_ids": sorted({e for _, ids in claims for e in ids})}}
-
-
 def respond(plane_for, name: str):
     """The answer over its page's chunks, in the mode the router decides (learnt from a first reply, as a model is
     told it in its prompt)."""
@@ -213,10 +201,10 @@ def respond(plane_for, name: str):
     evidence, page_of = corpus_evidence()
     pages = {page_of[e] for _, ids in claims for e in ids}
     evidence = [item for item in evidence if page_of[item["id"]] in pages]
-    first = plane_for(envelope(text, claims, "System", ["requires_retrieval"])).respond(Q[topic], evidence=evidence)
+    first = plane_for(GateHarness.envelope(text, claims, domain_flags=["requires_retrieval"])).respond(Q[topic], evidence=evidence)
     if first.mode == "System" and list(first.domain_flags) == ["requires_retrieval"]:
         return first
-    return plane_for(envelope(text, claims, first.mode, first.domain_flags)).respond(Q[topic], evidence=evidence)
+    return plane_for(GateHarness.envelope(text, claims, mode=first.mode, domain_flags=first.domain_flags)).respond(Q[topic], evidence=evidence)
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - KNOWN_GAPS))
