@@ -78,6 +78,7 @@ def section_after(text: str, sentence: Sentence) -> tuple[int, int] | None:
 
 # The answer's opening "Here is how ... works." introduces all that follows it
 _HERE_IS = re.compile(r"[*_]*here(?:'s|\u2019s|\s+is|\s+are)\b", re.IGNORECASE)
+_LEADING_SPACE = re.compile(r"\s*")
 
 
 def introduced_span(text: str, sentence: Sentence) -> tuple[int, int] | None:
@@ -86,7 +87,8 @@ def introduced_span(text: str, sentence: Sentence) -> tuple[int, int] | None:
     of the answer."""
     if _ends_with_colon(sentence.text) and (span := list_after(text, sentence)) is not None:
         return span
-    if not text[:sentence.start].strip() and _HERE_IS.match(sentence.text.lstrip()) and sentence.end < len(text):
+    if _HERE_IS.match(sentence.text.lstrip()) and sentence.end < len(text) and \
+            _LEADING_SPACE.match(text).end() >= sentence.start:  # the first sentence, without copying what precedes it
         return sentence.end, len(text)
     return section_after(text, sentence) if sentence.text.lstrip(" ").startswith("#") else None
 
