@@ -206,6 +206,9 @@ _AND_A_HALF = re.compile(r"\b(?P<whole>\d+|" + _UNDER_HUNDRED + r")\s+and\s+a\s+
                          re.IGNORECASE)
 
 
+_STATUS_CLASS = re.compile(r"\d[xX]{2}\b")
+
+
 @dataclass(frozen=True)
 class Quantity:
     value: float
@@ -299,9 +302,11 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         raw = m.group("num")
         if in_a_half(m.start("num")):
             continue
-        # skip digits glued to letters (COVID-19, A1, H5N1) and ordinals (1st, 2nd)
+        # skip digits glued to letters (COVID-19, A1, H5N1), ordinals (1st, 2nd) and status classes ("5xx": the HTTP
+        # 500s, not five of anything)
         before = text[m.start("num") - 1] if m.start("num") > 0 else " "
-        if before.isalpha() or before == "-" and m.start("num") > 1 and text[m.start("num") - 2].isalpha():
+        if before.isalpha() or before == "-" and m.start("num") > 1 and text[m.start("num") - 2].isalpha() or \
+                _STATUS_CLASS.match(text, m.start("num")):
             continue
         value = float(raw.replace(",", ""))
         if len(raw) == 2 and (first_year := _YEAR_BEFORE_SPAN.search(text[max(0, m.start("num") - 8):m.start("num")])):
@@ -457,7 +462,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
-        findings = _moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
+        findings = (_moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
+                    or _value_of_another_statement(evidence_text, claim_text))
     return findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
 
 
@@ -635,6 +641,75 @@ def _moved_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     return findings
 
 
+# Parallel statements, as the evidence lays them out: the rows of a table, each about its first cell, and the items
+# of a list, each about its label before a colon ("- SEV1 pages: acknowledge within 5 minutes ...").
+_LIST_LABEL = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<label>[^:|]{1,40}?):\s")
+
+
+def _row_cells(sentence: str) -> list[str] | None:
+    cells = [cell.strip() for cell in sentence.strip().strip("|").split("|")]
+    return cells if sentence.strip().startswith("|") and len(cells) > 2 else None
+
+
+def _code_words(text: str) -> frozenset[str]:
+    return frozenset(f"{family}{number}" for family, number in _codes(text))
+
+
+def _named(text: str) -> frozenset[str]:
+    return content_stem_set(text) | _code_words(text)
+
+
+def _parallel_value(sentence: str, claimed: Quantity, stated_in: dict[int, list[Quantity]],
+                    stated: Sequence[Quantity]) -> tuple[frozenset[str], Quantity | None]:
+    """What ``sentence`` is about (a row's first cell, an item's label) and the value it gives where the evidence
+    states the claimed one elsewhere: in a row, the cell of a column that holds the claimed value in another row; in
+    a list item, a number of the same unit or another duration."""
+    if cells := _row_cells(sentence):
+        for column, cell in enumerate(cells[1:], start=1):
+            if column in stated_in:
+                other = next((q for q in quantities(cell) if not _close(q.value, claimed.value, 1e-9)), None)
+                if other is not None:
+                    return _named(cells[0]), other
+        return frozenset(), None
+    if label := _LIST_LABEL.match(sentence):
+        units = {claimed.unit, *(q.unit for q in stated)} - {""}
+        other = next((q for q in quantities(sentence[label.end():]) if not _close(q.value, claimed.value, 1e-9) and
+                      (q.kind == claimed.kind == "time" or q.unit in units)), None)
+        return _named(label["label"]), other
+    return frozenset(), None
+
+
+def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for a claim of one value that names a row or list item of the evidence which gives another
+    value, where the evidence states the claimed value of something else: over a table, "Enterprise plan keys get
+    600 requests per minute." takes the Standard row's 600, and over a list "SEV2 pages must be acknowledged within
+    5 minutes." the SEV1 item's. The claim names the other row's first cell or the other item's label, which no
+    sentence that states the value holds; the verifier reads such a claim as entailed (0.73, 0.67)."""
+    claimed_values = quantities(claim_text)
+    if len(claimed_values) != 1:
+        return []  # a claim of several values binds each to its own words: not read here
+    claimed = claimed_values[0]
+    rel = 0.10 if claimed.approx else 1e-9
+    holding, stated, stated_in = [], [], {}
+    for sentence in sentence_texts(evidence_text):
+        cells = _row_cells(sentence) or [sentence]
+        for column, cell in enumerate(cells):
+            if same := [q for q in quantities(cell) if _close(q.value, claimed.value, rel)]:
+                holding.append(sentence)
+                stated += same
+                stated_in.setdefault(column if len(cells) > 1 else -1, []).extend(same)
+    if not holding:
+        return []
+    named = _named(claim_text) - frozenset().union(*map(_named, holding))
+    for sentence in sentence_texts(evidence_text):
+        keys, other = _parallel_value(sentence, claimed, stated_in, stated)
+        if keys & named and other is not None:
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim gives {claimed.text!r} to {sorted(keys & named)}; the evidence gives them "
+                                 f"{other.text!r} and states {claimed.text!r} of something else")]
+    return []
+
+
 # A number's rate: what it is counted per. "EUR 50 per incident" is not "EUR 50 per hour", though the value is the
 # evidence's and the moved-number check binds the noun after a number, which here is a unit or nothing.
 _RATE_ADVERBS = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week", "monthly": "month",
@@ -803,6 +878,16 @@ def is_negative_word(word: str) -> bool:
     return word in NEGATIONS or word.endswith("n't")
 
 
+def _non_before_what_the_other_says(ws: Sequence[str], index: int, other_words: Sequence[str]) -> bool:
+    """Whether ``ws[index]`` is a "non-" the words split off a number or a code ("non-2xx": "non-", "2", "xx") that
+    the other text says without it: a negation by prefix, as "unpaid" is of "paid"."""
+    if ws[index] != "non-":
+        return False
+    code = list(ws[index + 1:index + 3])
+    return bool(code) and any(list(other_words[j:j + len(code)]) == code and (j == 0 or other_words[j - 1] != "non-")
+                              for j in range(len(other_words)))
+
+
 def _negation_count(text: str, other: str = "", describing: Collection[str] = (), anywhere: bool = False) -> int:
     """The negations of a text: negative words, "n't", and words that negate by prefix what ``other`` says, unless
     the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing). A quoted
@@ -812,13 +897,15 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
     titles = _titles(text) | _titles(other)  # quoted on one side, a title is one on both ("The Man Nobody Knows")
     if titles:
         text, other = _without_titles(text, titles), _without_titles(other, titles)
-    ws, other_words = words(text), set(words(other))
+    ws, other_sequence = words(text), words(other)
+    other_words = set(other_sequence)
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems
     return sum(1 for i, w in enumerate(ws)
                if (is_negative_word(w) and not _negates_nothing(ws, i) and
                    not (w in describing and (anywhere or _describes_its_noun(ws, i)))) or
-               (w not in other_words and prefix_negated(w, other_stems)))
+               (w not in other_words and prefix_negated(w, other_stems)) or
+               _non_before_what_the_other_says(ws, i, other_sequence))
 
 
 # Negative participles that also describe a noun: "failed webhook deliveries", "each denied claim". Put before the
@@ -1202,6 +1289,35 @@ def _generic_for_each(claim_words: Sequence[str], sentence_words: Sequence[str])
         for i in quantified)
 
 
+# A universal quantifier that stands before what it quantifies ("each engineer", "every machine", "all of the
+# keys"); "always", "everyone" and "universally" quantify no noun of their own, and "any" as often asks or supposes
+# ("at any time", "if any further threats are present") as it quantifies.
+_UNIVERSALS_BEFORE_A_NOUN = frozenset({"each", "every", "all", "entire"})
+_BETWEEN_UNIVERSAL_AND_NOUN = frozenset({"the", "of", "our", "its", "their", "these", "those", "his", "her", "your",
+                                         "my", "this", "that"})
+_NOUN_WORDS = 2  # the noun, or an adjective and the noun ("every new machine")
+
+
+def _universals_in_their_sentences(claim_words: Sequence[str], sentences: Sequence[str]) -> bool:
+    """Whether each universal quantifier of the claim before a noun stands, in the evidence, in a sentence that names
+    that noun and quantifies universally or generically (``_generic_for_each``). Over a pair of sentences read as one,
+    "Every page ... is paid at EUR 50." beside "On-call pay is EUR 250 per week as primary ..." does not make "Each
+    engineer is paid EUR 250 per week." a restatement: the "every" quantifies pages, in the other sentence."""
+    readings = [(words(sentence), content_stem_set(sentence)) for sentence in sentences]
+    for index, word in enumerate(claim_words):
+        if word not in _UNIVERSALS_BEFORE_A_NOUN or (index and claim_words[index - 1] == "not"):
+            continue  # "not every page" quantifies no more than "some pages"
+        start = index + 1
+        while start < len(claim_words) and claim_words[start] in _BETWEEN_UNIVERSAL_AND_NOUN:
+            start += 1
+        named = content_stem_set(" ".join(claim_words[start:start + _NOUN_WORDS]))
+        if named and not any(named & stems and (_quantifier_rank(list(sentence_words)) == 4 or
+                                                _generic_for_each(claim_words[index:start + 1], sentence_words))
+                             for sentence_words, stems in readings):
+            return False
+    return True
+
+
 def _population_phrases(text: str) -> dict[str, set[str]]:
     """population noun stem -> modifiers directly before it (up to two words)."""
     ws = words(text)
@@ -1231,7 +1347,9 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     cw, ew = words(claim_text), words(ref)
     # quantifier strength
     c_rank, e_rank = _quantifier_rank(cw), _quantifier_rank(ew)
-    if (c_rank == 4 and e_rank < 4 and not _generic_for_each(cw, ew)) or (c_rank > e_rank > 0):
+    if (c_rank == 4 and e_rank < 4 and not _generic_for_each(cw, ew)) or (c_rank > e_rank > 0) or (
+            c_rank == 4 and ref is sentence and len(pair := sentence_texts(ref)) > 1 and
+            not _universals_in_their_sentences(cw, pair)):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "quantifier",
                                      f"claim quantifier {sorted(_has_any(cw, QUANTIFIER_RANK))} is stronger than the "
                                      f"evidence's {sorted(_has_any(ew, QUANTIFIER_RANK)) or 'none'}"))

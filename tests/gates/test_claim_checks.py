@@ -455,6 +455,33 @@ def test_each_for_an_a_that_is_not_generic_is_still_a_stronger_quantifier(claim)
     assert codes(check_qualifiers(DEPLOYS, claim)) == {ReasonCode.QUALIFIER_DRIFT}
 
 
+COMPENSATION = ("- On-call pay is EUR 250 per week as primary and EUR 100 per week as secondary.\n"
+                "- Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
+                "hourly rate.")
+STACK_DEPLOYS = ("Deploys run from GitHub Actions on every merge to `main`. A deploy first updates 1 canary machine "
+                 "and watches its error rate for 15 minutes; if the 5xx rate stays below 1%, the remaining machines "
+                 "are updated with a rolling strategy.")
+
+
+@pytest.mark.parametrize("evidence, claim", [
+    # lies shown verified over the example corpus: the claim's words are spread over two sentences, and the "every"
+    # that licensed its universal quantifies the other sentence's noun ("Every page", "every merge")
+    (COMPENSATION, "Each engineer is paid EUR 250 per week."),
+    (STACK_DEPLOYS, "Each deploy first updates every machine at once."),
+])
+def test_a_universal_from_the_other_sentence_of_a_pair_is_a_stronger_quantifier(evidence, claim):
+    assert codes(check_qualifiers(evidence, claim)) == {ReasonCode.QUALIFIER_DRIFT}
+
+
+@pytest.mark.parametrize("evidence, claim", [
+    # the universal stands in the sentence that names what the claim quantifies
+    (COMPENSATION, "Every page outside working hours is paid at EUR 50 per incident."),
+    (STACK_DEPLOYS, "Deploys run on every merge to `main`, and each deploy first updates 1 canary machine."),
+    (STACK_DEPLOYS, "Each deploy first updates 1 canary machine, and deploys run on every merge to `main`."),
+])
+def test_a_universal_in_the_sentence_of_its_noun_holds_in_a_pair(evidence, claim):
+    assert [f for f in check_qualifiers(evidence, claim) if f.check == "quantifier"] == []
+
 ROTATION_PAGE = ("The rotation is weekly; the handover is on Monday at 10:00 CET, in a 15-minute call where the "
                  "outgoing primary walks through open incidents and alerts.")
 
@@ -751,6 +778,64 @@ def test_a_rate_per_another_thing_is_a_number_mismatch(evidence, claim):
 ])
 def test_the_same_rate_or_none_is_no_mismatch(evidence, claim):
     assert check_numbers(evidence, claim) == []
+
+
+LIMITS_TABLE = ("| caller | limit | burst |\n| --- | --- | --- |\n"
+                "| authenticated API key, Standard plan | 600 requests per minute per key | 100 |\n"
+                "| authenticated API key, Enterprise plan | 3,000 requests per minute per key | 500 |\n"
+                "| unauthenticated requests | 60 requests per minute per IP address | 20 |")
+RETENTION_ROWS = ("| data | retention | notes |\n| --- | --- | --- |\n"
+                  "| application logs | 30 days | must not contain message bodies or payment card data |\n"
+                  "| HTTP access logs | 90 days | IP addresses truncated to /24 (IPv4) or /48 (IPv6) after 7 days |")
+RESPONSE_LIST = ("- SEV1 pages: acknowledge within 5 minutes and be at a laptop with connectivity within 15 minutes.\n"
+                 "- SEV2 pages: acknowledge within 15 minutes.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # lies shown verified over the example corpus (the verifier entails them, 0.65-0.76): the value is the
+    # evidence's, of another row or list item than the one the claim names
+    (LIMITS_TABLE, "Enterprise plan keys get 600 requests per minute."),
+    (LIMITS_TABLE, "The Standard plan allows a burst of 500 requests."),
+    (LIMITS_TABLE, "Unauthenticated requests get a burst of 100."),
+    (RETENTION_ROWS, "Application logs are kept for 90 days."),
+    (RETENTION_ROWS, "HTTP access logs are kept for 30 days."),
+    (RESPONSE_LIST, "SEV2 pages must be acknowledged within 5 minutes."),
+])
+def test_the_value_of_another_row_or_list_item_is_a_number_mismatch(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (LIMITS_TABLE, "On the Enterprise plan, an API key gets 3,000 requests per minute and a burst of 500."),
+    (LIMITS_TABLE, "The Enterprise plan allows a burst of 500 requests."),
+    (LIMITS_TABLE, "Standard plan keys get 600 requests per minute."),
+    (RETENTION_ROWS, "Application logs are kept for 30 days."),
+    (RETENTION_ROWS, "IP addresses in HTTP access logs are truncated after 7 days."),
+    (RESPONSE_LIST, "SEV1 pages must be acknowledged within 5 minutes."),
+    (RESPONSE_LIST, "For a SEV1 page you must be at a laptop within 15 minutes."),
+    (RESPONSE_LIST, "SEV2 pages must be acknowledged within 15 minutes."),
+])
+def test_the_value_of_the_row_or_item_the_claim_names_is_no_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
+def test_a_status_class_is_no_number():
+    # "A deploy watches the canary's error rate for 5 minutes." was shown verified over "... for 15 minutes; if the
+    # 5xx rate stays below 1%": "5xx" (the HTTP 500s) was read as the number 5
+    deploys = "A deploy watches its error rate for 15 minutes; if the 5xx rate stays below 1%, the rest follow."
+    assert codes(check_numbers(deploys, "A deploy watches the canary's error rate for 5 minutes.")) == {
+        ReasonCode.NUMBER_MISMATCH}
+    assert check_numbers(deploys, "If the 5xx rate stays below 1%, the rest follow.") == []
+    assert check_numbers("Deliveries are retried on any non-2xx answer.", "Any non-2xx answer is retried.") == []
+
+
+def test_non_before_a_code_negates_it():
+    # "Webhook deliveries are retried on any 2xx answer." over "... on any non-2xx answer": once "2xx" was no number,
+    # only the "non-" told them apart, and the words split it off ("non-", "2", "xx")
+    evidence = "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds."
+    assert codes(check_negation(evidence, "Webhook deliveries are retried on any 2xx answer.")) == {
+        ReasonCode.NEGATION_MISMATCH}
+    assert check_negation(evidence, "Webhook deliveries are retried on any non-2xx answer.") == []
 
 
 HOURLY = "Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the hourly rate."

@@ -5,7 +5,7 @@ verifier. Found by writing these on 2026-12-06: 35 of the 43 were verified at c8
 lead-in lists), 41 now (a participle describing its noun, "No one" read as the evidence's "Nobody", a pronoun clause
 after a semicolon, a negated description named in parentheses); the 2 left are known gaps, asserted still
 unverified, each named in README.md. 71 more were written later that day (below): 60 verified; the known gaps
-are asserted still unverified."""
+are asserted still unverified. 17 lies worded the same ways (``LIES``) are asserted neither verified nor shown."""
 
 from __future__ import annotations
 
@@ -194,10 +194,85 @@ KNOWN_GAPS = {
 }
 
 
-def respond(plane_for, name: str):
+# Lies worded over the same chunks the way the faithful answers above are (bold labels, asides, weekdays, "each",
+# participles, "no one", table cells, "Here is ..."): none may be shown as verified. Two were shown verified until
+# the universal quantifier was read in the sentence of its noun: over a pair of sentences, "Every page ..." had
+# licensed "Each engineer ...", and "every merge" had licensed "every machine".
+LIES = {
+ "L_bold_num": ("oncall", many("- **Pay:** EUR 500 per week as primary [E9].", "Pay: EUR 500 per week as primary [E9].")),
+ "L_bold_neg": ("oncall", many("- **Rotation:** the rotation is not weekly [E7].", "Rotation: the rotation is weekly [E7].")),
+ "L_aside": ("inc", one("Recover data with Turso point-in-time recovery directly over the primary. [E23]", "E23")),
+ "L_aside2": ("inc", one("To recover data, restore over the primary database, then switch the DATABASE_URL secret. [E23]", "E23")),
+ "L_friday": ("oncall", one("The handover happens every Friday at 10:00 CET. [E7]", "E7")),
+ "L_daily": ("oncall", one("The handover happens every day at 10:00 CET. [E7]", "E7")),
+ "L_each_eng": ("oncall", one("Each engineer is paid EUR 250 per week. [E9]", "E9")),
+ "L_each_key": ("rate", one("Each customer gets 600 requests per minute. [E2]", "E2")),
+ "L_failed": ("rate", one("Failed webhook deliveries are not retried. [E4]", "E4")),
+ "L_failed2": ("rate", one("Successful webhook deliveries are retried 5 times with exponential backoff. [E4]", "E4")),
+ "L_noone": ("oncall", one("No one is secondary more than 1 week in 4. [E7]", "E7")),
+ "L_backups": ("ret", one("Data held only in backups is restored selectively. [E13]", "E13")),
+ "L_backups2": ("ret", one("Data held only in backups never expires. [E13]", "E13")),
+ "L_sev3": ("oncall", one("SEV3 alerts are pages handled outside working hours. [E8]", "E8")),
+ "L_analytics": ("ret", one("Product analytics events are kept for 14 months and include e-mail addresses. [E12]", "E12")),
+ "L_here": ("rate", many("Here is how rate limiting was removed. Limits use a token bucket per key, stored in Upstash Redis [E2].",
+     "Limits use a token bucket per key, stored in Upstash Redis [E2].")),
+ "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
+
+ # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
+ # bound, a modal, a frequency, an order ...); the 22 of the 68 still shown are named in README.md
+ "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
+ "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
+ "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
+ "L2_bookings_ent": ("rate", one("POST /api/v2/bookings is limited to 30 requests per minute only on the Enterprise plan. [E2]", "E2")),
+ "L2_bucket_pg": ("rate", one("The token buckets are stored in PostgreSQL. [E2]", "E2")),
+ "L2_block_day": ("rate", one("A key that keeps sending requests while limited for more than 10 minutes is blocked for 1 day. [E3]", "E3")),
+ "L2_webhook_3": ("rate", one("Webhook deliveries are retried 3 times over about 24 hours. [E4]", "E4")),
+ "L2_webhook_2xx": ("rate", one("Webhook deliveries are retried on any 2xx answer. [E4]", "E4")),
+ "L2_raise_any": ("rate", one("Any customer may ask for a higher limit through their account manager. [E5]", "E5")),
+ "L2_raise_cto": ("rate", one("Increases above 10,000 requests per minute need approval from the CTO. [E5]", "E5")),
+ "L2_raise_no": ("rate", one("Increases above 10,000 requests per minute need no approval. [E5]", "E5")),
+ "L2_handover_tue": ("oncall", one("The handover is on Tuesday at 10:00 CET. [E7]", "E7")),
+ "L2_handover_30": ("oncall", one("The handover is a 30-minute call. [E7]", "E7")),
+ "L2_shadow_one": ("oncall", one("New engineers shadow one rotation before their first primary week. [E7]", "E7")),
+ "L2_secondary_5": ("oncall", one("The secondary takes over when the primary has not acknowledged a page within 5 minutes. [E7]", "E7")),
+ "L2_sev2_5": ("oncall", one("SEV2 pages must be acknowledged within 5 minutes. [E8]", "E8")),
+ "L2_page_100": ("oncall", one("Every page outside working hours is paid at EUR 100 per incident. [E9]", "E9")),
+ "L2_incoming": ("oncall", one("The incoming primary files the ticket. [E10]", "E10")),
+ "L2_applies_all": ("oncall", one("The on-call policy applies to all engineers of the company. [E6]", "E6")),
+ "L2_invoices_5": ("ret", one("Invoices are kept for 5 years after the end of the financial year. [E12]", "E12")),
+ "L2_applogs_90": ("ret", one("Application logs are kept for 90 days. [E12]", "E12")),
+ "L2_access_30": ("ret", one("HTTP access logs are kept for 30 days. [E12]", "E12")),
+ "L2_backups_unenc": ("ret", one("Database backups are not encrypted. [E12]", "E12")),
+ "L2_analytics_names": ("ret", one("Product analytics events include names. [E12]", "E12")),
+ "L2_erasure_7": ("ret", one("An erasure request is completed within 7 days. [E13]", "E13")),
+ "L2_erasure_invoices": ("ret", one("An erasure request deletes invoices too. [E13]", "E13")),
+ "L2_legal_ceo": ("ret", one("A legal hold is approved by the CEO alone. [E14]", "E14")),
+ "L2_legal_yearly": ("ret", one("Legal holds are reviewed every 12 months. [E14]", "E14")),
+ "L2_aws": ("stack", one("We host on AWS. [E16]", "E16")),
+ "L2_max_3": ("stack", one("Production runs at most 3 machines in ams. [E16]", "E16")),
+ "L2_autoscale_50": ("stack", one("Production autoscales when CPU stays above 50% for 5 minutes. [E16]", "E16")),
+ "L2_lag_10": ("stack", one("Reads from a replica can lag the primary by up to 10 seconds. [E17]", "E17")),
+ "L2_pitr_90": ("stack", one("Turso point-in-time recovery covers the last 90 days. [E17]", "E17")),
+ "L2_django": ("stack", one("The backend is Python 3.12 with Django. [E18]", "E18")),
+ "L2_workers_8": ("stack", one("Uvicorn runs 8 workers per machine. [E18]", "E18")),
+ "L2_canary_5": ("stack", one("A deploy watches the canary's error rate for 5 minutes. [E19]", "E19")),
+ "L2_migr_after": ("stack", one("Database migrations run after the canary step. [E19]", "E19")),
+ "L2_sev1_1pct": ("inc", one("SEV1 means bookings cannot be created for more than 1% of requests. [E21]", "E21")),
+ "L2_status_60": ("inc", one("For SEV1, the status page is updated at least every 60 minutes until resolution. [E22]", "E22")),
+ "L2_escalate_email": ("inc", one("If a SEV1 is not mitigated within 30 minutes, the IC escalates to the CTO by e-mail. [E22]", "E22")),
+ "L2_rollback_40": ("inc", one("A rollback takes about 40 minutes. [E23]", "E23")),
+ "L2_postmortem_sev3": ("inc", one("A blameless postmortem is written for every SEV3. [E24]", "E24")),
+ "L2_summary_sev2": ("inc", one("Customer-facing incident summaries are published for every SEV2 within 2 business days. [E24]", "E24")),
+ "L2_rules_mobile": ("mob", one("Business rules are implemented in the mobile clients. [E25]", "E25")),
+ "L2_426_3mo": ("mob", one("The API answers 426 Upgrade Required to app versions older than 3 months. [E26]", "E26")),
+ "L2_hotfix_lead": ("mob", one("Hotfixes need approval from the mobile lead. [E25]", "E25")),
+}
+
+
+def respond(plane_for, name: str, cases: dict = CASES):
     """The answer over its page's chunks, in the mode the router decides (learnt from a first reply, as a model is
     told it in its prompt)."""
-    topic, (text, claims) = CASES[name]
+    topic, (text, claims) = cases[name]
     evidence, page_of = corpus_evidence()
     pages = {page_of[e] for _, ids in claims for e in ids}
     evidence = [item for item in evidence if page_of[item["id"]] in pages]
@@ -217,3 +292,11 @@ def test_a_faithful_answer_over_the_corpus_is_verified_and_shown_as_written(name
 @pytest.mark.parametrize("name", sorted(KNOWN_GAPS))
 def test_the_known_gaps_over_the_corpus_are_still_not_verified(name, plane_for):
     assert not respond(plane_for, name).verified
+
+
+@pytest.mark.parametrize("name", sorted(LIES))
+def test_a_lie_over_the_corpus_is_not_verified_nor_shown(name, plane_for):
+    response = respond(plane_for, name, LIES)
+    assert not response.verified, (name, response.assistant_text)
+    false_sentence = re.sub(r"\s*\[E\d+\]", "", LIES[name][1][0]).split(". ")[0].rstrip(".")
+    assert false_sentence not in response.assistant_text, (name, response.assistant_text)
