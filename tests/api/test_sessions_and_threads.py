@@ -18,23 +18,28 @@ ANSWER = GateHarness.envelope("We host on Fly.io [E1].", claims=[("We host on Fl
 
 class SlowModel:
     """A model adapter that takes ``delay`` seconds per call (like a local LLM) and records how many calls overlap.
-    It delegates the answer to the real scripted adapter."""
+    It delegates the answer to the real scripted adapter. With ``wait_for``, a call waits (``delay`` at most) until
+    that many calls have been inside at once, then stays ``hold`` seconds more: whether calls overlap is then counted
+    whatever the machine's load, not left to how long each request takes to reach the model."""
 
-    def __init__(self, inner, delay: float):
-        self.inner, self.delay = inner, delay
+    def __init__(self, inner, delay: float, wait_for: int = 0, hold: float = 0.3):
+        self.inner, self.delay, self.wait_for, self.hold = inner, delay, wait_for, hold
         self.active = 0
         self.max_active = 0
-        self._lock = threading.Lock()
+        self._entered = threading.Condition()
 
     def generate(self, query, context, params):
-        with self._lock:
+        with self._entered:
             self.active += 1
             self.max_active = max(self.max_active, self.active)
+            self._entered.notify_all()
+            if self.wait_for:
+                self._entered.wait_for(lambda: self.max_active >= self.wait_for, timeout=self.delay)
         try:
-            time.sleep(self.delay)
+            time.sleep(self.hold if self.wait_for else self.delay)
             return self.inner.generate(query, context, params)
         finally:
-            with self._lock:
+            with self._entered:
                 self.active -= 1
 
     def is_ready(self):
@@ -140,7 +145,9 @@ def test_model_calls_are_bounded_by_max_model_concurrency(scripted_model, core_p
 
 
 def test_arespond_runs_in_the_thread_pool_and_never_blocks_the_event_loop(scripted_model, core_policy):
-    slow = SlowModel(scripted_model([ANSWER]), delay=0.3)
+    # found flaky under load: with a fixed 0.3 s per call, the first request could leave the model before the second
+    # reached it; each call now waits (10 s at most) for the other to be inside too
+    slow = SlowModel(scripted_model([ANSWER]), delay=10, wait_for=2)
     plane = ControlPlane(model=slow, policy=core_policy, db=False, max_model_concurrency=2)
 
     async def main():
