@@ -819,6 +819,40 @@ def test_the_value_of_the_row_or_item_the_claim_names_is_no_mismatch(evidence, c
     assert check_numbers(evidence, claim) == []
 
 
+ON_CALL_PAY_LINE = "On-call pay is EUR 250 per week as primary and EUR 100 per week as secondary."
+HOSTING_LINE = ("Production runs at least 3 machines in `ams` and autoscales up to 8 machines when CPU stays above 70% "
+                "for 5 minutes.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus (the verifier entails it, 0.7): one sentence gives both roles a value
+    (ON_CALL_PAY_LINE, "The secondary is paid EUR 250 per week."),
+    (ON_CALL_PAY_LINE, "The primary gets EUR 100 per week."),
+    ("The photic zone extends 150 meters deep in clear water and 30 meters deep in coastal water.",
+     "The photic zone extends 150 meters deep in coastal water."),
+])
+def test_the_value_of_another_part_of_the_sentence_is_a_number_mismatch(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (ON_CALL_PAY_LINE, "The primary is paid EUR 250 per week."),
+    (ON_CALL_PAY_LINE, "On-call pay is EUR 100 per week as secondary."),  # the sentence's subject is every part's
+    (HOSTING_LINE, "Production autoscales up to 8 machines."),
+    (HOSTING_LINE, "Production runs at least 3 machines in ams."),
+    ("He was born in 1950 and died in 2001.", "He died in 2001."),
+    # an nli-train pair (entailed) the rule first refused: the subject is what comes before "3 days", not before "One"
+    ("One orbit around the star takes a little more than 3 days to complete, as compared to one year for the Earth "
+     "around the Sun.", "It takes about one year for earth to orbit the sun."),
+    # the faithful corpus wording this rule first refused: "at 10:00" is a clock time, not the claim's 10 minutes
+    ("The handover is on Monday at 10:00 CET, in a 15-minute call where the outgoing primary walks through open "
+     "incidents. The secondary takes over when the primary has not acknowledged a page within 10 minutes.",
+     "If the primary hasn't acknowledged a page within 10 minutes, the secondary takes over."),
+])
+def test_the_value_of_the_part_the_claim_names_is_no_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
 def test_a_status_class_is_no_number():
     # "A deploy watches the canary's error rate for 5 minutes." was shown verified over "... for 15 minutes; if the
     # 5xx rate stays below 1%": "5xx" (the HTTP 500s) was read as the number 5
