@@ -1227,10 +1227,22 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
     for match in _FREQUENCY_PHRASE.finditer(joined):
         if match.group(1).startswith(("a ", "an ")) and _LENGTH_OF_TIME_BEFORE.search(joined, 0, match.start()):
             continue
+        if match.group(1) in _WEEKDAY_FREQUENCY and any(e + 1 == match.start() or match.end() + 1 == s
+                                                         for s, e, _ in found):
+            continue  # "every two weeks, on Tuesdays": the day of that frequency, not a weekly one of its own
         if free(match.start(), match.end()):
             unit = FREQUENCY[match.group(1)]
             found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else _period(1, unit)))
     return tuple(found)
+
+
+def _only_its_days(claim_words: Sequence[str], evidence_words: Sequence[str]) -> bool:
+    """Whether the claim's only frequencies are weekdays the evidence names too: "The apps are released on
+    Tuesdays." over "... released every two weeks, on Tuesdays" says which day, not that it is weekly."""
+    joined = " ".join(claim_words)
+    phrases = [joined[start:end] for start, end, _ in _frequency_spans(joined)]
+    return bool(phrases) and all(phrase in _WEEKDAY_FREQUENCY and phrase.startswith("on ") and
+                                 phrase.split()[1] in evidence_words for phrase in phrases)
 
 
 def _frequencies(text_words: Sequence[str]) -> set[str]:
@@ -1439,7 +1451,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's
     restated = _frequencies(words(sentence)) if sentence and _restates(sentence, cw) else set()
     c_freq, e_freq = _frequencies(cw), restated or _frequencies(words(evidence_text))
-    if c_freq and e_freq and not c_freq & e_freq:
+    if c_freq and e_freq and not c_freq & e_freq and not _only_its_days(cw, ew + words(evidence_text)):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
                                      f"claim frequency {sorted(c_freq)} vs evidence {sorted(e_freq)}"))
     elif not e_freq and set(cw) & _WEEKDAY_WORDS and \

@@ -495,6 +495,29 @@ def test_a_recurring_weekday_is_a_weekly_frequency(claim):
     assert check_qualifiers(ROTATION_PAGE, claim) == []
 
 
+RELEASES = ("Harbor's mobile apps are released every two weeks, on Tuesdays, from the release branch cut on the "
+            "previous Thursday.")
+
+
+@pytest.mark.parametrize("claim", [
+    # shown verified over the example corpus: the weekday of "every two weeks, on Tuesdays" was read as a weekly
+    # frequency of its own, which "every week" matched
+    "Harbor's mobile apps are released every week, on Tuesdays.",
+    "The mobile apps are released weekly.",
+    "The mobile apps are released every Tuesday.",
+])
+def test_the_weekday_of_another_frequency_is_not_weekly(claim):
+    assert codes(check_qualifiers(RELEASES, claim)) == {ReasonCode.QUALIFIER_DRIFT}
+
+
+@pytest.mark.parametrize("claim", [
+    "The mobile apps are released every two weeks on Tuesdays.",
+    "The mobile apps are released on Tuesdays.",  # which day, not how often
+])
+def test_the_weekday_of_a_frequency_restated_is_no_drift(claim):
+    assert check_qualifiers(RELEASES, claim) == []
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("The handover is on Monday at 10:00 CET.", "The handover is every Monday at 10:00 CET."),  # once, said to recur
     ("The rotation is monthly; the handover is on Monday.", "The handover is every Monday."),  # another period
