@@ -719,11 +719,14 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, stated: Se
                            claim_text: str) -> list[CheckFinding]:
     """NUMBER_MISMATCH for a claim of one value that a sentence coordinates with another value of the same thing, and
     that names what only the other part says: "The secondary is paid EUR 250 per week." over "On-call pay is EUR 250
-    per week as primary and EUR 100 per week as secondary." (the verifier entails it, 0.7)."""
+    per week as primary and EUR 100 per week as secondary." (the verifier entails it, 0.7). A table row's cells are
+    its parts, its first cell their subject: "Support ticket attachments are kept for 2 years." over "| support
+    tickets | 2 years after the ticket is closed | attachments deleted after 6 months |"."""
     rel = 0.10 if claimed.approx else 1e-9
     units = {claimed.unit, *(q.unit for q in stated)} - {""}  # a bare number may count anything (a year, a note)
     for sentence in holding:
-        parts = [part for part in _COORDINATED.split(sentence) if part.strip()]
+        cells = _row_cells(sentence)
+        parts = cells[1:] if cells else [part for part in _COORDINATED.split(sentence) if part.strip()]
         if len(parts) < 2:
             continue
         values = [quantities(part) for part in parts]
@@ -735,7 +738,7 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, stated: Se
         # "One orbit around the star takes ... 3 days": "One" is no such value)
         spans = [q.span[0] for q in values[0]
                  if q.span[0] >= 0 and (q.kind == claimed.kind == "time" or q.unit in units)]
-        subject = content_stem_set(parts[0][:min(spans)] if spans else parts[0])
+        subject = content_stem_set(cells[0] if cells else parts[0][:min(spans)] if spans else parts[0])
         stems = [content_stem_set(part) - subject for part in parts]
         named = content_stem_set(claim_text) - subject - frozenset().union(*(stems[i] for i in with_value))
         for i, found in enumerate(values):

@@ -843,6 +843,8 @@ def test_the_value_of_the_row_or_item_the_claim_names_is_no_mismatch(evidence, c
 
 
 ON_CALL_PAY_LINE = "On-call pay is EUR 250 per week as primary and EUR 100 per week as secondary."
+TICKETS_ROW = ("| data | retention | notes |\n| --- | --- | --- |\n"
+               "| support tickets | 2 years after the ticket is closed | attachments deleted after 6 months |")
 HOSTING_LINE = ("Production runs at least 3 machines in `ams` and autoscales up to 8 machines when CPU stays above 70% "
                 "for 5 minutes.")
 
@@ -851,6 +853,8 @@ HOSTING_LINE = ("Production runs at least 3 machines in `ams` and autoscales up 
     # shown verified over the example corpus (the verifier entails it, 0.7): one sentence gives both roles a value
     (ON_CALL_PAY_LINE, "The secondary is paid EUR 250 per week."),
     (ON_CALL_PAY_LINE, "The primary gets EUR 100 per week."),
+    # a table row's cells are its parts: "kept for 2 years" is the tickets', "6 months" the attachments'
+    (TICKETS_ROW, "Support ticket attachments are kept for 2 years."),
     ("The photic zone extends 150 meters deep in clear water and 30 meters deep in coastal water.",
      "The photic zone extends 150 meters deep in coastal water."),
 ])
@@ -860,6 +864,8 @@ def test_the_value_of_another_part_of_the_sentence_is_a_number_mismatch(evidence
 
 @pytest.mark.parametrize(("evidence", "claim"), [
     (ON_CALL_PAY_LINE, "The primary is paid EUR 250 per week."),
+    (TICKETS_ROW, "Support ticket attachments are deleted after 6 months."),
+    (TICKETS_ROW, "Support tickets are kept for 2 years after the ticket is closed."),
     (ON_CALL_PAY_LINE, "On-call pay is EUR 100 per week as secondary."),  # the sentence's subject is every part's
     (HOSTING_LINE, "Production autoscales up to 8 machines."),
     (HOSTING_LINE, "Production runs at least 3 machines in ams."),

@@ -219,7 +219,7 @@ LIES = {
  "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
 
  # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
- # bound, a modal, a frequency, an order ...); the 20 of the 68 still shown are named in README.md
+ # bound, a modal, a frequency, an order ...); the 19 of the 68 still shown are named in README.md
  "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
  "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
  "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
@@ -242,6 +242,7 @@ LIES = {
  "L2_invoices_5": ("ret", one("Invoices are kept for 5 years after the end of the financial year. [E12]", "E12")),
  "L2_secondary_250": ("oncall", one("The secondary is paid EUR 250 per week. [E9]", "E9")),
  "L2_weekly": ("mob", one("Harbor's mobile apps are released every week, on Tuesdays. [E25]", "E25")),
+ "L2_tickets_attach": ("ret", one("Support ticket attachments are kept for 2 years. [E12]", "E12")),
  "L2_applogs_90": ("ret", one("Application logs are kept for 90 days. [E12]", "E12")),
  "L2_access_30": ("ret", one("HTTP access logs are kept for 30 days. [E12]", "E12")),
  "L2_backups_unenc": ("ret", one("Database backups are not encrypted. [E12]", "E12")),
