@@ -206,6 +206,7 @@ _AND_A_HALF = re.compile(r"\b(?P<whole>\d+|" + _UNDER_HUNDRED + r")\s+and\s+a\s+
                          re.IGNORECASE)
 
 
+# a class of HTTP status codes ("5xx", "4XX"), not a number of anything
 _STATUS_CLASS = re.compile(r"\d[xX]{2}\b")
 
 
@@ -695,18 +696,20 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
         cells = _row_cells(sentence) or [sentence]
         for column, cell in enumerate(cells):
             if same := [q for q in quantities(cell) if _close(q.value, claimed.value, rel)]:
-                holding.append(sentence)
+                if sentence not in holding:
+                    holding.append(sentence)
                 stated += same
                 stated_in.setdefault(column if len(cells) > 1 else -1, []).extend(same)
     if not holding:
         return []
-    named = _named(claim_text) - frozenset().union(*map(_named, holding))
-    for sentence in sentence_texts(evidence_text):
-        keys, other = _parallel_value(sentence, claimed, stated_in, stated)
-        if keys & named and other is not None:
-            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
-                                 f"claim gives {claimed.text!r} to {sorted(keys & named)}; the evidence gives them "
-                                 f"{other.text!r} and states {claimed.text!r} of something else")]
+    if "|" in evidence_text or ":" in evidence_text:  # rows or labelled items to read (checked for every pair)
+        named = _named(claim_text) - frozenset().union(*map(_named, holding))
+        for sentence in sentence_texts(evidence_text):
+            keys, other = _parallel_value(sentence, claimed, stated_in, stated)
+            if keys & named and other is not None:
+                return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                     f"claim gives {claimed.text!r} to {sorted(keys & named)}; the evidence gives "
+                                     f"them {other.text!r} and states {claimed.text!r} of something else")]
     return _value_of_another_part(holding, claimed, stated, claim_text)
 
 
@@ -724,6 +727,8 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, stated: Se
     tickets | 2 years after the ticket is closed | attachments deleted after 6 months |"."""
     rel = 0.10 if claimed.approx else 1e-9
     units = {claimed.unit, *(q.unit for q in stated)} - {""}  # a bare number may count anything (a year, a note)
+    if not units and claimed.kind != "time":
+        return []
     for sentence in holding:
         cells = _row_cells(sentence)
         parts = cells[1:] if cells else [part for part in _COORDINATED.split(sentence) if part.strip()]
@@ -1401,6 +1406,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     cw, ew = words(claim_text), words(ref)
     # quantifier strength
     c_rank, e_rank = _quantifier_rank(cw), _quantifier_rank(ew)
+    # (over the best pair of adjacent sentences, a universal must stand in the sentence of its noun)
     if (c_rank == 4 and e_rank < 4 and not _generic_for_each(cw, ew)) or (c_rank > e_rank > 0) or (
             c_rank == 4 and ref is sentence and len(pair := sentence_texts(ref)) > 1 and
             not _universals_in_their_sentences(cw, pair)):
@@ -1454,7 +1460,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's
     restated = _frequencies(words(sentence)) if sentence and _restates(sentence, cw) else set()
     c_freq, e_freq = _frequencies(cw), restated or _frequencies(words(evidence_text))
-    if c_freq and e_freq and not c_freq & e_freq and not _only_its_days(cw, ew + words(evidence_text)):
+    if c_freq and e_freq and not c_freq & e_freq and not _only_its_days(cw, words(evidence_text)):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
                                      f"claim frequency {sorted(c_freq)} vs evidence {sorted(e_freq)}"))
     elif not e_freq and set(cw) & _WEEKDAY_WORDS and \

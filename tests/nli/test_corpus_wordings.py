@@ -5,7 +5,7 @@ verifier. Found by writing these on 2026-12-06: 35 of the 43 were verified at c8
 lead-in lists), 41 now (a participle describing its noun, "No one" read as the evidence's "Nobody", a pronoun clause
 after a semicolon, a negated description named in parentheses); the 2 left are known gaps, asserted still
 unverified, each named in README.md. 71 more were written later that day (below): 60 verified; the known gaps
-are asserted still unverified. 17 lies worded the same ways (``LIES``) are asserted neither verified nor shown."""
+are asserted still unverified. 66 lies worded the same ways (``LIES``) are asserted neither verified nor shown."""
 
 from __future__ import annotations
 
@@ -195,9 +195,9 @@ KNOWN_GAPS = {
 
 
 # Lies worded over the same chunks the way the faithful answers above are (bold labels, asides, weekdays, "each",
-# participles, "no one", table cells, "Here is ..."): none may be shown as verified. Two were shown verified until
-# the universal quantifier was read in the sentence of its noun: over a pair of sentences, "Every page ..." had
-# licensed "Each engineer ...", and "every merge" had licensed "every machine".
+# participles, "no one", table cells, "Here is ..."): none may be shown as verified. Those that were shown verified
+# until 2026-12-06 (a universal licensed by the other sentence of a pair, the value of another row, list item or part
+# of the sentence, "5xx" read as 5, the weekday of another frequency) are named in README.md.
 LIES = {
  "L_bold_num": ("oncall", many("- **Pay:** EUR 500 per week as primary [E9].", "Pay: EUR 500 per week as primary [E9].")),
  "L_bold_neg": ("oncall", many("- **Rotation:** the rotation is not weekly [E7].", "Rotation: the rotation is weekly [E7].")),
