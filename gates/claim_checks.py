@@ -660,8 +660,14 @@ def _named(text: str) -> frozenset[str]:
     return content_stem_set(text) | _code_words(text)
 
 
+def _same_measure(value: Quantity, claimed: Quantity, units: Collection[str]) -> bool:
+    """Whether ``value`` counts what ``claimed`` counts: another duration, or a number in one of ``units`` (the
+    claim's and the evidence's for the claimed value, none of them empty)."""
+    return value.kind == claimed.kind == "time" or value.unit in units
+
+
 def _parallel_value(sentence: str, claimed: Quantity, stated_in: dict[int, list[Quantity]],
-                    stated: Sequence[Quantity]) -> tuple[frozenset[str], Quantity | None]:
+                    units: Collection[str]) -> tuple[frozenset[str], Quantity | None]:
     """What ``sentence`` is about (a row's first cell, an item's label) and the value it gives where the evidence
     states the claimed one elsewhere: in a row, the cell of a column that holds the claimed value in another row; in
     a list item, a number of the same unit or another duration."""
@@ -673,9 +679,8 @@ def _parallel_value(sentence: str, claimed: Quantity, stated_in: dict[int, list[
                     return _named(cells[0]), other
         return frozenset(), None
     if label := _LIST_LABEL.match(sentence):
-        units = {claimed.unit, *(q.unit for q in stated)} - {""}
         other = next((q for q in quantities(sentence[label.end():]) if not _close(q.value, claimed.value, 1e-9) and
-                      (q.kind == claimed.kind == "time" or q.unit in units)), None)
+                      _same_measure(q, claimed, units)), None)
         return _named(label["label"]), other
     return frozenset(), None
 
@@ -691,8 +696,9 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
         return []  # a claim of several values binds each to its own words: not read here
     claimed = claimed_values[0]
     rel = 0.10 if claimed.approx else 1e-9
+    sentences = sentence_texts(evidence_text)
     holding, stated, stated_in = [], [], {}
-    for sentence in sentence_texts(evidence_text):
+    for sentence in sentences:
         cells = _row_cells(sentence) or [sentence]
         for column, cell in enumerate(cells):
             if same := [q for q in quantities(cell) if _close(q.value, claimed.value, rel)]:
@@ -702,15 +708,16 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
                 stated_in.setdefault(column if len(cells) > 1 else -1, []).extend(same)
     if not holding:
         return []
+    units = {claimed.unit, *(q.unit for q in stated)} - {""}  # a bare number may count anything (a year, a note)
     if "|" in evidence_text or ":" in evidence_text:  # rows or labelled items to read (checked for every pair)
         named = _named(claim_text) - frozenset().union(*map(_named, holding))
-        for sentence in sentence_texts(evidence_text):
-            keys, other = _parallel_value(sentence, claimed, stated_in, stated)
+        for sentence in sentences:
+            keys, other = _parallel_value(sentence, claimed, stated_in, units)
             if keys & named and other is not None:
                 return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                      f"claim gives {claimed.text!r} to {sorted(keys & named)}; the evidence gives "
                                      f"them {other.text!r} and states {claimed.text!r} of something else")]
-    return _value_of_another_part(holding, claimed, stated, claim_text)
+    return _value_of_another_part(holding, claimed, units, claim_text)
 
 
 # The parts of a sentence that coordinates values: "On-call pay is EUR 250 per week as primary and EUR 100 per week
@@ -718,7 +725,7 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
 _COORDINATED = re.compile(r",?\s+and\s+|;\s+|,\s+")
 
 
-def _value_of_another_part(holding: Sequence[str], claimed: Quantity, stated: Sequence[Quantity],
+def _value_of_another_part(holding: Sequence[str], claimed: Quantity, units: Collection[str],
                            claim_text: str) -> list[CheckFinding]:
     """NUMBER_MISMATCH for a claim of one value that a sentence coordinates with another value of the same thing, and
     that names what only the other part says: "The secondary is paid EUR 250 per week." over "On-call pay is EUR 250
@@ -726,7 +733,6 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, stated: Se
     its parts, its first cell their subject: "Support ticket attachments are kept for 2 years." over "| support
     tickets | 2 years after the ticket is closed | attachments deleted after 6 months |"."""
     rel = 0.10 if claimed.approx else 1e-9
-    units = {claimed.unit, *(q.unit for q in stated)} - {""}  # a bare number may count anything (a year, a note)
     if not units and claimed.kind != "time":
         return []
     for sentence in holding:
@@ -741,14 +747,13 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, stated: Se
             continue  # the value there is another quantity ("at 10:00" for "within 10 minutes")
         # what the first part says before its first value of this kind is every part's subject ("On-call pay is ...";
         # "One orbit around the star takes ... 3 days": "One" is no such value)
-        spans = [q.span[0] for q in values[0]
-                 if q.span[0] >= 0 and (q.kind == claimed.kind == "time" or q.unit in units)]
+        spans = [q.span[0] for q in values[0] if q.span[0] >= 0 and _same_measure(q, claimed, units)]
         subject = content_stem_set(cells[0] if cells else parts[0][:min(spans)] if spans else parts[0])
         stems = [content_stem_set(part) - subject for part in parts]
         named = content_stem_set(claim_text) - subject - frozenset().union(*(stems[i] for i in with_value))
         for i, found in enumerate(values):
             other = next((q for q in found if not _close(q.value, claimed.value, rel) and
-                          (q.kind == claimed.kind == "time" or q.unit in units)), None)
+                          _same_measure(q, claimed, units)), None)
             own = stems[i] - frozenset().union(*(stems[j] for j in range(len(parts)) if j != i))
             if i not in with_value and other is not None and own & named:
                 return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
@@ -1037,8 +1042,7 @@ def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
     with ``but_clauses``, before ", but" with a subject of its own). A table row ("| application logs | 30 days |
     must not contain card data |") states each of its other cells of the thing its first cell names: one statement
     per cell, with the first cell before it."""
-    cells = [cell.strip() for cell in sentence.strip().strip("|").split("|")]
-    if sentence.strip().startswith("|") and len(cells) > 2 and all(cells):  # one row (two rows joined hold "| |")
+    if (cells := _row_cells(sentence)) and all(cells):  # one row (two rows joined hold "| |")
         # each part of a cell between semicolons is a statement of its own ("pseudonymised; no e-mail addresses")
         return [f"{cells[0]} {part.strip()}" for cell in cells[1:] for part in cell.split(";") if part.strip()]
     parts = []
