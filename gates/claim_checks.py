@@ -550,7 +550,7 @@ _BIND_TRANSPARENT = frozenset({"-", "$", "€", "£", "%", "percent", "per", "ce
 _BIND_UNITS = frozenset(w.lower() for w in (*TIME_UNITS, *DOSE_UNITS, *OTHER_UNITS, "²", "³")) - {
     "people", "points", "times", "dose", "doses", "tablet", "tablets", "pill", "pills", "unit", "units"}
 _BIND_BARRIERS = frozenset({"and", "or", "but", "nor", "than", "while", "whereas", "versus", "vs", "to",
-                            "between"})
+                            "between", "plus", "minus"})
 _ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
 _MAX_SKIPPED = 3
 
@@ -563,6 +563,7 @@ class _Binding:
     after: str  # content stem bound on the right (the counted noun or unit), "" if none
     text: str
     words: dict[str, str]  # stem -> the word as written, for the finding's detail
+    spelled: bool = False  # a number in words
 
 
 def _is_number(token: str) -> bool:
@@ -595,12 +596,48 @@ def _walk(tokens: list[str], start: int, step: int) -> tuple[str, str]:
     return "", ""
 
 
+# A number in words binds only the lower-case noun right after it ("two rotations", "one primary"): "one" is also a
+# pronoun ("one of the", "no one is"), a determiner before it makes it "the only" ("the one rule"), a unit after it
+# makes it a length ("about one year for earth to orbit"), and a name after it is a title ("Abroad with Two Yanks").
+_WORD_NUMBER_PARTS = frozenset(_COUNTING) | {"hundred"}
+_NOT_A_COUNT_BEFORE = frozenset({"no", "the", "this", "that", "which", "each", "every", "any", "some"})
+
+
+def _word_number_run(tokens: list[str], i: int) -> int:
+    """How many tokens from ``i`` spell a number in words ("six hundred", "twenty-five"), 0 if none starts there."""
+    end = i
+    while end < len(tokens) and all(part in _WORD_NUMBER_PARTS for part in folded(tokens[end]).split("-")):
+        end += 1
+    if end == i or (i > 0 and folded(tokens[i - 1]) in _WORD_NUMBER_PARTS | _NOT_A_COUNT_BEFORE):
+        return 0
+    return end - i
+
+
+def _word_number_binding(tokens: list[str], i: int) -> _Binding | None:
+    """A number in words with the noun it counts, or None where it counts none."""
+    run = _word_number_run(tokens, i)
+    if not run:
+        return None
+    if i > 0 and APPROX.intersection(folded(t) for t in tokens[max(0, i - 2):i]):
+        return None  # "over fifty companies", "at least six people": no number of its own to move
+    said, value, noun_at = " ".join(tokens[i:i + run]), _word_number(" ".join(tokens[i:i + run])), i + run
+    if noun_at < len(tokens) and tokens[noun_at].lower() in SCALES:
+        said, value, noun_at = f"{said} {tokens[noun_at]}", value * SCALES[tokens[noun_at].lower()], noun_at + 1
+    noun = tokens[noun_at] if noun_at < len(tokens) else ""
+    if not noun.isalpha() or not noun.islower() or noun in STOPWORDS or noun in _BIND_BARRIERS or \
+            noun in _BIND_UNITS or noun in _BIND_TRANSPARENT or noun in NUMBER_WORDS:
+        return None
+    return _Binding(value, False, "", stem(noun), said, {stem(noun): noun}, spelled=True)
+
+
 @memo_by_text
 def _bindings(text: str) -> tuple[_Binding, ...]:
     tokens = _BIND_TOKEN.findall(text)
     out = []
     for i, t in enumerate(tokens):
         if not _is_number(t):
+            if t[0].isalpha() and (binding := _word_number_binding(tokens, i)) is not None:
+                out.append(binding)
             continue
         if i + 1 < len(tokens) and tokens[i + 1].lower() in _ORDINAL_SUFFIXES:
             continue  # "1st": a rank
@@ -619,10 +656,38 @@ def _bindings(text: str) -> tuple[_Binding, ...]:
     return tuple(out)
 
 
+# A number in words counts so many things that a passage may give the same number to another noun by chance ("six
+# people" over "Four people work at the bank. Six customers were in the bank."): it is moved only where the sentence
+# the claim restates gives its noun another number and the claimed one to other nouns or not at all ("Two primaries
+# are on call at any time." over "One primary and one secondary are on call at any time. New engineers shadow two
+# rotations ...").
+RESTATED_SENTENCE_SHARE = 0.5
+
+
+def _spelled_number_moved(evidence_text: str, claim_text: str, claimed: _Binding) -> CheckFinding | None:
+    sentences, share = best_sentences(evidence_text, claim_text, False)
+    if not sentences or share < RESTATED_SENTENCE_SHARE:
+        return None
+    sentence = min(sentences, key=len)
+    bindings = _bindings(sentence)
+    others = [e for e in bindings if e.after == claimed.after and not _close(e.value, claimed.value, 1e-9)]
+    same = [e for e in bindings if _close(e.value, claimed.value, 1e-9)]
+    said = [q for q in quantities(sentence) if _close(q.value, claimed.value, 1e-9)]
+    if not others or len(same) < len(said) or any(e.after in ("", claimed.after) for e in same):
+        return None  # the noun has no other number there, or the claimed one is said unbound or of the same noun
+    return CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                        f"claim puts {claimed.text} on {claimed.words[claimed.after]!r}; the sentence it restates "
+                        f"gives {others[0].words[others[0].after]!r} {others[0].text}")
+
+
 def _moved_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
-    evidence = _bindings(evidence_text)
+    evidence = [binding for binding in _bindings(evidence_text) if not binding.spelled]
     findings = []
     for claimed in _bindings(claim_text):
+        if claimed.spelled:
+            if (finding := _spelled_number_moved(evidence_text, claim_text, claimed)) is not None:
+                findings.append(finding)
+            continue
         rel = 0.10 if claimed.approx else 1e-9
         same = [e for e in evidence if _close(e.value, claimed.value, rel)]
         if not same:

@@ -219,7 +219,7 @@ LIES = {
  "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
 
  # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
- # bound, a modal, a frequency, an order ...); the 19 of the 68 still shown are named in README.md
+ # bound, a modal, a frequency, an order ...); the 18 of the 68 still shown are named in README.md
  "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
  "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
  "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
@@ -233,6 +233,7 @@ LIES = {
  "L2_raise_no": ("rate", one("Increases above 10,000 requests per minute need no approval. [E5]", "E5")),
  "L2_handover_tue": ("oncall", one("The handover is on Tuesday at 10:00 CET. [E7]", "E7")),
  "L2_handover_30": ("oncall", one("The handover is a 30-minute call. [E7]", "E7")),
+ "L2_two_primary": ("oncall", one("Two primaries are on call at any time. [E7]", "E7")),
  "L2_shadow_one": ("oncall", one("New engineers shadow one rotation before their first primary week. [E7]", "E7")),
  "L2_secondary_5": ("oncall", one("The secondary takes over when the primary has not acknowledged a page within 5 minutes. [E7]", "E7")),
  "L2_sev2_5": ("oncall", one("SEV2 pages must be acknowledged within 5 minutes. [E8]", "E8")),
