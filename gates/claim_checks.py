@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import Path
@@ -273,6 +273,16 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
 _CURRENCY_AFTER = re.compile(r"\s+(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b")
 
 
+# "a day", "an hour" after a word that measures out a length of time ("blocked for an hour", "takes about a week",
+# "more than a minute") is one of that unit; after other words it is a rate ("600 requests a minute") or a frequency
+# ("twice a week"). "A second" and "a minute" are as often a short while ("wait for a second").
+LENGTH_OF_TIME_WORDS = frozenset({"for", "over", "in", "within", "after", "about", "around", "roughly", "approximately",
+                                  "nearly", "almost", "under", "than", "least", "most", "past", "last", "takes", "take",
+                                  "took", "lasts", "lasted"})
+_A_UNIT_OF_TIME = re.compile(r"\b(?:an?|An?)\s+(?P<unit>hour|day|week|month|year|decade|century)\b"
+                             r"(?P<half>\s+and\s+a\s+half\b)?")
+
+
 def quantities(text: str) -> list[Quantity]:
     return list(_quantities(text))
 
@@ -295,6 +305,17 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding),
                             span=(m.start(), m.end()) if unit or scaled else core, core=core))
         halves.append((m.start(), m.end()))
+
+    for m in _A_UNIT_OF_TIME.finditer(text):
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        if not preceding or preceding[-1] not in LENGTH_OF_TIME_WORDS or _bound_of(preceding)[0]:
+            continue  # ("more than a decade", "under a day" are vaguer than a value of the evidence they may restate)
+        unit, kind = _unit_of(m.group("unit"), None, None)
+        out.append(Quantity(1.5 if m.group("half") else 1.0, unit, kind, m.group(0),
+                            bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding),
+                            span=(m.start(), m.end()), core=(m.start(), m.end())))
+        if m.group("half"):
+            halves.append((m.start(), m.end()))  # "an hour and a half": 1.5 hours, its "half" no number of its own
 
     def in_a_half(position: int) -> bool:
         return any(start <= position < end for start, end in halves)
@@ -354,6 +375,21 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
                             *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
                             core=(m.start(), m.end("scale") if m.group("scale") else m.end("w"))))
+    return _ranges_in_one_unit(text, out)
+
+
+# "1 to 2 days", "10-20 minutes", "between 5 and 10%": a range's first number is in its last one's unit
+_RANGE_LINK = re.compile(r"\s*(?:to|-|\u2013|and)\s*")
+
+
+def _ranges_in_one_unit(text: str, found: list[Quantity]) -> tuple[Quantity, ...]:
+    with_units = {q.core[0]: q for q in found if q.unit}
+    out = []
+    for q in found:
+        if not q.unit and (link := _RANGE_LINK.match(text, q.span[1])) and link.end() > q.span[1] and \
+                (last := with_units.get(link.end())) is not None:
+            q = replace(q, unit=last.unit, kind=last.kind)
+        out.append(q)
     return tuple(out)
 
 
@@ -464,7 +500,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                          f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
         findings = (_moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
-                    or _value_of_another_statement(evidence_text, claim_text))
+                    or _value_of_another_statement(evidence_text, claim_text)
+                    or _values_paired_otherwise(evidence_text, claim_text))
     return findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
 
 
@@ -824,6 +861,48 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, units: Col
                 return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                      f"claim gives {claimed.text!r} to {sorted(own & named)}; the evidence gives "
                                      f"them {other.text!r} in the same sentence")]
+    return []
+
+
+# A sentence that lists pairs of values ("10% of users on day 1, 50% on day 3 and 100% on day 5") pairs each value
+# with the one beside it in its part. Two values the claim pairs (a few words apart, no range or list between them)
+# that two parts hold apart, each with another value in the other's place, are another pairing: "100% of users on
+# day 1" takes its 100% from day 5 and its day 1 from 10% (the verifier entails it).
+_PAIR_GAP_WORDS = 4
+_NOT_A_PAIR_BETWEEN = frozenset({"to", "from", "and", "or", "between", "than", "until", "till", "through"})
+
+
+def _measure(value: Quantity) -> str:
+    return value.unit or value.kind
+
+
+def _values_paired_otherwise(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    claimed = sorted(quantities(claim_text), key=lambda q: q.span[0])
+    if len(claimed) < 2:
+        return []
+    sentences, share = best_sentences(evidence_text, claim_text, False)
+    if not sentences or share < RESTATED_SENTENCE_SHARE:
+        return []
+    parts = [sorted(quantities(part), key=lambda q: q.span[0]) for part in _COORDINATED.split(min(sentences, key=len))]
+    for a, b in pairwise(claimed):
+        between = claim_text[a.span[1]:b.span[0]]
+        if _measure(a) == _measure(b) or re.search(r"[,;:]", between) or \
+                len(words(between)) > _PAIR_GAP_WORDS or _NOT_A_PAIR_BETWEEN.intersection(words(between)):
+            continue
+        pairs = []  # (first, second) of each part holding one value of each measure, in the claim's order
+        for values in parts:
+            firsts = [i for i, q in enumerate(values) if _measure(q) == _measure(a)]
+            seconds = [i for i, q in enumerate(values) if _measure(q) == _measure(b)]
+            if len(firsts) == len(seconds) == 1 and firsts[0] < seconds[0]:
+                pairs.append((values[firsts[0]], values[seconds[0]]))
+        rel_a, rel_b = (0.10 if q.approx else 1e-9 for q in (a, b))
+        holds_a = [second for first, second in pairs if _close(first.value, a.value, rel_a)]
+        holds_b = [first for first, second in pairs if _close(second.value, b.value, rel_b)]
+        if len(pairs) >= 2 and holds_a and holds_b and \
+                not any(_close(second.value, b.value, rel_b) for second in holds_a):
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim pairs {a.text!r} with {b.text!r}; the evidence pairs {a.text!r} with "
+                                 f"{holds_a[0].text!r} and {b.text!r} with {holds_b[0].text!r}")]
     return []
 
 
@@ -1244,7 +1323,9 @@ FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day":
              "hourly": "hour", "per hour": "hour", "an hour": "hour", "per minute": "minute", "a minute": "minute",
              "per second": "second", "a second": "second", "each day": "day", "each week": "week",
              "each month": "month", "every month": "month", "each year": "year", "every year": "year",
-             "each hour": "hour", "every hour": "hour", **_WEEKDAY_FREQUENCY}
+             "each hour": "hour", "every hour": "hour", "every minute": "minute", "each minute": "minute",
+             "nightly": "day",
+             **_WEEKDAY_FREQUENCY}
 # A frequency is compared by its period: "every three years" is no "every year", "daily" is "every 24 hours", and
 # "twice a week" is neither weekly nor "a week". Lengths in seconds up to a week, in months from a month (a year is
 # 12 months; days and months do not convert).
@@ -1275,10 +1356,8 @@ def _period(units: float, unit: str) -> str:
 # FREQUENCY's phrases as one pattern, the longer first where two start together ("once a day" before "a day")
 _FREQUENCY_PHRASE = re.compile(r"(?<![\w-])(" + "|".join(
     re.escape(phrase) for phrase in sorted(FREQUENCY, key=len, reverse=True)) + r")(?![\w-])")
-# After these "a day" or "an hour" measures out a length of time ("blocked for an hour", "retried over about a day",
-# "more than a minute"), it is no rate; "600 requests a minute" is.
-_LENGTH_OF_TIME_BEFORE = re.compile(r"(?<![\w-])(for|over|in|within|after|about|around|roughly|approximately|nearly|"
-                                    r"almost|under|than|least|most|past|last) $")
+# After LENGTH_OF_TIME_WORDS "a day" or "an hour" is a length of time, no rate
+_LENGTH_OF_TIME_BEFORE = re.compile(r"(?<![\w-])(" + "|".join(sorted(LENGTH_OF_TIME_WORDS)) + r") $")
 
 
 @memo_by_text
@@ -1311,6 +1390,59 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
             unit = FREQUENCY[match.group(1)]
             found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else _period(1, unit)))
     return tuple(found)
+
+
+# When, and for how long, a thing holds: always ("continuously", "around the clock"), in working time only ("during
+# working hours", "Monday to Friday"), at weekends, for good ("permanently"); besides FREQUENCY's periods and lengths
+# of time ("for 1 hour"). And the unit of time a value is given in ("in whole seconds").
+_ALWAYS = re.compile(r"\b(?:continuously|constantly|continually|non-?stop|a?round the clock|24/7|24x7|at all times|"
+                     r"all the time|day and night)\b")
+_WORKING_TIME = re.compile(r"(?<!outside )(?<!out of )(?<!after )\b(?:working hours|business hours|office hours|"
+                           r"working days?|business days?|weekdays|monday to friday)\b")
+_WORKING_TIME_ANY = re.compile(r"\b(?:working hours|business hours|office hours|working days?|business days?|"
+                               r"weekdays|monday to friday)\b")
+_WEEKEND = re.compile(r"\b(?:weekends?|saturdays?|sundays?)\b")
+_MEASURED_IN = re.compile(r"\bin (?:whole |full )?((?:milli|micro|nano)?(?:second|minute|hour|day|week|month|year))s\b")
+_FOR_GOOD = re.compile(r"\b(?:permanently|forever|for ever|for good|indefinitely|in perpetuity)\b")
+
+
+def _other_time_scope(evidence_text: str, claim_text: str) -> CheckFinding | None:
+    """The claim gives what the sentence it restates says another time scope: "The bucket refills once per minute."
+    over "The bucket refills continuously", "Staging runs around the clock." over "... is stopped automatically
+    outside working hours", "SEV3 alerts are handled on weekends." over "... Monday to Friday", "... is blocked
+    permanently." over "... is blocked for 1 hour"; and the unit a value is given in ("in milliseconds" over "in whole
+    seconds"). A scope the evidence states anywhere is no drift: the evidence
+    may say both ("runs continuously and is restarted every week")."""
+    claim, evidence = claim_text.lower(), evidence_text.lower()
+    measured_in = _MEASURED_IN.search(claim)
+    if not (_ALWAYS.search(claim) or _WEEKEND.search(claim) or _FOR_GOOD.search(claim) or measured_in or
+            _frequency_spans(" ".join(words(claim)))):
+        return None
+    sentences, share = best_sentences(evidence_text, claim_text, False)
+    if not sentences or share < RESTATED_SENTENCE_SHARE:
+        return None
+    sentence = min(sentences, key=len)
+    said = sentence.lower()
+    said_words = " ".join(words(said))
+    periodic = [said_words[start:end] for start, end, _ in _frequency_spans(said_words)]
+    working_time, working_time_during = _WORKING_TIME_ANY.search(said), _WORKING_TIME.search(said)
+    length = next((q.text for q in quantities(sentence) if q.kind == "time"), "")
+    unit_said = _MEASURED_IN.search(said)
+    for claimed, in_evidence, instead in (
+            (_ALWAYS.search(claim), _ALWAYS.search(evidence),
+             periodic[0] if periodic else working_time.group(0) if working_time else ""),
+            (_WEEKEND.search(claim), _WEEKEND.search(evidence),
+             working_time_during.group(0) if working_time_during else ""),
+            (_FOR_GOOD.search(claim), _FOR_GOOD.search(evidence), length),
+            (measured_in, measured_in and re.search(rf"\b{measured_in.group(1)}s?\b", evidence),
+             unit_said.group(0) if unit_said else "")):
+        if claimed and not in_evidence and instead:
+            return CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                                f"claim says {claimed.group(0)!r}; the sentence it restates says {instead!r}")
+    if _frequency_spans(" ".join(words(claim))) and not periodic and (always := _ALWAYS.search(said)):
+        return CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                            f"claim gives a period; the sentence it restates says {always.group(0)!r}")
+    return None
 
 
 def _only_its_days(claim_words: Sequence[str], evidence_words: Sequence[str]) -> bool:
@@ -1537,6 +1669,8 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         # "The meeting is every Monday." over "The meeting is on Monday.": the evidence says it once
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "frequency",
                                      f"claim says {recurring[0]!r}; the evidence states no frequency"))
+    if not findings and (scope := _other_time_scope(evidence_text, claim_text)) is not None:
+        findings.append(scope)
     return findings
 
 
@@ -1738,7 +1872,90 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
     if absent:
         findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "names",
                                      f"claim names {absent[:5]} that the evidence does not mention"))
+    if (swapped := _predicate_of_another_clause(evidence_text, claim_text)) is not None:
+        findings.append(swapped)
     return findings
+
+
+# Coordinated clauses, each about its own subject: "The primary region is ams and the secondary region is fra",
+# "Writes always go to the primary; reads may be served by a replica"
+_CLAUSE_BREAK = re.compile(r"(;\s+|,?\s+(?:and|but|while|whereas)\s+)")
+
+
+def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFinding | None:
+    """The claim gives one clause's subject what the clause beside it, in the sentence it restates, says of its own
+    subject, in that clause's words, verb and polarity: "The primary region is fra." over "The primary region is ams and the
+    secondary region is fra.". Every content word is the evidence's, and the verifier reads the sentence as entailing
+    it. A subject is the words before the clause's auxiliary (the claim's too); a clause without one is about the
+    claim's subject where it opens with its words ("Writes always go to the primary")."""
+    claim_subject = _subject_of(claim_text)
+    subject_stems = content_stems(claim_subject) if claim_subject else []
+    subject = frozenset(subject_stems)
+    predicate = content_stem_set(claim_text) - subject
+    if not subject or not predicate:
+        return None
+    sentences, share = best_sentences(evidence_text, claim_text, False)
+    if not sentences or share < RESTATED_SENTENCE_SHARE:
+        return None
+    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", min(sentences, key=len)))
+    clauses, breaks = parts[::2], [";"] + parts[1::2]
+    if len(clauses) < 2:
+        return None
+    claim_verb = _auxiliary(claim_text)
+    stems = [content_stem_set(clause) for clause in clauses]
+    subjects = [_clause_subject(clause, subject_stems, after_a_semicolon=mark.startswith(";"))
+                for clause, mark in zip(clauses, breaks, strict=True)]
+    for i in range(len(clauses)):
+        if subjects[i] != subject or not stems[i] - subject:
+            continue  # another subject, or the subject of a verb that follows ("Jane and Tessa are girls")
+        if predicate <= stems[i]:
+            return None  # its own clause says it
+        drawn = predicate - stems[i]
+        for j in (i - 1, i + 1):  # parallel clauses stand side by side
+            other = clauses[j] if 0 <= j < len(clauses) else ""
+            if other and subjects[j] and subjects[j] != subject and _auxiliary(other) == claim_verb and \
+                    drawn <= stems[j] - subjects[j] and predicate <= stems[i] | stems[j] and \
+                    not predicate & (subjects[j] - subject) and \
+                    NEGATIONS.intersection(words(other)) == NEGATIONS.intersection(words(claim_text)):
+                return CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "clauses",
+                                    f"claim says of {claim_subject.strip()!r} what the evidence says of "
+                                    f"{_subject_of(other)!r}: {other.strip()!r}")
+    return None
+
+
+_CLAUSE_SUBJECT_WORDS = 5
+_PRONOUNS = frozenset({"i", "you", "he", "she", "it", "we", "they", "him", "them", "us", "me"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "its", "their", "our", "his", "her",
+                          "my", "your", "each", "every", "all", "some", "no"})
+_RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whose", "whom", "where"})
+
+
+def _clause_subject(clause: str, claim_subject: Sequence[str], after_a_semicolon: bool) -> frozenset[str]:
+    """The content stems of a clause's subject: the words before its auxiliary, or the claim's subject where the
+    clause opens with it and goes on with a word that is not a relative pronoun ("Writes always go ..."). After "and"
+    or "but" a subject opens with a determiner or a name: a lower-case word opens a verb shared with the clause
+    before ("... and thereby were separated", "... and suddenly realizes he is lost"). A comma, a colon or a pronoun
+    in it, or more than _CLAUSE_SUBJECT_WORDS words, makes it the tail of something else ("the waves for 12
+    centuries, is made up of"): no subject."""
+    if own := _subject_of(clause):
+        words_ = own.split()
+        if len(words_) > _CLAUSE_SUBJECT_WORDS or re.search(r"[,:]", own) or \
+                _PRONOUNS.intersection(w.lower() for w in words_) or \
+                not (after_a_semicolon or words_[0][0].isupper() or words_[0].lower() in _DETERMINERS):
+            return frozenset()
+        return content_stem_set(own)
+    words_ = clause.split()
+    at = next((k for k in range(1, min(len(words_), _CLAUSE_SUBJECT_WORDS) + 1)
+               if content_stems(" ".join(words_[:k])) == list(claim_subject)), 0)
+    if not at or at >= len(words_) or not words_[at][0].isalpha() or words_[at].lower() in _RELATIVE_PRONOUNS or \
+            re.search(r"[,:]$", words_[at - 1]):
+        return frozenset()
+    return frozenset(claim_subject)
+
+
+def _auxiliary(clause: str) -> str:
+    verb = _FINITE_VERB.search(clause)
+    return verb.group(0).strip().lower() if verb else ""
 
 
 # A near copy: a swap keeps at least this share of the claim (and two words), an addition all of its sentence (two
@@ -2083,27 +2300,38 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
                sentence_stems: Sequence[str]) -> tuple[str, str] | None:
     """The two terms a claim exchanges in its sentence, the sentence being otherwise the same ("The primary takes
     over when the secondary has not acknowledged a page." over "The secondary takes over when the primary ...";
-    "Prefer a forward fix over rollback." over "Prefer rollback over a forward fix."): who does what to whom,
+    "Prefer a forward fix over a rollback." over "Prefer rollback over a forward fix."): who does what to whom,
     reversed, with every word the sentence's own, which a verifier entails and no near copy saw (the changed run
-    spans the words between). Each term is a run of words holding a content word. None for terms only coordinated
-    ("mice and dogs" for "dogs and mice")."""
-    if len(claim_stems) != len(sentence_stems) or claim_stems == sentence_stems:
+    spans the words between). Each term is a run of words holding a content word, read without its articles (the
+    claim may add one: "a rollback"). None for terms only coordinated ("mice and dogs" for "dogs and mice")."""
+    kept = [i for i, claimed in enumerate(claim_stems) if claimed not in _ARTICLES]
+    claimed_all = [claim_stems[i] for i in kept]
+    written_all = [written for written in sentence_stems if written not in _ARTICLES]
+    if len(claimed_all) != len(written_all) or claimed_all == written_all:
         return None
-    start = next(i for i, (claimed, written) in enumerate(zip(claim_stems, sentence_stems)) if claimed != written)
-    end = len(claim_stems) - next(i for i, (claimed, written) in
-                                  enumerate(zip(reversed(claim_stems), reversed(sentence_stems))) if claimed != written)
-    claimed, written = claim_stems[start:end], sentence_stems[start:end]
+    start = next(i for i, (claimed, written) in enumerate(zip(claimed_all, written_all)) if claimed != written)
+    end = len(claimed_all) - next(i for i, (claimed, written) in
+                                  enumerate(zip(reversed(claimed_all), reversed(written_all))) if claimed != written)
+    claimed, written = claimed_all[start:end], written_all[start:end]
     for first in range(1, min(len(claimed) - 1, _TERM_WORDS + 1)):  # claimed = X + between + Y, written = Y + ... X
         for second in range(1, min(len(claimed) - first, _TERM_WORDS + 1)):
             x, between, y = claimed[:first], claimed[first:-second], claimed[-second:]
             if x == y or tuple(written) != (*y, *between, *x):
                 continue
-            terms = claim_tokens[start:start + first], claim_tokens[end - second:end]
-            if not all(content_stems(" ".join(term)) for term in terms) or \
-                    all(token.lower() in _COORDINATION for token in claim_tokens[start + first:end - second]):
-                return None
-            return " ".join(terms[0]), " ".join(terms[1])
+            terms = [(kept[start], kept[start + first - 1] + 1), (kept[end - second], kept[end - 1] + 1)]
+            between_tokens = [token.lower() for token in claim_tokens[terms[0][1]:terms[1][0]]]
+            *shared, last = between_tokens
+            if not all(content_stems(" ".join(claim_tokens[lo:hi])) for lo, hi in terms) or \
+                    all(token in _COORDINATION for token in between_tokens) or \
+                    last in _CONJUNCTIONS and [token.lower() for token in claim_tokens[
+                        terms[1][1]:terms[1][1] + len(shared)]] == shared:
+                return None  # "assistant coach or head coach" for "head coach or an assistant coach"
+            return " ".join(claim_tokens[slice(*terms[0])]), " ".join(claim_tokens[slice(*terms[1])])
     return None
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+_CONJUNCTIONS = frozenset({"and", "or", "nor", "&"})
 
 
 def _another_number(run: Sequence[str], replaced: Sequence[str]) -> bool:

@@ -685,6 +685,16 @@ def test_each_or_every_period_is_a_frequency_not_a_universal():
 LAPTOPS = "Laptops are replaced every three years. Backups run every 24 hours and are checked twice a week."
 
 
+def test_every_minute_and_nightly_are_frequencies_and_every_night_page_is_none():
+    """"every night" is left out: "After every night page, ..." quantifies night pages, and read as a frequency it was
+    refused against the page's "per week" for a reason it does not have."""
+    evidence = "On-call pay is EUR 250 per week. After a night page, the engineer starts work at noon."
+    assert [f for f in check_qualifiers(evidence, "After every night page, the engineer starts work at noon.")
+            if f.check == "frequency"] == []
+    for claim in ("Backups run nightly at 02:00.", "The bucket refills every minute."):
+        assert [f.check for f in check_qualifiers(evidence, claim)] == ["frequency"], claim
+
+
 def test_a_period_of_several_units_is_a_frequency_of_its_own():
     """Found by rewording refused lies: "Laptops are replaced every year." was shown as verified over "... every three
     years.": a period of several units was no frequency, so only a claim with another number was caught. Periods are
@@ -721,6 +731,112 @@ def test_an_hour_or_a_day_after_for_over_or_within_is_a_length_of_time_not_a_fre
                     "Webhook deliveries are retried twice a day."):
         assert [(f.code, f.check) for f in check_qualifiers(RATE_LIMITS, drifted)] == \
             [(ReasonCode.QUALIFIER_DRIFT, "frequency")], drifted
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus: "a week" was no quantity, so "about a week" had no value to compare
+    ("iOS builds are submitted to App Store review; review usually takes 1 to 2 days.",
+     "App Store review usually takes about a week."),
+    ("Tokens expire after 15 minutes.", "Tokens expire after an hour."),
+    ("Logs are kept for 30 days.", "Logs are kept for a year."),
+    ("The build takes 10-20 minutes.", "The build takes about 10 hours."),
+])
+def test_a_unit_of_time_after_a_length_word_is_one_of_that_unit(evidence, claim):
+    """(and the first number of a range is in the range's unit: "1 to 2 days" is not the bare number 1)"""
+    assert codes(run_checks(evidence, claim)) & {ReasonCode.NUMBER_MISMATCH, ReasonCode.QUALIFIER_DRIFT}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (RATE_LIMITS, "A key that keeps sending requests while limited is blocked for an hour."),
+    ("Review takes 7 days.", "Review takes about a week."),
+    ("Logs are kept for 12 months.", "Logs are kept for a year."),
+    ("Webhook deliveries are retried over about 24 hours.", "Webhook deliveries are retried over about a day."),
+    ("The call lasts 90 minutes.", "The call lasts an hour and a half."),
+    ("Standups happen twice a week.", "Standups happen twice a week."),
+    (RATE_LIMITS, "Limits are 600 requests a minute per key."),
+    ("The build takes 10-20 minutes.", "The build takes 10 to 20 minutes."),
+    ("Review usually takes 1 to 2 days.", "Review usually takes a day or two."),
+])
+def test_a_unit_of_time_the_evidence_measures_alike_or_a_rate_is_no_number_mismatch(evidence, claim):
+    assert not codes(run_checks(evidence, claim)) & {ReasonCode.NUMBER_MISMATCH, ReasonCode.QUALIFIER_DRIFT}
+
+
+BUCKET = ("Limits use a token bucket per key, stored in Upstash Redis. The bucket refills continuously; the burst is "
+          "the bucket size.")
+STAGING = ("Staging runs on a single machine in ams and is stopped automatically outside working hours (19:00 to 07:00 "
+           "CET).")
+SEV3 = "Alerts that are not pages (SEV3) are handled during working hours, 09:00 to 18:00 CET, Monday to Friday."
+BLOCKED = ("A key that keeps sending requests while limited for more than 10 minutes is blocked for 1 hour and its "
+           "owner is e-mailed.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus: when, and for how long, the sentence the claim restates says otherwise
+    (BUCKET, "The bucket refills once per minute."),
+    (BUCKET, "The bucket refills every minute."),
+    ("The export runs nightly at 02:00 UTC.", "The export runs continuously."),
+    (STAGING, "Staging runs around the clock."),
+    (STAGING, "Staging runs 24/7."),
+    (SEV3, "SEV3 alerts are handled on weekends."),
+    (BLOCKED, "A key that keeps sending requests while limited is blocked permanently."),
+    (BLOCKED, "A key that keeps sending requests while limited is blocked indefinitely."),
+    # a unit named alone, as what a value is given in
+    ("The API answers with a Retry-After header in whole seconds.", "The Retry-After header is given in milliseconds."),
+    ("Durations are stored in minutes.", "Durations are stored in hours."),
+])
+def test_another_time_scope_than_the_restated_sentence_is_a_timeframe_drift(evidence, claim):
+    assert [(f.code, f.check) for f in check_qualifiers(evidence, claim)] == \
+        [(ReasonCode.QUALIFIER_DRIFT, "timeframe")]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (BUCKET, "The bucket refills continuously."),
+    (BUCKET, "The bucket refills all the time."),
+    ("Support is staffed around the clock; pages outside working hours are paid extra.",
+     "Support is staffed around the clock."),
+    ("The service runs continuously and is restarted every week.", "The service is restarted every week."),
+    ("The account is suspended for 30 days and then deleted permanently.", "The account is deleted permanently."),
+    ("The account is suspended for 30 days and then deleted permanently.", "The account is suspended for 30 days."),
+    ("The office is open Monday to Friday.", "The office is open on weekdays."),
+    ("The shop is open on weekdays and on Saturdays.", "The shop is open on Saturdays."),
+    (STAGING, "Staging is stopped outside working hours."),
+    ("The API answers with a Retry-After header in whole seconds.", "The Retry-After header is given in seconds."),
+    ("Durations are stored in minutes; the API converts them to seconds.", "Durations are given in seconds."),
+])
+def test_the_same_time_scope_or_one_the_evidence_also_states_is_no_drift(evidence, claim):
+    assert [f for f in check_qualifiers(evidence, claim) if f.check == "timeframe"] == []
+
+
+HOSTING = ("We host on Fly.io. The primary region is `ams` (Amsterdam) and the secondary region is `fra` "
+           "(Frankfurt).")
+REPLICAS = "Writes always go to the primary; reads may be served by a replica and can lag the primary by up to 1 second."
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus: one clause's subject with what another clause says of its own
+    (HOSTING, "The primary region is fra (Frankfurt)."),
+    (HOSTING, "The secondary region is `ams`."),
+    (REPLICAS, "Writes may go to a replica."),
+    ("The front end is written in TypeScript and the back end is written in Python.",
+     "The front end is written in Python."),
+])
+def test_what_another_clause_says_of_its_own_subject_is_unsupported_content(evidence, claim):
+    assert [(f.code, f.check) for f in check_content(evidence, claim)] == \
+        [(ReasonCode.UNSUPPORTED_CONTENT, "clauses")]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (HOSTING, "The primary region is ams (Amsterdam)."),
+    (HOSTING, "The secondary region is fra."),
+    (REPLICAS, "Reads may be served by a replica."),
+    (REPLICAS, "Reads may lag the primary by up to 1 second."),
+    ("The API answers 429 and it is rate limited per key.", "The API is rate limited per key."),
+    ("Staging is in ams and production is in ams and fra.", "Staging is in ams."),
+    ("The front end is written in TypeScript and the back end is written in Python.",
+     "The back end and the front end are written in TypeScript and Python."),
+])
+def test_what_a_clause_says_of_its_own_subject_is_no_clause_swap(evidence, claim):
+    assert [f for f in check_content(evidence, claim) if f.check == "clauses"] == []
 
 
 STATUS_PAGE = ("For SEV1, the status page is updated within 15 minutes of the acknowledgement, and then at least every 30 "
@@ -853,6 +969,32 @@ RESPONSE_LIST = ("- SEV1 pages: acknowledge within 5 minutes and be at a laptop 
 ])
 def test_the_value_of_another_row_or_list_item_is_a_number_mismatch(evidence, claim):
     assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+ROLLOUT = ("Android builds are rolled out through Google Play in stages: 10% of users on day 1, 50% on day 3 and 100% "
+           "on day 5, if the crash-free session rate stays at or above 99.5%.")
+PRICES = "Tickets cost $10 in 2019, $12 in 2020 and $15 in 2021."
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus: each value is the sentence's, but of two of its parts
+    (ROLLOUT, "Android builds are rolled out to 100% of users on day 1."),
+    (ROLLOUT, "Android builds reach 50% of users on day 5."),
+    (PRICES, "Tickets cost $15 in 2019."),
+])
+def test_two_values_each_of_another_part_of_the_sentence_are_a_number_mismatch(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (ROLLOUT, "Android builds are rolled out to 100% of users on day 5."),
+    (ROLLOUT, "Android builds reach 10% of users on day 1 and 50% on day 3."),
+    (PRICES, "Tickets cost $12 in 2020."),
+    (PRICES, "Tickets rose from $10 in 2019 to $15 in 2021."),
+    (PRICES, "From 2019 to 2021 tickets went from $10 to $15."),
+])
+def test_values_paired_as_the_sentence_pairs_them_are_no_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
@@ -1493,9 +1635,13 @@ def test_the_same_number_or_a_name_is_no_number_copy(evidence, claim):
     ("The landlord pays the tenant.", "The tenant pays the landlord.", ("tenant", "landlord")),
     ("Flights go from Paris to Berlin.", "Flights go from Berlin to Paris.", ("Berlin", "Paris")),
     # shown: two phrases exchanged, so more than two words differ
-    ("Prefer rollback over a forward fix.", "Prefer a forward fix over rollback.", ("a forward fix", "rollback")),
+    ("Prefer rollback over a forward fix.", "Prefer a forward fix over rollback.", ("forward fix", "rollback")),
+    # shown over the example corpus: an article added to a term ("a rollback") made the lengths differ (the terms
+    # are read without their articles)
+    ("Prefer rollback over a forward fix.", "Prefer a forward fix over a rollback.", ("forward fix", "rollback")),
+    ("The landlord pays the tenant.", "A tenant pays the landlord.", ("tenant", "landlord")),
     ("Trains run from Central Station to the old harbour.", "Trains run from the old harbour to Central Station.",
-     ("the old harbour", "Central Station")),
+     ("old harbour", "Central Station")),
 ])
 def test_two_terms_of_the_sentence_exchanged_are_a_roles_copy(evidence, claim, exchanged):
     assert [(c.kind, c.words) for c in near_copies(evidence, claim)] == [("roles", exchanged)]
@@ -1507,6 +1653,8 @@ def test_two_terms_of_the_sentence_exchanged_are_a_roles_copy(evidence, claim, e
     ("The tenant pays the landlord.", "The tenant pays the landlord."),
     ("Some roads are rivers.", "Some rivers are roads."),  # an identity says the same both ways (nli.jsonl rows)
     ("We keep the logs and the backups.", "We keep the backups and the logs."),
+    # two coordinated phrases whose shared noun stands between the exchanged words (a FEVER dev row)
+    ("A player-coach may be a head coach or an assistant coach .", "A player-coach may be an assistant coach or head coach."),
     # clauses in another order, not terms (an nli.jsonl row)
     ("It is thought that a lesser share of rural deliveries are businesses, and that part of the difference is the "
      "weather.", "It is thought that part of the difference is the weather, and that a lesser share of rural "

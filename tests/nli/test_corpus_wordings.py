@@ -219,7 +219,7 @@ LIES = {
  "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
 
  # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
- # bound, a modal, a frequency, an order ...); the 18 of the 68 still shown are named in README.md
+ # bound, a modal, a frequency, an order ...); the 8 of the 68 still shown are named in README.md
  "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
  "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
  "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
@@ -270,6 +270,18 @@ LIES = {
  "L2_rules_mobile": ("mob", one("Business rules are implemented in the mobile clients. [E25]", "E25")),
  "L2_426_3mo": ("mob", one("The API answers 426 Upgrade Required to app versions older than 3 months. [E26]", "E26")),
  "L2_hotfix_lead": ("mob", one("Hotfixes need approval from the mobile lead. [E25]", "E25")),
+ # shown verified until 2026-12-06 (afternoon): a time scope, a unit of time, a clause's subject with the clause
+ # beside it's predicate, two values of two parts of a list, "about a week" read as no value, terms exchanged
+ "L2_refill": ("rate", one("The bucket refills once per minute. [E2]", "E2")),
+ "L2_retry_ms": ("rate", one("The Retry-After header is given in milliseconds. [E3]", "E3")),
+ "L2_block_perm": ("rate", one("A key that keeps sending requests while limited is blocked permanently. [E3]", "E3")),
+ "L2_sev3_weekend": ("oncall", one("SEV3 alerts are handled on weekends. [E8]", "E8")),
+ "L2_primary_fra": ("stack", one("The primary region is fra (Frankfurt). [E16]", "E16")),
+ "L2_staging_always": ("stack", one("Staging runs around the clock. [E16]", "E16")),
+ "L2_writes_replica": ("stack", one("Writes may go to a replica. [E17]", "E17")),
+ "L2_forward_fix": ("inc", one("Prefer a forward fix over a rollback. [E23]", "E23")),
+ "L2_android_day1": ("mob", one("Android builds are rolled out to 100% of users on day 1. [E25]", "E25")),
+ "L2_review_week": ("mob", one("App Store review usually takes about a week. [E25]", "E25")),
 }
 
 
