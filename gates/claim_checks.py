@@ -222,6 +222,8 @@ class Quantity:
     # where ``text`` is, and where its number alone is ("2.4 million" of "2.4 million euros"): (start, end)
     span: tuple[int, int] = field(default=(-1, -1), compare=False)
     core: tuple[int, int] = field(default=(-1, -1), compare=False)
+    # the word a unit-less number counts ("1 canary machine", "one action item"): not a length of time
+    counts: str = field(default="", compare=False)
 
 
 # The words before a number that make it a one-sided bound: "more than $45,000" is not "more than $48,000",
@@ -328,7 +330,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         # 500s, not five of anything)
         before = text[m.start("num") - 1] if m.start("num") > 0 else " "
         if before.isalpha() or before == "-" and m.start("num") > 1 and text[m.start("num") - 2].isalpha() or \
-                _STATUS_CLASS.match(text, m.start("num")):
+                _STATUS_CLASS.match(text, m.start("num")) or _opens_a_list_item(text, m.start("num")):
             continue
         value = float(raw.replace(",", ""))
         if len(raw) == 2 and (first_year := _YEAR_BEFORE_SPAN.search(text[max(0, m.start("num") - 8):m.start("num")])):
@@ -357,7 +359,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         start = m.start() + len(text[m.start():text_end]) - len(text[m.start():text_end].lstrip())
         core_start = m.start("cur") if m.group("cur") else m.start("num")
         out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
-                            *_bound_of(preceding, day), span=(start, start + len(said)), core=(core_start, core_end)))
+                            *_bound_of(preceding, day), span=(start, start + len(said)), core=(core_start, core_end),
+                            counts=_counted(m.group("unit"), unit, scale, text, m.end())))
     for m in _number_words(text):
         w = folded(m.group("w"))
         if in_a_half(m.start()):
@@ -374,8 +377,30 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         said = m.group(0).strip()
         out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
                             *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
-                            core=(m.start(), m.end("scale") if m.group("scale") else m.end("w"))))
+                            core=(m.start(), m.end("scale") if m.group("scale") else m.end("w")),
+                            counts=_counted(m.group("unit"), unit, m.group("scale"), text, m.end())))
     return _ranges_in_one_unit(text, out)
+
+
+# "1. The on-call primary ...": the number of an item of an ordered list, not a quantity
+_LIST_NUMBER = re.compile(r"\d{1,2}[.)]\s")
+
+
+def _opens_a_list_item(text: str, position: int) -> bool:
+    return bool(_LIST_NUMBER.match(text, position)) and not text[text.rfind("\n", 0, position) + 1:position].strip()
+
+
+# a unit of time a word or two after a number: "Four infinite minutes" counts minutes, not "infinite"
+_TIME_UNIT_AHEAD = re.compile(r"(?:\s+[A-Za-z-]+){0,1}\s+(?:second|minute|hour|day|week|month|year|decade)s?\b",
+                              re.IGNORECASE)
+
+
+def _counted(word: str | None, unit: str, scale: str | None, text: str, end: int) -> str:
+    """The noun a unit-less number counts, as the number pattern read it after the number ("" if none)."""
+    if unit or scale or not word or not word.isalpha() or word.lower() in STOPWORDS or word.lower() in SCALES or \
+            _TIME_UNIT_AHEAD.match(text, end):
+        return ""
+    return word.lower()
 
 
 # "1 to 2 days", "10-20 minutes", "between 5 and 10%": a range's first number is in its last one's unit
@@ -477,6 +502,15 @@ def _close(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9
 
 
+def _no_length_of_time(evidence_text: str, value: Quantity) -> bool:
+    """Whether a number of the evidence cannot be a claimed length of time: it has a unit of another kind ("1%"), or
+    none and counts a noun ("1 canary machine") or is part of an ISO date ("2025-06-01")."""
+    if value.unit:
+        return value.kind != "time"
+    return bool(value.counts) or any(date.start() <= value.span[0] < date.end()
+                                     for date in ISO_DATE.finditer(evidence_text))
+
+
 def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     ev = quantities(evidence_text)
     findings = []
@@ -484,8 +518,9 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         rel = 0.10 if q.approx else 1e-9
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
             continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
-        same_value = [e for e in ev if _close(e.value, q.value, rel) or _same_share(e, q, rel) or
-                      _same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
+        same_value = [e for e in ev if (_close(e.value, q.value, rel) and not (
+                          q.kind == "time" and _no_length_of_time(evidence_text, e))) or
+                      _same_share(e, q, rel) or _same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))

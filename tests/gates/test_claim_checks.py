@@ -761,6 +761,30 @@ def test_a_unit_of_time_the_evidence_measures_alike_or_a_rate_is_no_number_misma
     assert not codes(run_checks(evidence, claim)) & {ReasonCode.NUMBER_MISMATCH, ReasonCode.QUALIFIER_DRIFT}
 
 
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus: "an hour" took the value of "1 canary machine", "1%", the day of
+    # "2025-06-01" or the "1." of a numbered list
+    ("A deploy first updates 1 canary machine and watches its error rate for 15 minutes; if the 5xx rate stays below "
+     "1%, the rest are updated.", "A deploy watches the canary's error rate for an hour."),
+    ("Effective 2025-06-01. Every postmortem lists at least one action item and is written within 5 business days.",
+     "A postmortem is written within a day."),
+    ("First response:\n1. The IC escalates to the CTO if a SEV1 is not mitigated within 30 minutes.",
+     "The IC escalates to the CTO if a SEV1 is not mitigated within an hour."),
+])
+def test_a_length_of_time_is_not_the_value_of_a_count_a_share_a_date_or_a_list_item_number(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("The rollout takes 1 to 2 days.", "The rollout takes a day."),
+    ("Pages are acknowledged within 15 minutes and escalated after 1 hour.", "Pages are escalated after an hour."),
+    ("Retries happen after 1, 10 and 60 minutes.", "The first retry is after 1 minute."),
+    ("Steps:\n1. Acknowledge the page.\n2. Open a channel within 10 minutes.", "Open a channel within 10 minutes."),
+])
+def test_a_length_of_time_the_evidence_gives_is_no_number_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
 BUCKET = ("Limits use a token bucket per key, stored in Upstash Redis. The bucket refills continuously; the burst is "
           "the bucket size.")
 STAGING = ("Staging runs on a single machine in ams and is stopped automatically outside working hours (19:00 to 07:00 "

@@ -182,6 +182,35 @@ CASES.update({
  "r_reviewed": ("ret", one("The retention policy is reviewed yearly. [E11]", "E11")),
  "r_truncate": ("ret", one("IP addresses in HTTP access logs are truncated to /24 for IPv4 or /48 for IPv6 after 7 days. [E12]", "E12")),
 })
+# 2026-12-06 (afternoon): worded to touch the checks added that day (time scopes, "an hour", clauses, pairs of values)
+CASES.update({
+ "F3_refill": ("rate", one("The bucket refills continuously. [E2]", "E2")),
+ "F3_block_hour": ("rate", one("A key that keeps sending requests while limited for more than 10 minutes is blocked for an hour. [E3]", "E3")),
+ "F3_retry_s": ("rate", one("The Retry-After header is given in seconds. [E3]", "E3")),
+ "F3_sev3_hours": ("oncall", one("SEV3 alerts are handled during working hours, Monday to Friday. [E8]", "E8")),
+ "F3_secondary_fra": ("stack", one("The secondary region is fra (Frankfurt). [E16]", "E16")),
+ "F3_primary_ams": ("stack", one("The primary region is ams. [E16]", "E16")),
+ "F3_writes": ("stack", one("Writes always go to the primary. [E17]", "E17")),
+ "F3_reads": ("stack", one("Reads may be served by a replica. [E17]", "E17")),
+ "F3_android_d5": ("mob", one("Android builds reach 100% of users on day 5. [E25]", "E25")),
+ "F3_android_d3": ("mob", one("Android builds are rolled out to 50% of users on day 3. [E25]", "E25")),
+ "F3_review": ("mob", one("App Store review usually takes a day or two. [E25]", "E25")),
+ "F3_review2": ("mob", one("App Store review usually takes 1 to 2 days. [E25]", "E25")),
+ "F3_rollback": ("inc", one("A rollback takes about four minutes. [E23]", "E23")),
+ "F3_prefer": ("inc", one("Prefer a rollback over a forward fix. [E23]", "E23")),
+ "F3_staging_stop": ("stack", one("Staging is stopped automatically outside working hours. [E16]", "E16")),
+ "F3_export": ("stack", one("The nightly export is kept for 35 days. [E17]", "E17")),
+ "F3_pitr": ("stack", one("Turso point-in-time recovery covers the last 30 days. [E17]", "E17")),
+ "F3_status": ("inc", one("For SEV1, the status page is updated at least every 30 minutes until resolution. [E22]", "E22")),
+ "F3_erasure": ("ret", one("An erasure request is confirmed to the requester within 3 business days. [E13]", "E13")),
+ "F3_legal": ("ret", one("Legal holds are reviewed every six months. [E14]", "E14")),
+ "F3_handover": ("oncall", one("The handover is a 15-minute call on Monday at 10:00 CET. [E7]", "E7")),
+ "F3_rest": ("oncall", one("After a night page that took more than an hour, the engineer starts work at noon the next day. [E9]", "E9")),
+ "F3_canary": ("stack", one("A deploy watches the canary's error rate for 15 minutes. [E19]", "E19")),
+ "F3_deploy_time": ("stack", one("A full production deploy takes about ten minutes. [E19]", "E19")),
+ "F3_backups_expire": ("ret", one("Data held only in backups expires with the backup after at most 35 days. [E13]", "E13")),
+ "F3_two_on_call": ("oncall", one("One primary and one secondary are on call at any time. [E7]", "E7")),
+})
 
 KNOWN_GAPS = {
     "sev1_def", "hotfix",
@@ -282,6 +311,30 @@ LIES = {
  "L2_forward_fix": ("inc", one("Prefer a forward fix over a rollback. [E23]", "E23")),
  "L2_android_day1": ("mob", one("Android builds are rolled out to 100% of users on day 1. [E25]", "E25")),
  "L2_review_week": ("mob", one("App Store review usually takes about a week. [E25]", "E25")),
+ # a third round the same afternoon, one fact changed at a time again; "The read replicas are in ams and iad." and
+ # "The minimum supported app version is enforced by the app." are still shown (README.md)
+ "L3_refill_hourly": ("rate", one("The bucket refills every hour. [E2]", "E2")),
+ "L3_staging_nonstop": ("stack", one("Staging runs nonstop. [E16]", "E16")),
+ "L3_sev3_saturday": ("oncall", one("SEV3 alerts are handled on Saturdays. [E8]", "E8")),
+ "L3_backups_forever": ("ret", one("Data held only in backups is kept forever. [E13]", "E13")),
+ "L3_secondary_ams": ("stack", one("The secondary region is ams (Amsterdam). [E16]", "E16")),
+ "L3_reads_primary": ("stack", one("Reads always go to the primary. [E17]", "E17")),
+ "L3_android_50_d1": ("mob", one("Android builds reach 50% of users on day 1. [E25]", "E25")),
+ "L3_review_month": ("mob", one("App Store review usually takes about a month. [E25]", "E25")),
+ "L3_rollback_hour": ("inc", one("A rollback takes about an hour. [E23]", "E23")),
+ "L3_legal_year": ("ret", one("Legal holds are reviewed once a year. [E14]", "E14")),
+ "L3_pitr_week": ("stack", one("Turso point-in-time recovery covers the last week. [E17]", "E17")),
+ "L3_status_hourly": ("inc", one("For SEV1, the status page is updated every hour until resolution. [E22]", "E22")),
+ "L3_confirm_week": ("ret", one("An erasure request is confirmed to the requester within a week. [E13]", "E13")),
+ "L3_canary_hour": ("stack", one("A deploy watches the canary's error rate for an hour. [E19]", "E19")),
+ "L3_ic_hour": ("inc", one("If a SEV1 is not mitigated within an hour, the IC escalates to the CTO by phone. [E22]", "E22")),
+ "L3_handover_daily": ("oncall", one("The handover is a daily 15-minute call. [E7]", "E7")),
+ "L3_hotfix_swap": ("mob", one("Hotfixes use an expedited review request on Android and a 100% rollout on iOS. [E26]", "E26")),
+ "L3_tickets_6mo": ("ret", one("Support tickets are kept for 6 months after the ticket is closed. [E12]", "E12")),
+ "L3_three_on_call": ("oncall", one("Three engineers are on call at any time. [E7]", "E7")),
+ "L3_postmortem_day": ("inc", one("A blameless postmortem is written for every SEV1 within a day. [E24]", "E24")),
+ "L3_access_always": ("ret", one("HTTP access logs are kept permanently. [E12]", "E12")),
+ "L3_lag_minute": ("stack", one("Reads from a replica can lag the primary by up to a minute. [E17]", "E17")),
 }
 
 
