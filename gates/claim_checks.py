@@ -1914,7 +1914,7 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
 
 # Coordinated clauses, each about its own subject: "The primary region is ams and the secondary region is fra",
 # "Writes always go to the primary; reads may be served by a replica"
-_CLAUSE_BREAK = re.compile(r"(;\s+|,?\s+(?:and|but|while|whereas)\s+)")
+_CLAUSE_BREAK = re.compile(r"(;\s+|,\s+with\s+|,?\s+(?:and|but|while|whereas)\s+)")
 
 
 def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFinding | None:
@@ -1933,13 +1933,27 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
     if not sentences or share < RESTATED_SENTENCE_SHARE:
         return None
     parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", min(sentences, key=len)))
-    clauses, breaks = parts[::2], [";"] + parts[1::2]
+    clauses: list[str] = []
+    subjects: list[frozenset[str]] = []
+    verbs: list[str] = []
+    with_phrase = False
+    for clause, mark in zip(parts[::2], [";"] + parts[1::2], strict=True):
+        if mark.strip(", ").startswith("with"):  # "..., with read replicas in fra and iad": its noun, then where
+            subject_, verb = _with_phrase_subject(clause), "be"
+        else:
+            subject_, verb = _clause_subject(clause, subject_stems, after_a_semicolon=mark.startswith(";")), \
+                _auxiliary(clause)
+        if with_phrase and not subject_ and not mark.startswith(";"):
+            clauses[-1] += mark + clause  # "with read replicas in fra and iad": the phrase goes on
+            continue
+        with_phrase = mark.strip(", ").startswith("with")
+        clauses.append(clause)
+        subjects.append(subject_)
+        verbs.append(verb)
     if len(clauses) < 2:
         return None
     claim_verb = _auxiliary(claim_text)
     stems = [content_stem_set(clause) for clause in clauses]
-    subjects = [_clause_subject(clause, subject_stems, after_a_semicolon=mark.startswith(";"))
-                for clause, mark in zip(clauses, breaks, strict=True)]
     for i in range(len(clauses)):
         if subjects[i] != subject or not stems[i] - subject:
             continue  # another subject, or the subject of a verb that follows ("Jane and Tessa are girls")
@@ -1948,13 +1962,13 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
         drawn = predicate - stems[i]
         for j in (i - 1, i + 1):  # parallel clauses stand side by side
             other = clauses[j] if 0 <= j < len(clauses) else ""
-            if other and subjects[j] and subjects[j] != subject and _auxiliary(other) == claim_verb and \
+            if other and subjects[j] and subjects[j] != subject and _same_verb(verbs[j], claim_verb) and \
                     drawn <= stems[j] - subjects[j] and predicate <= stems[i] | stems[j] and \
                     not predicate & (subjects[j] - subject) and \
                     NEGATIONS.intersection(words(other)) == NEGATIONS.intersection(words(claim_text)):
                 return CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "clauses",
                                     f"claim says of {claim_subject.strip()!r} what the evidence says of "
-                                    f"{_subject_of(other)!r}: {other.strip()!r}")
+                                    f"{sorted(subjects[j])}: {other.strip()!r}")
     return None
 
 
@@ -1986,6 +2000,23 @@ def _clause_subject(clause: str, claim_subject: Sequence[str], after_a_semicolon
             re.search(r"[,:]$", words_[at - 1]):
         return frozenset()
     return frozenset(claim_subject)
+
+
+_WITH_PHRASE_NOUN_END = re.compile(r"\s(?:in|at|on|of|for|to|from|by|under|over|across)\s")
+_FORMS_OF_BE = frozenset({"is", "are", "was", "were", "be"})
+
+
+def _with_phrase_subject(phrase: str) -> frozenset[str]:
+    """The noun a phrase after ", with" is about: its words before the first preposition ("read replicas" of "read
+    replicas in fra and iad"), none if it has no preposition after a short noun ("about 2 million inhabitants")."""
+    end = _WITH_PHRASE_NOUN_END.search(phrase)
+    if end is None or len(phrase[:end.start()].split()) > _CLAUSE_SUBJECT_WORDS:
+        return frozenset()
+    return content_stem_set(phrase[:end.start()])
+
+
+def _same_verb(clause_verb: str, claim_verb: str) -> bool:
+    return clause_verb == claim_verb or {clause_verb, claim_verb} <= _FORMS_OF_BE
 
 
 def _auxiliary(clause: str) -> str:
@@ -2025,7 +2056,10 @@ class NearCopy:
     - "opposite": the claim is the sentence, words left out or not, with one word put for its opposite ("Every page
       during working hours ..." over "Every page outside working hours ...");
     - "weaker": the same with a rule's "must" or "shall" made a "may", "can" or "should" ("Clients may back off ..."
-      over "Clients must back off ...")."""
+      over "Clients must back off ...");
+    - "moved": the claim is the sentence with words left out, but what it leaves out is an object, up to a word of
+      the next clause that it joins in the object's place ("... is enforced by the app." over "... is enforced by
+      the server: ... and the app then asks ...")."""
 
     kind: str
     words: tuple[str, ...]
@@ -2319,6 +2353,39 @@ def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) ->
     return runs
 
 
+# "enforced by the [server: the API answers 426 ... to] app versions": a claim that reads as the sentence with words
+# left out, where what it leaves out opens right after an article or a preposition and runs into the next clause,
+# joins that word to a word of another clause
+_OBJECT_OPENERS = frozenset({"the", "a", "an", "by", "to", "of", "in", "on", "at", "for", "from", "with"})
+_CLAUSE_BOUNDARY = re.compile(r"[:;]")  # (", and" ends an item of a list as often: "a writer, producer, and actor")
+_OBJECT_WORDS = 4
+
+
+def _object_moved(sentence: str, sentence_tokens: Sequence[str],
+                  left_out: Sequence[tuple[int, int]]) -> tuple[str, tuple[str, ...]] | None:
+    """(the word the claim joins there, the words of the object it leaves out) for such a reading; None otherwise."""
+    text = strip_markers(sentence)
+    spans = [match.span() for match in WORD.finditer(text)]
+    if len(spans) != len(sentence_tokens):
+        return None
+    for start, end in left_out:
+        if start == 0 or end >= len(sentence_tokens) or sentence_tokens[start - 1].lower() not in _OBJECT_OPENERS \
+                or not content_stems(sentence_tokens[end]):
+            continue
+        kept_before = [token for position, token in enumerate(sentence_tokens[:start - 1])
+                       if not any(run_start <= position < run_end for run_start, run_end in left_out)]
+        if not content_stems(" ".join(kept_before)):
+            continue  # "The [rotation is weekly; the] handover is ...": the claim's opening article, matched early
+        boundary = _CLAUSE_BOUNDARY.search(text, spans[start][0], spans[end][0])
+        opening = text[boundary.end():].split(maxsplit=1) if boundary is not None else []
+        if not opening or opening[0].lower() not in _DETERMINERS:
+            continue  # a colon before a list ("... of an individual: values, attitudes ...") elaborates the object
+        dropped = tuple(WORD.findall(text[spans[start][0]:boundary.start()]))
+        if dropped and len(dropped) <= _OBJECT_WORDS and content_stems(" ".join(dropped)):
+            return sentence_tokens[end], dropped
+    return None
+
+
 # Words that join two terms without giving them roles: "dogs and mice", "the tenant or the landlord", "A as well as
 # B", and the copula of an identity ("Some rivers are roads." says what "Some roads are rivers." does; "The capital
 # is Paris." what "Paris is the capital." does); "from A to B" and "A rather than B" give roles
@@ -2565,6 +2632,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
                 if condition := _left_out_condition(sentence_tokens, start, end):
                     copies.append(NearCopy("condition", condition, sentence))  # ... but for a rule's scope
                     break
+            else:
+                if moved := _object_moved(sentence, sentence_tokens, left_out):  # ... or for an object it drops
+                    copies.append(NearCopy("moved", (moved[0],), sentence, moved[1]))
             continue
         if exchanged := _exchanged(claim_tokens, claim_stems, sentence_stems):
             copies.append(NearCopy("roles", exchanged, sentence))  # "The primary ... the secondary ..." reversed

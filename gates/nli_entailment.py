@@ -673,6 +673,8 @@ _FAILS_WHATEVER_SCORED: dict[str, tuple[ReasonCode, Callable[[NearCopy, str, str
         f"claim puts {run!r} for {instead!r}, which makes the evidence's rule weaker than it is")),
     "roles": (ReasonCode.UNSUPPORTED_CONTENT, lambda copy, run, instead: (
         f"claim exchanges {copy.words[0]!r} and {copy.words[1]!r} of the evidence's sentence")),
+    "moved": (ReasonCode.UNSUPPORTED_CONTENT, lambda copy, run, instead: (
+        f"claim leaves out {instead!r} and joins {run!r}, of the next clause, in its place")),
 }
 
 
@@ -683,8 +685,8 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     it and ``facts``:
 
     - a word of time or plan added alone fails, as does a verb moved between present and past, a condition left out
-      of a rule, two words of the sentence exchanged, a word put for its opposite, a rule's "must" made a "may",
-      a number put for another and a name put for another name;
+      of a rule, two words of the sentence exchanged, an object left out for a word of the next clause, a word put
+      for its opposite, a rule's "must" made a "may", a number put for another and a name put for another name;
     - a swapped-in term the evidence never uses fails where the claim's best score leans contradicted, or where it
       is far in meaning from the words it replaces ("complexity" for "region"), or where it is not close and does
       not fit its place (``NearCopy.in_context``: "California's southernmost 10 equal" for "... 10 counties"); a

@@ -311,8 +311,9 @@ LIES = {
  "L2_forward_fix": ("inc", one("Prefer a forward fix over a rollback. [E23]", "E23")),
  "L2_android_day1": ("mob", one("Android builds are rolled out to 100% of users on day 1. [E25]", "E25")),
  "L2_review_week": ("mob", one("App Store review usually takes about a week. [E25]", "E25")),
- # a third round the same afternoon, one fact changed at a time again; "The read replicas are in ams and iad." and
- # "The minimum supported app version is enforced by the app." are still shown (README.md)
+ # a third round the same afternoon, one fact changed at a time again
+ "L3_replicas_ams": ("stack", one("The read replicas are in ams and iad. [E17]", "E17")),
+ "L3_app_enforces": ("mob", one("The minimum supported app version is enforced by the app. [E26]", "E26")),
  "L3_refill_hourly": ("rate", one("The bucket refills every hour. [E2]", "E2")),
  "L3_staging_nonstop": ("stack", one("Staging runs nonstop. [E16]", "E16")),
  "L3_sev3_saturday": ("oncall", one("SEV3 alerts are handled on Saturdays. [E8]", "E8")),
