@@ -391,7 +391,7 @@ def _opens_a_list_item(text: str, position: int) -> bool:
 
 
 # a unit of time a word or two after a number: "Four infinite minutes" counts minutes, not "infinite"
-_TIME_UNIT_AHEAD = re.compile(r"(?:\s+[A-Za-z-]+){0,1}\s+(?:second|minute|hour|day|week|month|year|decade)s?\b",
+_TIME_UNIT_AHEAD = re.compile(r"(?:\s+[A-Za-z-]+)?\s+(?:second|minute|hour|day|week|month|year|decade)s?\b",
                               re.IGNORECASE)
 
 
@@ -1359,8 +1359,7 @@ FREQUENCY = {"daily": "day", "once a day": "day", "every day": "day", "per day":
              "per second": "second", "a second": "second", "each day": "day", "each week": "week",
              "each month": "month", "every month": "month", "each year": "year", "every year": "year",
              "each hour": "hour", "every hour": "hour", "every minute": "minute", "each minute": "minute",
-             "nightly": "day",
-             **_WEEKDAY_FREQUENCY}
+             "nightly": "day", **_WEEKDAY_FREQUENCY}
 # A frequency is compared by its period: "every three years" is no "every year", "daily" is "every 24 hours", and
 # "twice a week" is neither weekly nor "a week". Lengths in seconds up to a week, in months from a month (a year is
 # 12 months; days and months do not convert).
@@ -1432,10 +1431,10 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
 # of time ("for 1 hour"). And the unit of time a value is given in ("in whole seconds").
 _ALWAYS = re.compile(r"\b(?:continuously|constantly|continually|non-?stop|a?round the clock|24/7|24x7|at all times|"
                      r"all the time|day and night)\b")
-_WORKING_TIME = re.compile(r"(?<!outside )(?<!out of )(?<!after )\b(?:working hours|business hours|office hours|"
-                           r"working days?|business days?|weekdays|monday to friday)\b")
-_WORKING_TIME_ANY = re.compile(r"\b(?:working hours|business hours|office hours|working days?|business days?|"
-                               r"weekdays|monday to friday)\b")
+_WORKING_TIME_WORDS = r"\b(?:working hours|business hours|office hours|working days?|business days?|weekdays|" \
+                      r"monday to friday)\b"
+_WORKING_TIME_ANY = re.compile(_WORKING_TIME_WORDS)
+_WORKING_TIME = re.compile(r"(?<!outside )(?<!out of )(?<!after )" + _WORKING_TIME_WORDS)  # "during", not "outside"
 _WEEKEND = re.compile(r"\b(?:weekends?|saturdays?|sundays?)\b")
 _MEASURED_IN = re.compile(r"\bin (?:whole |full )?((?:milli|micro|nano)?(?:second|minute|hour|day|week|month|year))s\b")
 _FOR_GOOD = re.compile(r"\b(?:permanently|forever|for ever|for good|indefinitely|in perpetuity)\b")
@@ -1446,8 +1445,8 @@ def _other_time_scope(evidence_text: str, claim_text: str) -> CheckFinding | Non
     over "The bucket refills continuously", "Staging runs around the clock." over "... is stopped automatically
     outside working hours", "SEV3 alerts are handled on weekends." over "... Monday to Friday", "... is blocked
     permanently." over "... is blocked for 1 hour"; and the unit a value is given in ("in milliseconds" over "in whole
-    seconds"). A scope the evidence states anywhere is no drift: the evidence
-    may say both ("runs continuously and is restarted every week")."""
+    seconds"). A scope the evidence states anywhere is no drift: the evidence may say both ("runs continuously and
+    is restarted every week")."""
     claim, evidence = claim_text.lower(), evidence_text.lower()
     measured_in = _MEASURED_IN.search(claim)
     if not (_ALWAYS.search(claim) or _WEEKEND.search(claim) or _FOR_GOOD.search(claim) or measured_in or
@@ -1919,10 +1918,11 @@ _CLAUSE_BREAK = re.compile(r"(;\s+|,\s+with\s+|,?\s+(?:and|but|while|whereas)\s+
 
 def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFinding | None:
     """The claim gives one clause's subject what the clause beside it, in the sentence it restates, says of its own
-    subject, in that clause's words, verb and polarity: "The primary region is fra." over "The primary region is ams and the
-    secondary region is fra.". Every content word is the evidence's, and the verifier reads the sentence as entailing
-    it. A subject is the words before the clause's auxiliary (the claim's too); a clause without one is about the
-    claim's subject where it opens with its words ("Writes always go to the primary")."""
+    subject, in that clause's words, verb and polarity: "The primary region is fra." over "The primary region is ams
+    and the secondary region is fra.". Every content word is the evidence's, and the verifier reads the sentence as
+    entailing it. A subject is the words before the clause's auxiliary (the claim's too); a clause without one is
+    about the claim's subject where it opens with its words ("Writes always go to the primary"), and a phrase after
+    ", with" about its noun ("with read replicas in fra and iad")."""
     claim_subject = _subject_of(claim_text)
     subject_stems = content_stems(claim_subject) if claim_subject else []
     subject = frozenset(subject_stems)
