@@ -285,6 +285,12 @@ _A_UNIT_OF_TIME = re.compile(r"\b(?:an?|An?)\s+(?P<unit>hour|day|week|month|year
                              r"(?P<half>\s+and\s+a\s+half\b)?")
 
 
+# "paged once", "failed once": one time, after a past form (not "Once the key is blocked", "once a day", "at once",
+# nor "once" opening a clause: "named once it had been split")
+_ONCE_AFTER_A_VERB = re.compile(r"\b[a-z]+ed\s+(?P<once>once)\b(?!\s+(?:a|an|per|every|each|again|more|upon|it|this|"
+                                r"that|the|they|he|she|we|you|i|there|its|their|our)\b)")  # not "named once it had ..."
+
+
 def quantities(text: str) -> list[Quantity]:
     return list(_quantities(text))
 
@@ -318,6 +324,9 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                             span=(m.start(), m.end()), core=(m.start(), m.end())))
         if m.group("half"):
             halves.append((m.start(), m.end()))  # "an hour and a half": 1.5 hours, its "half" no number of its own
+
+    for m in _ONCE_AFTER_A_VERB.finditer(text) if "once" in text else ():
+        out.append(Quantity(1.0, "times", "other", "once", False, span=m.span("once"), core=m.span("once")))
 
     def in_a_half(position: int) -> bool:
         return any(start <= position < end for start, end in halves)
@@ -395,9 +404,12 @@ _TIME_UNIT_AHEAD = re.compile(r"(?:\s+[A-Za-z-]+)?\s+(?:second|minute|hour|day|w
                               re.IGNORECASE)
 
 
+_NOT_COUNTED = STOPWORDS | {"time"}  # "1 time": once, no thing counted
+
+
 def _counted(word: str | None, unit: str, scale: str | None, text: str, end: int) -> str:
     """The noun a unit-less number counts, as the number pattern read it after the number ("" if none)."""
-    if unit or scale or not word or not word.isalpha() or word.lower() in STOPWORDS or word.lower() in SCALES or \
+    if unit or scale or not word or not word.isalpha() or word.lower() in _NOT_COUNTED or word.lower() in SCALES or \
             _TIME_UNIT_AHEAD.match(text, end):
         return ""
     return word.lower()
@@ -411,7 +423,7 @@ def _ranges_in_one_unit(text: str, found: list[Quantity]) -> tuple[Quantity, ...
     with_units = {q.core[0]: q for q in found if q.unit}
     out = []
     for q in found:
-        if not q.unit and (link := _RANGE_LINK.match(text, q.span[1])) and link.end() > q.span[1] and \
+        if not q.unit and (link := _RANGE_LINK.match(text, q.core[1])) and link.end() > q.core[1] and \
                 (last := with_units.get(link.end())) is not None:
             q = replace(q, unit=last.unit, kind=last.kind)
         out.append(q)
@@ -502,6 +514,17 @@ def _close(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9
 
 
+def _not_the_same_value(evidence_text: str, claimed: Quantity, value: Quantity) -> bool:
+    """Whether an evidence number of the claimed value is still another quantity: a claimed length of time against
+    no length of time, or a claimed "once" ("paged once") against a bare number that counts a noun ("one rotation").
+    (Other units against counted nouns: the noun is as often a unit the reading does not know, "the 8,586-meter Mt.
+    Kanchenjunga", "five grammes", 58 "provides" in "$58 provides"; and "5 times more likely" over "five" of
+    something is a ratio the evidence may state otherwise.)"""
+    if claimed.kind == "time":
+        return _no_length_of_time(evidence_text, value)
+    return claimed.text == "once" and not value.unit and bool(value.counts)
+
+
 def _no_length_of_time(evidence_text: str, value: Quantity) -> bool:
     """Whether a number of the evidence cannot be a claimed length of time: it has a unit of another kind ("1%"), or
     none and counts a noun ("1 canary machine") or is part of an ISO date ("2025-06-01")."""
@@ -518,8 +541,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         rel = 0.10 if q.approx else 1e-9
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
             continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
-        same_value = [e for e in ev if (_close(e.value, q.value, rel) and not (
-                          q.kind == "time" and _no_length_of_time(evidence_text, e))) or
+        same_value = [e for e in ev if (_close(e.value, q.value, rel) and not _not_the_same_value(evidence_text, q, e)) or
                       _same_share(e, q, rel) or _same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",

@@ -775,6 +775,34 @@ def test_a_length_of_time_is_not_the_value_of_a_count_a_share_a_date_or_a_list_i
     assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
 
 
+HYGIENE = ("Any alert that paged twice in one rotation without needing action must be fixed or downgraded by the next "
+           "handover.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over the example corpus: "once" was no number, and "one rotation" held the value 1 anyway
+    (HYGIENE, "Any alert that paged once without needing action must be fixed by the next handover."),
+    ("The job failed twice in one week.", "The job failed once."),
+])
+def test_a_count_of_times_is_not_the_value_of_a_counted_noun(evidence, claim):
+    assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (HYGIENE, "Any alert that paged twice in one rotation without needing action must be fixed by the next handover."),
+    ("The job failed 1 time last week.", "The job failed once last week."),
+    ("Once the key is blocked, the owner is e-mailed.", "Once the key is blocked, the owner is e-mailed."),
+    ("Backups run once a day.", "Backups run once a day."),
+    ("The team has five engineers.", "The team has 5 people."),
+    ("Tickets cost 10 dollars.", "Tickets cost $10."),
+    # "one club and $100" is no range: "one" is not in dollars (it was read so, the range starting after "club")
+    ("$50 provides supplies for one club. $100 supports one child.", "$50 buys supplies for one club and $100 "
+     "supports a child."),
+])
+def test_once_or_a_value_the_evidence_gives_is_no_number_mismatch(evidence, claim):
+    assert check_numbers(evidence, claim) == []
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("The rollout takes 1 to 2 days.", "The rollout takes a day."),
     ("Pages are acknowledged within 15 minutes and escalated after 1 hour.", "Pages are escalated after an hour."),

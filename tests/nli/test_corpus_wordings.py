@@ -248,7 +248,7 @@ LIES = {
  "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
 
  # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
- # bound, a modal, a frequency, an order ...); the 8 of the 68 still shown are named in README.md
+ # bound, a modal, a frequency, an order ...); the 7 of the 68 still shown are named in README.md
  "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
  "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
  "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
@@ -311,6 +311,7 @@ LIES = {
  "L2_forward_fix": ("inc", one("Prefer a forward fix over a rollback. [E23]", "E23")),
  "L2_android_day1": ("mob", one("Android builds are rolled out to 100% of users on day 1. [E25]", "E25")),
  "L2_review_week": ("mob", one("App Store review usually takes about a week. [E25]", "E25")),
+ "L2_hygiene_once": ("oncall", one("Any alert that paged once without needing action must be fixed by the next handover. [E10]", "E10")),
  # a third round the same afternoon, one fact changed at a time again
  "L3_replicas_ams": ("stack", one("The read replicas are in ams and iad. [E17]", "E17")),
  "L3_app_enforces": ("mob", one("The minimum supported app version is enforced by the app. [E26]", "E26")),
