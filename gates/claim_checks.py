@@ -758,11 +758,16 @@ def _bindings(text: str) -> tuple[_Binding, ...]:
 RESTATED_SENTENCE_SHARE = 0.5
 
 
-def _spelled_number_moved(evidence_text: str, claim_text: str, claimed: _Binding) -> CheckFinding | None:
+def _restated_sentence(evidence_text: str, claim_text: str) -> str:
+    """The evidence sentence the claim restates: the one sharing most of its content words (half of them at least;
+    the shortest of those that tie), "" if none."""
     sentences, share = best_sentences(evidence_text, claim_text, False)
-    if not sentences or share < RESTATED_SENTENCE_SHARE:
+    return min(sentences, key=len) if sentences and share >= RESTATED_SENTENCE_SHARE else ""
+
+
+def _spelled_number_moved(evidence_text: str, claim_text: str, claimed: _Binding) -> CheckFinding | None:
+    if not (sentence := _restated_sentence(evidence_text, claim_text)):
         return None
-    sentence = min(sentences, key=len)
     bindings = _bindings(sentence)
     others = [e for e in bindings if e.after == claimed.after and not _close(e.value, claimed.value, 1e-9)]
     same = [e for e in bindings if _close(e.value, claimed.value, 1e-9)]
@@ -937,10 +942,9 @@ def _values_paired_otherwise(evidence_text: str, claim_text: str) -> list[CheckF
     claimed = sorted(quantities(claim_text), key=lambda q: q.span[0])
     if len(claimed) < 2:
         return []
-    sentences, share = best_sentences(evidence_text, claim_text, False)
-    if not sentences or share < RESTATED_SENTENCE_SHARE:
+    if not (sentence := _restated_sentence(evidence_text, claim_text)):
         return []
-    parts = [sorted(quantities(part), key=lambda q: q.span[0]) for part in _COORDINATED.split(min(sentences, key=len))]
+    parts = [sorted(quantities(part), key=lambda q: q.span[0]) for part in _COORDINATED.split(sentence)]
     for a, b in pairwise(claimed):
         between = claim_text[a.span[1]:b.span[0]]
         if _measure(a) == _measure(b) or re.search(r"[,;:]", between) or \
@@ -1470,14 +1474,12 @@ def _other_time_scope(evidence_text: str, claim_text: str) -> CheckFinding | Non
     seconds"). A scope the evidence states anywhere is no drift: the evidence may say both ("runs continuously and
     is restarted every week")."""
     claim, evidence = claim_text.lower(), evidence_text.lower()
-    measured_in = _MEASURED_IN.search(claim)
+    measured_in, claim_periodic = _MEASURED_IN.search(claim), _frequency_spans(" ".join(words(claim)))
     if not (_ALWAYS.search(claim) or _WEEKEND.search(claim) or _FOR_GOOD.search(claim) or measured_in or
-            _frequency_spans(" ".join(words(claim)))):
+            claim_periodic):
         return None
-    sentences, share = best_sentences(evidence_text, claim_text, False)
-    if not sentences or share < RESTATED_SENTENCE_SHARE:
+    if not (sentence := _restated_sentence(evidence_text, claim_text)):
         return None
-    sentence = min(sentences, key=len)
     said = sentence.lower()
     said_words = " ".join(words(said))
     periodic = [said_words[start:end] for start, end, _ in _frequency_spans(said_words)]
@@ -1495,7 +1497,7 @@ def _other_time_scope(evidence_text: str, claim_text: str) -> CheckFinding | Non
         if claimed and not in_evidence and instead:
             return CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
                                 f"claim says {claimed.group(0)!r}; the sentence it restates says {instead!r}")
-    if _frequency_spans(" ".join(words(claim))) and not periodic and (always := _ALWAYS.search(said)):
+    if claim_periodic and not periodic and (always := _ALWAYS.search(said)):
         return CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
                             f"claim gives a period; the sentence it restates says {always.group(0)!r}")
     return None
@@ -1951,10 +1953,9 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
     predicate = content_stem_set(claim_text) - subject
     if not subject or not predicate:
         return None
-    sentences, share = best_sentences(evidence_text, claim_text, False)
-    if not sentences or share < RESTATED_SENTENCE_SHARE:
+    if not (sentence := _restated_sentence(evidence_text, claim_text)):
         return None
-    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", min(sentences, key=len)))
+    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", sentence))
     clauses: list[str] = []
     subjects: list[frozenset[str]] = []
     verbs: list[str] = []
