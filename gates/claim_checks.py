@@ -285,6 +285,17 @@ _A_UNIT_OF_TIME = re.compile(r"\b(?:an?|An?)\s+(?P<unit>hour|day|week|month|year
                              r"(?P<half>\s+and\s+a\s+half\b)?")
 
 
+# A fraction of a unit of time: "half an hour", "a half hour", "a quarter of an hour", "three quarters of an hour",
+# "half a day" (the number words in it are no numbers of their own)
+_FRACTION_OF_A_UNIT = re.compile(
+    r"\b(?:(?P<count>an?|one|two|three)\s+)?(?P<part>half|quarters?|thirds?)(?:\s+of)?(?:\s+an?)?[\s-]+"
+    r"(?P<unit>second|minute|hour|day|week|month|year)\b", re.IGNORECASE)
+_FRACTION_PARTS = {"half": 1 / 2, "quarter": 1 / 4, "third": 1 / 3}
+_FRACTION_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+_PART_OF_A_PERIOD = frozenset({"the", "last", "first", "final", "second", "third", "fourth", "this", "that", "next",
+                               "previous", "latter", "former"})
+
+
 # "paged once", "failed once": one time, after a past form (not "Once the key is blocked", "once a day", "at once",
 # nor "once" opening a clause: "named once it had been split")
 _ONCE_AFTER_A_VERB = re.compile(r"\b[a-z]+ed\s+(?P<once>once)\b(?!\s+(?:a|an|per|every|each|again|more|upon|it|this|"
@@ -324,6 +335,20 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                             span=(m.start(), m.end()), core=(m.start(), m.end())))
         if m.group("half"):
             halves.append((m.start(), m.end()))  # "an hour and a half": 1.5 hours, its "half" no number of its own
+
+    for m in _FRACTION_OF_A_UNIT.finditer(text) if re.search(r"half|quarter|third", text, re.IGNORECASE) else ():
+        if any(start <= m.start() < end for start, end in halves) or \
+                m.group("part").lower().startswith("third") and " of" not in m.group(0).lower():
+            continue  # "an hour and a half" is read above; "a third day" is a rank
+        part = _FRACTION_PARTS[m.group("part").lower().removesuffix("s")]
+        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        if preceding and preceding[-1] in _PART_OF_A_PERIOD:
+            continue  # "in the last quarter of a year": a part of the calendar, no length
+        unit, kind = _unit_of(m.group("unit"), None, None)
+        out.append(Quantity(_FRACTION_COUNTS[(m.group("count") or "a").lower()] * part, unit, kind, m.group(0),
+                            bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding),
+                            span=m.span(), core=m.span()))
+        halves.append(m.span())
 
     for m in _ONCE_AFTER_A_VERB.finditer(text) if "once" in text else ():
         out.append(Quantity(1.0, "times", "other", "once", False, span=m.span("once"), core=m.span("once")))
@@ -559,7 +584,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         findings = (_moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
                     or _value_of_another_statement(evidence_text, claim_text)
                     or _values_paired_otherwise(evidence_text, claim_text))
-    return findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
+    return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
+            + _other_dates(evidence_text, claim_text))
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -1420,6 +1446,9 @@ _FREQUENCY_PHRASE = re.compile(r"(?<![\w-])(" + "|".join(
 _LENGTH_OF_TIME_BEFORE = re.compile(r"(?<![\w-])(" + "|".join(sorted(LENGTH_OF_TIME_WORDS)) + r") $")
 
 
+_FRACTION_BEFORE = re.compile(r"\b(?:half|quarters?|thirds?)(?: of)? $")
+
+
 @memo_by_text
 def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, period) of each frequency in ``joined`` (lower-case words joined by spaces), the longer forms
@@ -1441,8 +1470,9 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
             found.append((match.start(), match.end(),
                           _period(1 / _count(match.group(1)), _ADVERB_UNIT[match.group(3)])))
     for match in _FREQUENCY_PHRASE.finditer(joined):
-        if match.group(1).startswith(("a ", "an ")) and _LENGTH_OF_TIME_BEFORE.search(joined, 0, match.start()):
-            continue
+        if match.group(1).startswith(("a ", "an ")) and (_LENGTH_OF_TIME_BEFORE.search(joined, 0, match.start()) or
+                                                          _FRACTION_BEFORE.search(joined, 0, match.start())):
+            continue  # "within an hour", "within half an hour": lengths of time, no frequencies
         if match.group(1) in _WEEKDAY_FREQUENCY and any(e + 1 == match.start() or match.end() + 1 == s
                                                          for s, e, _ in found):
             continue  # "every two weeks, on Tuesdays": the day of that frequency, not a weekly one of its own
@@ -1565,6 +1595,53 @@ ISO_DATE = re.compile(r"\b(?P<y>[12]\d{3})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12
 def iso_months(text: str) -> set[str]:
     """The months that the text's YYYY-MM-DD dates name ("2018-11-15": November)."""
     return {MONTHS[int(m.group("m")) - 1] for m in ISO_DATE.finditer(text)} if "-" in text else set()
+
+
+_MONTH_NAMES = "|".join(MONTHS)
+_DAY = r"(?P<d>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR_AFTER = r"(?:,?\s+(?P<y>[12]\d{3})\b)?"
+# The dates that name a day, as (year or None, month, day) with the text as written: "2025-04-01", "1 April 2025",
+# "1st of April", "April 1, 2025", "April 1st". A month with a year and no day ("April 2025") is the month check's.
+_DAY_DATES = (
+    ISO_DATE,
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_NAMES})\b{_YEAR_AFTER}"),
+    re.compile(rf"\b(?P<month>{_MONTH_NAMES})\s+{_DAY}\b(?!\s*(?:%|[:.]\d)){_YEAR_AFTER}"),  # not "May 5%", "May 5:30"
+)
+
+
+_RELATIVE_DAY = re.compile(r"\b(?:(?:the )?(?:previous|next|following|same) day|yesterday|tomorrow|(?:mon|tues|wednes|"
+                          r"thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+
+
+@memo_by_text
+def _day_dates(text: str) -> tuple[tuple[int | None, int, int, str], ...]:
+    found = []
+    for pattern in _DAY_DATES:
+        for match in pattern.finditer(text):
+            groups = match.groupdict()
+            month = int(groups["m"]) if groups.get("m") else MONTHS.index(groups["month"]) + 1
+            year = int(groups["y"]) if groups.get("y") else None
+            found.append((year, month, int(groups["d"]), match[0]))
+    return tuple(found)
+
+
+def _other_dates(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """A day the claim dates that none of the evidence's dates is ("since 1 May 2025" over "Effective 2025-04-01"):
+    the value check finds the claim's 1 and 2025 in the ISO date's parts, and the month check compares only months
+    the evidence writes out, so neither sees it. Compared on what both say (a year only where both give one); the
+    evidence must date some day itself, else there is nothing to compare with. Not where the claim is negated ("did
+    not take place on 5 November" over "took place on 4 November") or the evidence dates days relatively ("on
+    Tuesday 10 June ... the previous day" dates 9 June)."""
+    evidence = _day_dates(evidence_text)
+    if not evidence or NEGATIONS & set(words(claim_text)) or _RELATIVE_DAY.search(evidence_text):
+        return []
+    findings = []
+    for year, month, day, written in _day_dates(claim_text):
+        if not any(m == month and d == day and (year is None or y is None or y == year) for y, m, d, _ in evidence):
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim dates it {written!r}; the evidence's dates are "
+                                         f"{sorted({w for *_, w in evidence})}"))
+    return findings
 
 
 def _singular(word: str) -> str:
@@ -1699,6 +1776,8 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     for q in quantities(claim_text):
         if q.kind in ("time", "dose"):
             same = [e for e in ev_q if _close(e.value, q.value, 0.10 if q.approx else 1e-9)]
+            if any(_same_duration(e, q, 0.10 if q.approx else 1e-9) for e in ev_q):
+                continue  # "about a day" where the evidence has "about 24 hours" (and "1 minute")
             if same and not any(e.unit == q.unit for e in same) and any(e.kind == q.kind for e in same):
                 other = next(e for e in same if e.kind == q.kind)
                 findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe" if q.kind == "time" else "dosage",
@@ -1946,14 +2025,47 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
     and the secondary region is fra.". Every content word is the evidence's, and the verifier reads the sentence as
     entailing it. A subject is the words before the clause's auxiliary (the claim's too); a clause without one is
     about the claim's subject where it opens with its words ("Writes always go to the primary"), and a phrase after
-    ", with" about its noun ("with read replicas in fra and iad")."""
-    claim_subject = _subject_of(claim_text)
-    subject_stems = content_stems(claim_subject) if claim_subject else []
+    ", with" about its noun ("with read replicas in fra and iad"). A claim of several clauses is read a clause at a
+    time, each against the sentence it restates ("Reads go to the primary, and writes may be served by a
+    replica.")."""
+    for clause, subject_written, subject_stems, verb in _claim_clauses(claim_text):
+        if subject_stems and (sentence := _restated_sentence(evidence_text, clause)) and \
+                (found := _clause_given_another_predicate(sentence, clause, subject_written, subject_stems, verb)):
+            return found
+    return None
+
+
+def _claim_clauses(claim_text: str) -> list[tuple[str, str, list[str], str]]:
+    """The claim's clauses, each with its subject as written, that subject's content stems and its verb: the claim
+    whole when it has one; a phrase after ", with" is about its noun (verb "be"), and goes on over a clause of no
+    subject of its own ("with the primary region in ams and the secondary in fra")."""
+    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", claim_text))
+    if len(parts) == 1:
+        subject = _subject_of(claim_text)
+        return [(claim_text, subject, content_stems(subject) if subject else [], _auxiliary(claim_text))]
+    clauses: list[tuple[str, str, list[str], str]] = []
+    with_phrase = False
+    for clause, mark in zip(parts[::2], [";"] + parts[1::2], strict=True):
+        if mark.strip(", ").startswith("with"):
+            noun = _with_phrase_noun(clause)
+            subject, verb = noun, "be"
+        else:
+            subject, verb = _subject_of(clause), _auxiliary(clause)
+        if with_phrase and not subject and not mark.startswith(";"):
+            written, stems, verb_before = clauses[-1][1:]
+            clauses[-1] = (clauses[-1][0] + mark + clause, written, stems, verb_before)
+            continue
+        with_phrase = mark.strip(", ").startswith("with")
+        clauses.append((clause, subject, content_stems(subject) if subject else [], verb))
+    return clauses
+
+
+def _clause_given_another_predicate(sentence: str, claim_clause: str, claim_subject: str, subject_stems: list[str],
+                                    claim_verb: str) -> CheckFinding | None:
+    """_predicate_of_another_clause for one clause of the claim, against the sentence the claim restates."""
     subject = frozenset(subject_stems)
-    predicate = content_stem_set(claim_text) - subject
+    predicate = content_stem_set(claim_clause) - subject
     if not subject or not predicate:
-        return None
-    if not (sentence := _restated_sentence(evidence_text, claim_text)):
         return None
     parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", sentence))
     clauses: list[str] = []
@@ -1962,7 +2074,7 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
     with_phrase = False
     for clause, mark in zip(parts[::2], [";"] + parts[1::2], strict=True):
         if mark.strip(", ").startswith("with"):  # "..., with read replicas in fra and iad": its noun, then where
-            subject_, verb = _with_phrase_subject(clause), "be"
+            subject_, verb = content_stem_set(_with_phrase_noun(clause)), "be"
         else:
             subject_, verb = _clause_subject(clause, subject_stems, after_a_semicolon=mark.startswith(";")), \
                 _auxiliary(clause)
@@ -1975,7 +2087,6 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
         verbs.append(verb)
     if len(clauses) < 2:
         return None
-    claim_verb = _auxiliary(claim_text)
     stems = [content_stem_set(clause) for clause in clauses]
     for i in range(len(clauses)):
         if subjects[i] != subject or not stems[i] - subject:
@@ -1988,7 +2099,7 @@ def _predicate_of_another_clause(evidence_text: str, claim_text: str) -> CheckFi
             if other and subjects[j] and subjects[j] != subject and _same_verb(verbs[j], claim_verb) and \
                     drawn <= stems[j] - subjects[j] and predicate <= stems[i] | stems[j] and \
                     not predicate & (subjects[j] - subject) and \
-                    NEGATIONS.intersection(words(other)) == NEGATIONS.intersection(words(claim_text)):
+                    NEGATIONS.intersection(words(other)) == NEGATIONS.intersection(words(claim_clause)):
                 return CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "clauses",
                                     f"claim says of {claim_subject.strip()!r} what the evidence says of "
                                     f"{sorted(subjects[j])}: {other.strip()!r}")
@@ -2029,13 +2140,13 @@ _WITH_PHRASE_NOUN_END = re.compile(r"\s(?:in|at|on|of|for|to|from|by|under|over|
 _FORMS_OF_BE = frozenset({"is", "are", "was", "were", "be"})
 
 
-def _with_phrase_subject(phrase: str) -> frozenset[str]:
+def _with_phrase_noun(phrase: str) -> str:
     """The noun a phrase after ", with" is about: its words before the first preposition ("read replicas" of "read
     replicas in fra and iad"), none if it has no preposition after a short noun ("about 2 million inhabitants")."""
     end = _WITH_PHRASE_NOUN_END.search(phrase)
     if end is None or len(phrase[:end.start()].split()) > _CLAUSE_SUBJECT_WORDS:
-        return frozenset()
-    return content_stem_set(phrase[:end.start()])
+        return ""
+    return phrase[:end.start()]
 
 
 def _same_verb(clause_verb: str, claim_verb: str) -> bool:
@@ -2470,6 +2581,13 @@ def _another_number(run: Sequence[str], replaced: Sequence[str]) -> bool:
     return bool(claimed and written) and claimed != written
 
 
+def _same_length_of_time(run: Sequence[str], replaced: Sequence[str]) -> bool:
+    """Whether a swapped-in run says the length of time of the words it replaces in another unit ("half an hour" for
+    "30 minutes"): no swap at all."""
+    lengths, said = quantities(" ".join(run)), quantities(" ".join(replaced))
+    return bool(lengths and said) and all(any(_same_duration(s, length, 1e-9) for s in said) for length in lengths)
+
+
 def _stated_values(tokens: Sequence[str]) -> list[float]:
     """The numbers some words state, "one" included (the value check leaves it out: "one of", "no one")."""
     values = [q.value for q in quantities(" ".join(tokens))]
@@ -2671,6 +2789,8 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         kind = "swap" if sentence_start < sentence_end else "addition"
         run = tuple(claim_words[start:end])
         replaced = tuple(sentence_tokens[sentence_start:sentence_end])
+        if kind == "swap" and _same_length_of_time(run, replaced):
+            continue
         if kind == "swap" and _another_number(run, replaced):
             copies.append(NearCopy("number", run, sentence, replaced))
             continue  # "One primary and two secondaries ..." over "One primary and one secondary ..."

@@ -254,6 +254,75 @@ def test_a_rank_the_evidence_gives_otherwise_is_a_number_mismatch(evidence, clai
     assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
 
 
+ESCALATION = "If a SEV1 is not mitigated within 30 minutes, the IC escalates to the CTO by phone."
+CANARY = "A deploy first updates 1 canary machine and watches its error rate for 15 minutes."
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (ESCALATION, "If a SEV1 is not mitigated within half an hour, the IC escalates to the CTO by phone."),
+    (ESCALATION, "If a SEV1 is not mitigated within a half hour, the IC escalates to the CTO by phone."),
+    (CANARY, "A deploy watches the canary's error rate for a quarter of an hour."),
+    ("The meeting lasts 45 minutes.", "The meeting lasts three quarters of an hour."),
+    ("Staging is stopped for 12 hours each night.", "Staging is stopped for half a day each night."),
+])
+def test_a_fraction_of_a_unit_of_time_is_that_length(evidence, claim):
+    """Found writing a fourth round of faithful answers over the example corpus (2026-12-06): "within half an hour"
+    over "within 30 minutes" was refused (NUMBER_MISMATCH for "half an", and "an hour" read as a frequency), while
+    "a quarter of a day" over "for 15 minutes" was shown verified (no length read at all). A fraction of a unit is
+    that much of the unit, compared as any length of time is."""
+    assert check_numbers(evidence, claim) == []
+    assert not any(f.check == "frequency" for f in check_qualifiers(evidence, claim))
+    assert near_copies(evidence, claim) == ()  # the same length, said otherwise: no swap
+    other = claim.replace("half an hour", "a quarter of an hour").replace("a half hour", "an hour").replace(
+        "a quarter of an hour", "a quarter of a day").replace("three quarters", "a quarter").replace("half a day",
+                                                                                                   "half a week")
+    assert codes(check_numbers(evidence, other)) == {ReasonCode.NUMBER_MISMATCH}, other
+
+
+def test_a_length_of_time_the_evidence_gives_in_another_unit_is_no_timeframe_drift():
+    """Found writing a fourth round of faithful answers over the example corpus (2026-12-06): "... over about a day"
+    over "5 attempts over about 24 hours (after 1 minute, ...)" was QUALIFIER_DRIFT, the claim's 1 day being read
+    against the evidence's "1 minute" while its "24 hours" is that day."""
+    evidence = ("Webhook deliveries are retried with exponential backoff: 5 attempts over about 24 hours (after 1 "
+                "minute, 10 minutes, 1 hour, 6 hours and 17 hours).")
+    claim = "Webhook deliveries are attempted 5 times over about a day."
+    assert not any(f.check == "timeframe" for f in check_qualifiers(evidence, claim))
+    assert any(f.check == "timeframe" for f in check_qualifiers(evidence.replace("24 hours", "2 days"), claim))
+
+
+EFFECTIVE = "Applies to the 6 engineers of the platform and backend teams. Effective 2025-04-01."
+
+
+@pytest.mark.parametrize("claim", [
+    "The on-call policy has been in effect since 1 May 2025.",
+    "The on-call policy took effect on 4 January 2025.",  # the ISO date's day and month exchanged
+    "The on-call policy took effect on April 2, 2025.",
+    "The policy took effect on 1 April 2024.",
+])
+def test_a_date_the_evidence_dates_otherwise_is_a_number_mismatch(claim):
+    """Found writing a fourth round of lies over the example corpus (2026-12-06): "The on-call policy has been in
+    effect since 1 May 2025." was shown verified over "Effective 2025-04-01.": the value check found its 1 and 2025 in
+    the ISO date, and the month check only compares months the evidence writes out. A day the claim dates is compared
+    with the evidence's dates, in whatever form either writes them."""
+    findings = check_numbers(EFFECTIVE, claim)
+    assert codes(findings) == {ReasonCode.NUMBER_MISMATCH}
+    assert any("2025-04-01" in f.detail for f in findings)
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (EFFECTIVE, "The on-call policy has been in effect since 1 April 2025."),
+    (EFFECTIVE, "The on-call policy took effect on April 1st, 2025."),
+    (EFFECTIVE, "The on-call policy took effect on 2025-04-01."),
+    (EFFECTIVE, "The on-call policy took effect in April 2025."),  # a month and year: the month check's to read
+    ("The launch is on 14 March 2027.", "The launch is on 2027-03-14."),
+    ("The launch is on 14 March 2027.", "The launch is on the 14th of March."),  # no year: the day and month agree
+    ("Signed on 3 May 2020 and renewed on 2021-06-07.", "It was renewed on 7 June 2021."),  # one of two dates
+    ("The policy was approved in 2025.", "The policy was approved on 1 April 2025."),  # no day-dated evidence
+])
+def test_a_date_the_evidence_gives_in_another_form_is_no_mismatch(evidence, claim):
+    assert not any("dates" in f.detail for f in check_numbers(evidence, claim))
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     ("It is the third film in the series.", "It is the 3rd film in the series."),
     ("Its third film followed the second film.", "The second film came before the third."),  # both ranks stated
@@ -874,6 +943,10 @@ REPLICAS = "Writes always go to the primary; reads may be served by a replica an
     # a phrase after ", with" is about the noun it opens with ("with read replicas in fra and iad")
     ("The primary database is in `ams`, with read replicas in `fra` and `iad`.", "The read replicas are in ams and iad."),
     ("The primary database is in `ams`, with read replicas in `fra` and `iad`.", "The primary database is in fra."),
+    # a claim of two clauses, one of them given the other subject's predicate (a fourth round of lies, 2026-12-06)
+    (REPLICAS, "Reads go to the primary, and writes may be served by a replica."),
+    (HOSTING, "We host on Fly.io, with the primary region in Frankfurt (fra)."),
+    (HOSTING, "We host on Fly.io; the secondary region is `ams`."),
 ])
 def test_what_another_clause_says_of_its_own_subject_is_unsupported_content(evidence, claim):
     assert [(f.code, f.check) for f in check_content(evidence, claim)] == \
@@ -892,6 +965,11 @@ def test_what_another_clause_says_of_its_own_subject_is_unsupported_content(evid
     ("Paris is the capital of France, with about 2 million inhabitants.", "Paris has about 2 million inhabitants."),
     ("The front end is written in TypeScript and the back end is written in Python.",
      "The back end and the front end are written in TypeScript and Python."),
+    (REPLICAS, "Writes go to the primary, and reads may be served by a replica."),
+    (REPLICAS, "Reads may come from a replica, while writes always go to the primary."),
+    (HOSTING, "We host on Fly.io, with the primary region in Amsterdam (ams) and the secondary in Frankfurt (fra)."),
+    (HOSTING, "We host on Fly.io; the secondary region is `fra`."),
+    (HOSTING, "The primary region is ams and the secondary region is fra."),
 ])
 def test_what_a_clause_says_of_its_own_subject_is_no_clause_swap(evidence, claim):
     assert [f for f in check_content(evidence, claim) if f.check == "clauses"] == []

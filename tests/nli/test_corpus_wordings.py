@@ -211,6 +211,57 @@ CASES.update({
  "F3_backups_expire": ("ret", one("Data held only in backups expires with the backup after at most 35 days. [E13]", "E13")),
  "F3_two_on_call": ("oncall", one("One primary and one secondary are on call at any time. [E7]", "E7")),
 })
+CASES.update({
+ # a fourth round (2026-12-06, evening), worded to reach the checks added that day: a time scope, "about a
+ # day", a fraction of a unit ("half an hour"), clauses, ", with" phrases, spelled numbers, dates written out
+ "F4_sev3_weekdays": ("oncall", one("Non-paging alerts (SEV3) are handled on weekdays during working hours. [E8]", "E8")),
+ "F4_sev3_wait": ("oncall", one("SEV3 alerts wait for working hours: 09:00 to 18:00 CET, Monday to Friday. [E8]", "E8")),
+ "F4_staging_overnight": ("stack", one("Staging is stopped automatically overnight, from 19:00 to 07:00 CET. [E16]", "E16")),
+ "F4_retry_whole": ("rate", one("The Retry-After header is given in whole seconds. [E3]", "E3")),
+ "F4_timeout": ("rate", one("A webhook delivery times out after 10 seconds. [E4]", "E4")),
+ "F4_block_1h": ("rate", one("Such a key is blocked for one hour and its owner is e-mailed. [E3]", "E3")),
+ "F4_fortnight": ("mob", one("The mobile apps ship every two weeks, on Tuesdays. [E25]", "E25")),
+ "F4_branch": ("mob", one("The release branch is cut on the Thursday before the release. [E25]", "E25")),
+ "F4_five_attempts": ("rate", one("A failing webhook is attempted five times over roughly 24 hours. [E4]", "E4")),
+ "F4_ic_half": ("inc", one("If a SEV1 is not mitigated within half an hour, the IC escalates to the CTO by phone. [E22]", "E22")),
+ "F4_status_half": ("inc", one("During a SEV1 the status page is updated at least every half hour until resolution. [E22]", "E22")),
+ "F4_pm_five": ("inc", one("Postmortems for SEV1 and SEV2 incidents are written within five business days. [E24]", "E24")),
+ "F4_summary_two": ("inc", one("Customer-facing summaries of SEV1 incidents are published within two business days. [E24]", "E24")),
+ "F4_rest": ("oncall", one("After a night page that took over an hour, the engineer can start at noon the next day or take the morning off. [E9]", "E9")),
+ "F4_single_canary": ("stack", one("A deploy first updates a single canary machine. [E19]", "E19")),
+ "F4_canary_quarter": ("stack", one("The canary's error rate is watched for a quarter of an hour. [E19]", "E19")),
+ "F4_deploy_ten": ("stack", one("A full production deploy takes roughly ten minutes. [E19]", "E19")),
+ "F4_migrations": ("stack", one("Database migrations run before the canary step and must stay backwards compatible with the previous release for at least one deploy. [E19]", "E19")),
+ "F4_with_autoscale": ("stack", one("Production runs at least three machines in ams, scaling up to eight when CPU stays above 70% for five minutes. [E16]", "E16")),
+ "F4_with_regions": ("stack", one("We host on Fly.io, with the primary region in Amsterdam (ams) and the secondary in Frankfurt (fra). [E16]", "E16")),
+ "F4_clause": ("stack", one("Writes go to the primary, and reads may be served by a replica. [E17]", "E17")),
+ "F4_clause2": ("stack", one("Reads may come from a replica, while writes always go to the primary. [E17]", "E17")),
+ "F4_backend": ("stack", one("The backend runs Python 3.12 with FastAPI behind Uvicorn, with 4 workers per machine. [E18]", "E18")),
+ "F4_mobile_versions": ("stack", one("The iOS client is written in Swift for iOS 16 and later, and the Android client in Kotlin for Android 10 and later. [E18]", "E18")),
+ "F4_redis": ("stack", one("Rate limiting and sessions use Upstash Redis in eu-west-1. [E18]", "E18")),
+ "F4_tigris": ("stack", one("Object storage is on Tigris, in the bucket harbor-prod-assets. [E18]", "E18")),
+ "F4_426": ("mob", one("The API answers 426 Upgrade Required to app versions older than six months. [E26]", "E26")),
+ "F4_server_enforces": ("mob", one("The server enforces the minimum supported app version. [E26]", "E26")),
+ "F4_hotfix_ios": ("mob", one("Hotfixes that cannot wait for the next train use an expedited review request on iOS. [E26]", "E26")),
+ "F4_smoke": ("mob", one("Each release needs a manual smoke test on at least one physical iPhone and one physical Android device. [E25]", "E25")),
+ "F4_signoff": ("mob", one("A release needs sign-off from the mobile lead. [E25]", "E25")),
+ "F4_bookings": ("rate", one("Bookings are limited to 30 requests per minute per user on every plan. [E2]", "E2")),
+ "F4_burst_std": ("rate", one("The Standard plan's burst is 100 requests. [E2]", "E2")),
+ "F4_unauth_ip": ("rate", one("Unauthenticated calls get a token bucket per IP address. [E2]", "E2")),
+ "F4_handover_walk": ("oncall", one("At the weekly handover the outgoing primary walks through open incidents and alerts. [E7]", "E7")),
+ "F4_shadow": ("oncall", one("New engineers shadow two rotations before they are primary for the first time. [E7]", "E7")),
+ "F4_export": ("stack", one("A nightly export runs at 02:00 UTC and is copied to object storage. [E17]", "E17")),
+ "F4_never_over": ("inc", one("Point-in-time recovery goes into a new database, never over the primary. [E23]", "E23")),
+ "F4_legal": ("ret", one("A legal hold must be approved in writing by the management board and suspends deletion of the data it names. [E14]", "E14")),
+ "F4_six_eng": ("oncall", one("The on-call policy covers six engineers from the platform and backend teams. [E6]", "E6")),
+ "F4_effective": ("oncall", one("The on-call policy has been in effect since 1 April 2025. [E6]", "E6")),
+ "F4_runbook_v3": ("inc", one("The runbook is at version 3, effective since June 1, 2025. [E20]", "E20")),
+ "F4_changed": ("rate", one("The rate limit page was last changed on 11 August 2025. [E1]", "E1")),
+ "F4_one_warm": ("stack", one("The secondary region always keeps one warm machine for failover. [E16]", "E16")),
+ "F4_about_a_day": ("rate", one("Webhook retries are spread over about a day. [E4]", "E4")),
+ "F4_raise_team": ("rate", one("Raising a limit above 10,000 requests per minute needs the platform team's approval. [E5]", "E5")),
+ "F4_every_year": ("ret", one("The data retention policy is reviewed every year. [E11]", "E11")),
+})
 
 KNOWN_GAPS = {
     "sev1_def", "hotfix",
@@ -220,6 +271,10 @@ KNOWN_GAPS = {
     # does not use ("covers", "counts as failed", "Retries happen"); a bound read on a condition ("drops below
     # 99.5%" over "at or above 99.5%"); an opening plural read as a name ("Pages ...")
     "i_sev2", "i_sev3", "rl_timeout", "rl_schedule", "m_halt", "o_page_pay",
+    # the fourth round: "always" the sentence does not say ("always keeps one warm machine"); words the evidence
+    # words otherwise ("retries are spread over about a day" over "retried ... over about 24 hours"); the permission
+    # "may ask" of the sentence before read as a hedge; "every year" read by the verifier as contradicted (0.68)
+    "F4_one_warm", "F4_about_a_day", "F4_raise_team", "F4_every_year",
 }
 
 
@@ -337,6 +392,27 @@ LIES = {
  "L3_postmortem_day": ("inc", one("A blameless postmortem is written for every SEV1 within a day. [E24]", "E24")),
  "L3_access_always": ("ret", one("HTTP access logs are kept permanently. [E12]", "E12")),
  "L3_lag_minute": ("stack", one("Reads from a replica can lag the primary by up to a minute. [E17]", "E17")),
+ # a fourth round the same evening: a date written out over an ISO date, a fraction of a unit, ...
+ "L4_with_wrong": ("stack", one("We host on Fly.io, with the primary region in Frankfurt (fra). [E16]", "E16")),
+ "L4_clause_swap": ("stack", one("Reads go to the primary, and writes may be served by a replica. [E17]", "E17")),
+ "L4_sev3_clock": ("oncall", one("SEV3 alerts are handled around the clock. [E8]", "E8")),
+ "L4_block_day": ("rate", one("Such a key is blocked for one day and its owner is e-mailed. [E3]", "E3")),
+ "L4_lag_minute": ("stack", one("Replica reads can lag the primary by up to one minute. [E17]", "E17")),
+ "L4_about_week": ("rate", one("Webhook retries are spread over about a week. [E4]", "E4")),
+ "L4_canary_half": ("stack", one("The canary's error rate is watched for half an hour. [E19]", "E19")),
+ "L4_backend_8": ("stack", one("The backend runs Python 3.12 with FastAPI behind Uvicorn, with 8 workers per machine. [E18]", "E18")),
+ "L4_426_year": ("mob", one("The API answers 426 Upgrade Required to app versions older than a year. [E26]", "E26")),
+ "L4_effective_may": ("oncall", one("The on-call policy has been in effect since 1 May 2025. [E6]", "E6")),
+ "L4_v4": ("inc", one("The runbook is at version 4, effective since June 1, 2025. [E20]", "E20")),
+ "L4_burst_500": ("rate", one("The Standard plan's burst is 500 requests. [E2]", "E2")),
+ "L4_pm_ten": ("inc", one("Postmortems for SEV1 and SEV2 incidents are written within ten business days. [E24]", "E24")),
+ "L4_summary_five": ("inc", one("Customer-facing summaries of SEV1 incidents are published within five business days. [E24]", "E24")),
+ "L4_shadow_three": ("oncall", one("New engineers shadow three rotations before they are primary for the first time. [E7]", "E7")),
+ "L4_every_month": ("ret", one("The data retention policy is reviewed every month. [E11]", "E11")),
+ "L4_single_two": ("stack", one("A deploy first updates two canary machines. [E19]", "E19")),
+ "L4_quarter_day": ("stack", one("The canary's error rate is watched for a quarter of a day. [E19]", "E19")),
+ "L4_changed_sept": ("rate", one("The rate limit page was last changed on 11 September 2025. [E1]", "E1")),
+ "L4_signoff_cto": ("mob", one("A release needs sign-off from the CTO. [E25]", "E25")),
 }
 
 
