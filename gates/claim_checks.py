@@ -2520,6 +2520,32 @@ def _object_moved(sentence: str, sentence_tokens: Sequence[str],
     return None
 
 
+_ITEM_WORDS = 8
+
+
+def _item_moved(sentence_tokens: Sequence[str], left_out: Sequence[tuple[int, int]],
+                ) -> tuple[str, tuple[str, ...]] | None:
+    """(the word the claim joins, the words it leaves out) for a claim that leaves out one item's object and the next
+    item's head, up to the preposition the two share: "... use an expedited review request on [iOS and a 100%
+    rollout on] Android" gives the first item the second one's object. Not where nothing but the preposition stands
+    between the conjunction and the object ("available on [iOS and on] Android" says less) nor for an article ("to
+    the [primary and the] secondary")."""
+    for start, end in left_out:
+        if start == 0 or end >= len(sentence_tokens) or end - start > _ITEM_WORDS:
+            continue
+        joint = sentence_tokens[start - 1].lower()
+        if joint not in _OBJECT_OPENERS - _ARTICLES or sentence_tokens[end - 1].lower() != joint:
+            continue
+        run = [token.lower() for token in sentence_tokens[start:end - 1]]
+        conjunctions = [at for at, token in enumerate(run) if token in ("and", "or")]
+        if not conjunctions:
+            continue
+        at = start + conjunctions[-1]  # the last one opens the item the joint belongs to ("unfair or unlawful")
+        if content_stems(" ".join(sentence_tokens[start:at])) and content_stems(" ".join(sentence_tokens[at + 1:end - 1])):
+            return sentence_tokens[end], tuple(sentence_tokens[start:end])
+    return None
+
+
 # Words that join two terms without giving them roles: "dogs and mice", "the tenant or the landlord", "A as well as
 # B", and the copula of an identity ("Some rivers are roads." says what "Some roads are rivers." does; "The capital
 # is Paris." what "Paris is the capital." does); "from A to B" and "A rather than B" give roles
@@ -2774,7 +2800,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
                     copies.append(NearCopy("condition", condition, sentence))  # ... but for a rule's scope
                     break
             else:
-                if moved := _object_moved(sentence, sentence_tokens, left_out):  # ... or for an object it drops
+                # ... or for an object it drops, of a clause or of an item of a coordination
+                if moved := _object_moved(sentence, sentence_tokens, left_out) or \
+                        _item_moved(sentence_tokens, left_out):
                     copies.append(NearCopy("moved", (moved[0],), sentence, moved[1]))
             continue
         if exchanged := _exchanged(claim_tokens, claim_stems, sentence_stems):

@@ -1638,12 +1638,21 @@ MIN_VERSION = ("The minimum supported app version is enforced by the server: the
                "app versions older than 6 months, and the app then asks the user to update.")
 
 
+HOTFIXES = ("Hotfixes that cannot wait for the next train use an expedited review request on iOS and a 100% rollout "
+            "on Android, and need approval from the CTO.")
+
+
 @pytest.mark.parametrize(("evidence", "claim", "run", "replaced"), [
     # shown verified over the example corpus: the claim reads as the sentence with words left out, but what it
     # leaves out is the object of "by the", which it joins to a word of the next clause
     (MIN_VERSION, "The minimum supported app version is enforced by the app.", ("app",), ("server",)),
     ("Invoices are approved by the finance team; the CEO signs contracts.", "Invoices are approved by the CEO.",
      ("CEO",), ("finance", "team")),
+    # the object of one item of a coordination joined to the next item's (a fourth round of lies, 2026-12-06)
+    (HOTFIXES, "Hotfixes that cannot wait for the next train use an expedited review request on Android.",
+     ("Android",), ("iOS", "and", "a", "100", "rollout", "on")),
+    ("He studied at Oxford and taught at Harvard.", "He studied at Harvard.", ("Harvard",),
+     ("Oxford", "and", "taught", "at")),
 ])
 def test_an_object_left_out_for_a_word_of_the_next_clause_is_a_moved_copy(evidence, claim, run, replaced):
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("moved", run, replaced)]
@@ -1658,6 +1667,9 @@ def test_an_object_left_out_for_a_word_of_the_next_clause_is_a_moved_copy(eviden
     # the claim's opening "The" read against the sentence's first one (tests/adversarial caught it)
     ("The rotation is weekly; the handover is on Monday at 10:00 CET, in a 15-minute call.",
      "The handover is in a 15-minute call."),
+    (HOTFIXES, "Hotfixes that cannot wait for the next train use a 100% rollout on Android."),  # the second item
+    ("The app is available on iOS and on Android.", "The app is available on Android."),  # one verb, two objects
+    ("Pay goes to the primary and the secondary.", "Pay goes to the secondary."),
 ])
 def test_words_left_out_within_a_clause_or_after_its_object_are_no_moved_copy(evidence, claim):
     assert "moved" not in {copy.kind for copy in near_copies(evidence, claim)}

@@ -395,6 +395,7 @@ LIES = {
  # a fourth round the same evening: a date written out over an ISO date, a fraction of a unit, ...
  "L4_with_wrong": ("stack", one("We host on Fly.io, with the primary region in Frankfurt (fra). [E16]", "E16")),
  "L4_clause_swap": ("stack", one("Reads go to the primary, and writes may be served by a replica. [E17]", "E17")),
+ "L4_hotfix_android": ("mob", one("Hotfixes that cannot wait for the next train use an expedited review request on Android. [E26]", "E26")),
  "L4_sev3_clock": ("oncall", one("SEV3 alerts are handled around the clock. [E8]", "E8")),
  "L4_block_day": ("rate", one("Such a key is blocked for one day and its owner is e-mailed. [E3]", "E3")),
  "L4_lag_minute": ("stack", one("Replica reads can lag the primary by up to one minute. [E17]", "E17")),
