@@ -5,7 +5,8 @@ verifier. Found by writing these on 2026-12-06: 35 of the 43 were verified at c8
 lead-in lists), 41 now (a participle describing its noun, "No one" read as the evidence's "Nobody", a pronoun clause
 after a semicolon, a negated description named in parentheses); the 2 left are known gaps, asserted still
 unverified, each named in README.md. 71 more were written later that day (below): 60 verified; the known gaps
-are asserted still unverified. 66 lies worded the same ways (``LIES``) are asserted neither verified nor shown."""
+are asserted still unverified. Two more rounds followed that day (26 and 47 faithful wordings; 4 of the last are
+known gaps). Lies worded the same ways (``LIES``, 123 now) are asserted neither verified nor shown."""
 
 from __future__ import annotations
 
