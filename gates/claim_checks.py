@@ -2047,8 +2047,7 @@ def _claim_clauses(claim_text: str) -> list[tuple[str, str, list[str], str]]:
     with_phrase = False
     for clause, mark in zip(parts[::2], [";"] + parts[1::2], strict=True):
         if mark.strip(", ").startswith("with"):
-            noun = _with_phrase_noun(clause)
-            subject, verb = noun, "be"
+            subject, verb = _with_phrase_noun(clause), "be"
         else:
             subject, verb = _subject_of(clause), _auxiliary(clause)
         if with_phrase and not subject and not mark.startswith(";"):

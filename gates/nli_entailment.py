@@ -674,7 +674,7 @@ _FAILS_WHATEVER_SCORED: dict[str, tuple[ReasonCode, Callable[[NearCopy, str, str
     "roles": (ReasonCode.UNSUPPORTED_CONTENT, lambda copy, run, instead: (
         f"claim exchanges {copy.words[0]!r} and {copy.words[1]!r} of the evidence's sentence")),
     "moved": (ReasonCode.UNSUPPORTED_CONTENT, lambda copy, run, instead: (
-        f"claim leaves out {instead!r} and joins {run!r}, of the next clause, in its place")),
+        f"claim leaves out {instead!r} and joins {run!r}, of the next clause or item, in its place")),
 }
 
 
