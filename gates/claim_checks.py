@@ -2192,7 +2192,11 @@ class NearCopy:
       over "Clients must back off ...");
     - "moved": the claim is the sentence with words left out, but what it leaves out is an object, up to a word of
       the next clause that it joins in the object's place ("... is enforced by the app." over "... is enforced by
-      the server: ... and the app then asks ...")."""
+      the server: ... and the app then asks ...");
+    - "reworded": the claim is the sentence with words left out and one word the evidence never uses put where some
+      of them stood ("Webhook deliveries are retried with linear backoff." over "... retried on any non-2xx answer
+      ..., with exponential backoff: 5 attempts ..."): too far from the sentence for a swap, so only a verifier that
+      leans contradicted fails it."""
 
     kind: str
     words: tuple[str, ...]
@@ -2519,6 +2523,33 @@ def _object_moved(sentence: str, sentence_tokens: Sequence[str],
     return None
 
 
+# A reworded copy: a claim of at least this many words, the sentence's words in the sentence's order but one
+_REWORDED_MIN_WORDS = 5
+
+
+def _one_word_put_in(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
+                     sentence_stems: Sequence[str], evidence_stems: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
+    """(the word, the sentence's words it stands where) for a claim that is the sentence with words left out but
+    for one content word the evidence never uses, put where the sentence has words the claim leaves out."""
+    if len(claim_words) < _REWORDED_MIN_WORDS:
+        return None
+    absent = [i for i, (word, stem_) in enumerate(zip(claim_words, claim_stems))
+              if word.isalpha() and word not in STOPWORDS and stem_ not in evidence_stems]
+    if len(absent) != 1:
+        return None
+    at = absent[0]
+    rest = [*claim_stems[:at], *claim_stems[at + 1:]]
+    if _left_out_runs(rest, sentence_stems) is None:
+        return None
+    places, position = [], 0
+    for claimed in rest:  # where _left_out_runs found each: the first place from the last one on
+        position = sentence_stems.index(claimed, position) + 1
+        places.append(position - 1)
+    low = places[at - 1] + 1 if at > 0 else 0
+    high = places[at] if at < len(places) else len(sentence_stems)
+    return (claim_words[at], tuple(sentence_tokens[low:high])) if high > low else None
+
+
 _ITEM_WORDS = 8
 
 
@@ -2810,6 +2841,10 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
         change = _copy_change(claim_stems, sentence_stems, present, must_keep) or \
             _word_for_word_before_a_dropped_end(claim_words, claim_stems, sentence_tokens, sentence_stems, present,
                                                 must_keep)
+        if change is None and (put_in := _one_word_put_in(claim_words, claim_stems, sentence_tokens, sentence_stems,
+                                                         evidence_stems)):
+            copies.append(NearCopy("reworded", (put_in[0],), sentence, put_in[1]))
+            continue
         if change is None or change[0] == change[1]:
             continue
         start, end, sentence_start, sentence_end = change

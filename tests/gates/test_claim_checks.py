@@ -1675,6 +1675,31 @@ def test_words_left_out_within_a_clause_or_after_its_object_are_no_moved_copy(ev
     assert "moved" not in {copy.kind for copy in near_copies(evidence, claim)}
 
 
+WEBHOOKS_PAGE = WEBHOOK_RETRIES + " After the fifth failure the endpoint is marked failing and the account owner is notified."
+
+
+@pytest.mark.parametrize(("claim", "word", "replaced"), [
+    ("Webhook deliveries are retried with linear backoff.", "linear", ("exponential",)),
+    ("After the fifth failure the endpoint is deleted.", "deleted",
+     ("marked", "failing", "and", "the", "account", "owner", "is", "notified")),
+])
+def test_a_sentence_with_words_left_out_and_one_word_put_in_is_a_reworded_copy(claim, word, replaced):
+    """Shown verified over the example corpus: each is its sentence with words left out and one word the evidence
+    never uses where some of them stood; too far from the sentence for a swap (the NLI gate fails it only where its
+    verifier leans contradicted beyond a margin)."""
+    copies = near_copies(WEBHOOKS_PAGE, claim)
+    assert [(c.kind, c.words, c.replaced) for c in copies] == [("reworded", (word,), replaced)]
+
+
+@pytest.mark.parametrize("claim", [
+    "Webhook deliveries are retried with exponential backoff.",  # words left out only
+    "Webhook deliveries are retried with linear or exponential backoff.",  # a word added beside, not in place
+    "Deliveries are retried.",  # too short to be a copy of anything
+])
+def test_words_left_out_or_a_word_added_beside_them_is_no_reworded_copy(claim):
+    assert "reworded" not in {copy.kind for copy in near_copies(WEBHOOKS_PAGE, claim)}
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     (WEBHOOK_RETRIES, "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds."),  # end left out
     # a function word reworded with the end left out, or words left out here and there with one reworded

@@ -126,6 +126,29 @@ def test_an_added_detail_passes_only_when_entailed_with_high_rigor_confidence(en
     assert not lowered.failed
 
 
+WEBHOOKS = {"id": "E1", "trust_tier": "authoritative",
+            "text": "Webhook deliveries are retried on any non-2xx answer or a timeout of 10 seconds, with exponential "
+                    "backoff: 5 attempts over about 24 hours. After the fifth failure the endpoint is marked failing "
+                    "and the account owner is notified."}
+
+
+@pytest.mark.parametrize(("scores", "fails"), [((0.16, 0.59), True), ((0.23, 0.55), True), ((0.4, 0.5), False),
+                                               ((0.7, 0.2), False)])
+def test_a_reworded_copy_fails_where_the_verifier_leans_contradicted_beyond_the_margin(scores, fails):
+    """Shown verified over the example corpus (2026-12-06): "Webhook deliveries are retried with linear backoff." and
+    "After the fifth failure the endpoint is deleted.", each its sentence with words left out and one word the
+    evidence never uses, which the verifier read as contradicted (0.59 and 0.55 against 0.16 and 0.23) while the
+    medium bar passed them. Too far from the sentence for a swap; a lean to contradiction beyond the margin fails it,
+    a smaller one does not ("Shapour Bakhtiar died in 1991." over "... was assassinated in 1991")."""
+    backend = TableNliBackend({WEBHOOKS["text"]: scores})
+    result = run_gate(ARCH_Q, [WEBHOOKS], envelope([("Webhook deliveries are retried with linear backoff [E1].",
+                                                     ["E1"])]), backend)
+    checks = [c for c in result.details["claim_records"]["c1"]["checks"] if c["check"] == "reworded"]
+    assert result.failed is fails and len(checks) == int(fails)
+    if fails:
+        assert "'linear'" in checks[0]["detail"] and "'exponential'" in checks[0]["detail"]
+
+
 class SentenceTableBackend(TableNliBackend):
     """Scores by the exact premise: the whole evidence and each sentence alone can differ (the splice rule's case)."""
 

@@ -394,6 +394,9 @@ LIES = {
  "L3_access_always": ("ret", one("HTTP access logs are kept permanently. [E12]", "E12")),
  "L3_lag_minute": ("stack", one("Reads from a replica can lag the primary by up to a minute. [E17]", "E17")),
  # a fourth round the same evening: a date written out over an ISO date, a fraction of a unit, ...
+ # two of the 7 second-round lies still shown until this round: one word the evidence never uses, words left out
+ "L2_webhook_lin": ("rate", one("Webhook deliveries are retried with linear backoff. [E4]", "E4")),
+ "L2_webhook_del": ("rate", one("After the fifth failure the endpoint is deleted. [E4]", "E4")),
  "L4_with_wrong": ("stack", one("We host on Fly.io, with the primary region in Frankfurt (fra). [E16]", "E16")),
  "L4_clause_swap": ("stack", one("Reads go to the primary, and writes may be served by a replica. [E17]", "E17")),
  "L4_hotfix_android": ("mob", one("Hotfixes that cannot wait for the next train use an expedited review request on Android. [E26]", "E26")),
