@@ -304,7 +304,7 @@ LIES = {
  "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
 
  # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
- # bound, a modal, a frequency, an order ...); the 7 of the 68 still shown are named in README.md
+ # bound, a modal, a frequency, an order ...); the 5 of the 68 still shown (7 until the fourth round, below) are named in README.md
  "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
  "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
  "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
