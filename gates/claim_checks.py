@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from controlplane.contracts.gate_result import ReasonCode
 from controlplane.contracts.text import (
@@ -306,10 +307,19 @@ def quantities(text: str) -> list[Quantity]:
     return list(_quantities(text))
 
 
+def _words_before(text: str, start: int) -> list[str]:
+    """The last few words before a number (BOUND_WORDS), which make it a bound or an approximation."""
+    return words(text[max(0, start - 25):start])[-BOUND_WORDS:]
+
+
 @memo_by_text
 def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
-    halves = []
+    halves: list[tuple[int, int]] = []  # spans read whole ("an hour and a half"): their number words are no numbers
+
+    def in_a_half(position: int) -> bool:
+        return any(start <= position < end for start, end in halves)
+
     for m in (_AND_A_HALF.finditer(text) if "half" in folded(text) else ()):
         whole, after = m.group("whole"), folded(m.group("unit") or "")
         value = (float(whole) if whole[0].isdecimal() else float(_word_number(whole))) + 0.5
@@ -317,7 +327,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         if scaled:
             value *= SCALES[after]
         unit, kind = ("", "") if scaled else _unit_of(m.group("unit"), None, None)
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        preceding = _words_before(text, m.start())
         said = m.group(0) if unit or scaled else text[m.start():m.end("whole")] + " and a half"
         half_end = m.start("unit") if m.group("unit") and not scaled else m.end()
         core = (m.start(), len(text[:half_end].rstrip()))
@@ -326,7 +336,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         halves.append((m.start(), m.end()))
 
     for m in _A_UNIT_OF_TIME.finditer(text):
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        preceding = _words_before(text, m.start())
         if not preceding or preceding[-1] not in LENGTH_OF_TIME_WORDS or _bound_of(preceding)[0]:
             continue  # ("more than a decade", "under a day" are vaguer than a value of the evidence they may restate)
         unit, kind = _unit_of(m.group("unit"), None, None)
@@ -337,11 +347,10 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             halves.append((m.start(), m.end()))  # "an hour and a half": 1.5 hours, its "half" no number of its own
 
     for m in _FRACTION_OF_A_UNIT.finditer(text) if re.search(r"half|quarter|third", text, re.IGNORECASE) else ():
-        if any(start <= m.start() < end for start, end in halves) or \
-                m.group("part").lower().startswith("third") and " of" not in m.group(0).lower():
+        if in_a_half(m.start()) or m.group("part").lower().startswith("third") and " of" not in m.group(0).lower():
             continue  # "an hour and a half" is read above; "a third day" is a rank
         part = _FRACTION_PARTS[m.group("part").lower().removesuffix("s")]
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        preceding = _words_before(text, m.start())
         if preceding and preceding[-1] in _PART_OF_A_PERIOD:
             continue  # "in the last quarter of a year": a part of the calendar, no length
         unit, kind = _unit_of(m.group("unit"), None, None)
@@ -352,9 +361,6 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
 
     for m in _ONCE_AFTER_A_VERB.finditer(text) if "once" in text else ():
         out.append(Quantity(1.0, "times", "other", "once", False, span=m.span("once"), core=m.span("once")))
-
-    def in_a_half(position: int) -> bool:
-        return any(start <= position < end for start, end in halves)
 
     for m in _number_tokens(text):
         raw = m.group("num")
@@ -385,7 +391,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         if scale:
             value *= SCALES[scale.lower()]
         unit, kind = _unit_of(unit_raw, m.group("pct"), m.group("cur"))
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        preceding = _words_before(text, m.start())
         core_end = text_end
         text_end = m.end() if unit else text_end
         day = bool(_MONTH_NEXT.match(text, m.end("num")))
@@ -407,7 +413,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         if m.group("scale"):
             value *= SCALES[folded(m.group("scale"))]
         unit, kind = _unit_of(m.group("unit"), None, None)
-        preceding = words(text[max(0, m.start() - 25):m.start()])[-BOUND_WORDS:]
+        preceding = _words_before(text, m.start())
         said = m.group(0).strip()
         out.append(Quantity(value, unit, kind, said, bool(APPROX.intersection(preceding[-2:])),
                             *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
@@ -1609,8 +1615,8 @@ _DAY_DATES = (
 )
 
 
-_RELATIVE_DAY = re.compile(r"\b(?:(?:the )?(?:previous|next|following|same) day|yesterday|tomorrow|(?:mon|tues|wednes|"
-                          r"thurs|fri|satur|sun)day)\b", re.IGNORECASE)
+_RELATIVE_DAY = re.compile(r"\b(?:(?:the )?(?:previous|next|following|same) day|yesterday|tomorrow|"
+                          + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
 
 
 @memo_by_text
@@ -1775,8 +1781,9 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     ev_q = quantities(evidence_text)
     for q in quantities(claim_text):
         if q.kind in ("time", "dose"):
-            same = [e for e in ev_q if _close(e.value, q.value, 0.10 if q.approx else 1e-9)]
-            if any(_same_duration(e, q, 0.10 if q.approx else 1e-9) for e in ev_q):
+            rel = 0.10 if q.approx else 1e-9
+            same = [e for e in ev_q if _close(e.value, q.value, rel)]
+            if any(_same_duration(e, q, rel) for e in ev_q):
                 continue  # "about a day" where the evidence has "about 24 hours" (and "1 minute")
             if same and not any(e.unit == q.unit for e in same) and any(e.kind == q.kind for e in same):
                 other = next(e for e in same if e.kind == q.kind)
@@ -2039,23 +2046,31 @@ def _claim_clauses(claim_text: str) -> list[tuple[str, str, list[str], str]]:
     """The claim's clauses, each with its subject as written, that subject's content stems and its verb: the claim
     whole when it has one; a phrase after ", with" is about its noun (verb "be"), and goes on over a clause of no
     subject of its own ("with the primary region in ams and the secondary in fra")."""
-    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", claim_text))
-    if len(parts) == 1:
+    if not _CLAUSE_BREAK.search(_ASIDE.sub(" ", claim_text)):
         subject = _subject_of(claim_text)
         return [(claim_text, subject, content_stems(subject) if subject else [], _auxiliary(claim_text))]
-    clauses: list[tuple[str, str, list[str], str]] = []
+    clauses = _coordinated_clauses(claim_text, lambda clause, mark, with_phrase: (
+        (_with_phrase_noun(clause), "be") if with_phrase else (_subject_of(clause), _auxiliary(clause))))
+    return [(clause, subject, content_stems(subject) if subject else [], verb) for clause, subject, verb in clauses]
+
+
+def _coordinated_clauses(text: str, subject_and_verb: Callable[[str, str, bool], tuple[Any, str]],
+                         ) -> list[tuple[str, Any, str]]:
+    """(clause, its subject, its verb) for each clause of ``text`` between _CLAUSE_BREAK's marks, asides left out;
+    ``subject_and_verb(clause, the mark before it, whether that mark is ", with")`` reads them. A phrase after ",
+    with" goes on over a clause of no subject of its own ("with read replicas in fra and iad", "with the primary
+    region in ams and the secondary in fra")."""
+    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", text))
+    clauses: list[tuple[str, Any, str]] = []
     with_phrase = False
     for clause, mark in zip(parts[::2], [";"] + parts[1::2], strict=True):
-        if mark.strip(", ").startswith("with"):
-            subject, verb = _with_phrase_noun(clause), "be"
-        else:
-            subject, verb = _subject_of(clause), _auxiliary(clause)
+        after_with = mark.strip(", ").startswith("with")
+        subject, verb = subject_and_verb(clause, mark, after_with)
         if with_phrase and not subject and not mark.startswith(";"):
-            written, stems, verb_before = clauses[-1][1:]
-            clauses[-1] = (clauses[-1][0] + mark + clause, written, stems, verb_before)
+            clauses[-1] = (clauses[-1][0] + mark + clause, *clauses[-1][1:])
             continue
-        with_phrase = mark.strip(", ").startswith("with")
-        clauses.append((clause, subject, content_stems(subject) if subject else [], verb))
+        with_phrase = after_with
+        clauses.append((clause, subject, verb))
     return clauses
 
 
@@ -2066,26 +2081,12 @@ def _clause_given_another_predicate(sentence: str, claim_clause: str, claim_subj
     predicate = content_stem_set(claim_clause) - subject
     if not subject or not predicate:
         return None
-    parts = _CLAUSE_BREAK.split(_ASIDE.sub(" ", sentence))
-    clauses: list[str] = []
-    subjects: list[frozenset[str]] = []
-    verbs: list[str] = []
-    with_phrase = False
-    for clause, mark in zip(parts[::2], [";"] + parts[1::2], strict=True):
-        if mark.strip(", ").startswith("with"):  # "..., with read replicas in fra and iad": its noun, then where
-            subject_, verb = content_stem_set(_with_phrase_noun(clause)), "be"
-        else:
-            subject_, verb = _clause_subject(clause, subject_stems, after_a_semicolon=mark.startswith(";")), \
-                _auxiliary(clause)
-        if with_phrase and not subject_ and not mark.startswith(";"):
-            clauses[-1] += mark + clause  # "with read replicas in fra and iad": the phrase goes on
-            continue
-        with_phrase = mark.strip(", ").startswith("with")
-        clauses.append(clause)
-        subjects.append(subject_)
-        verbs.append(verb)
-    if len(clauses) < 2:
+    read = _coordinated_clauses(sentence, lambda clause, mark, with_phrase: (
+        (content_stem_set(_with_phrase_noun(clause)), "be") if with_phrase else
+        (_clause_subject(clause, subject_stems, after_a_semicolon=mark.startswith(";")), _auxiliary(clause))))
+    if len(read) < 2:
         return None
+    clauses, subjects, verbs = (list(column) for column in zip(*read, strict=True))
     stems = [content_stem_set(clause) for clause in clauses]
     for i in range(len(clauses)):
         if subjects[i] != subject or not stems[i] - subject:
@@ -2473,15 +2474,26 @@ def _antonym_put_for(claim_words: Sequence[str], claim_stems: Sequence[str], sen
     return (claimed, replaced) if _antonyms(claimed) & word_forms(replaced) else None
 
 
+def _first_places(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[int] | None:
+    """Where each claim stem stands in the sentence, in the sentence's order, each at its first place after the one
+    before; None when the claim is not the sentence with words left out."""
+    places, position = [], 0
+    for claimed in claim_stems:
+        try:
+            position = sentence_stems.index(claimed, position) + 1
+        except ValueError:
+            return None
+        places.append(position - 1)
+    return places
+
+
 def _left_out_runs(claim_stems: Sequence[str], sentence_stems: Sequence[str]) -> list[tuple[int, int]] | None:
     """The runs of the sentence a claim leaves out, when the claim is the sentence with words left out (its stems in
     the sentence's order, each matched at its first place); None when it is not."""
+    if (places := _first_places(claim_stems, sentence_stems)) is None:
+        return None
     runs, position = [], 0
-    for claimed in claim_stems:
-        try:
-            found = sentence_stems.index(claimed, position)
-        except ValueError:
-            return None
+    for found in places:
         if found > position:
             runs.append((position, found))
         position = found + 1
@@ -2538,13 +2550,8 @@ def _one_word_put_in(claim_words: Sequence[str], claim_stems: Sequence[str], sen
     if len(absent) != 1:
         return None
     at = absent[0]
-    rest = [*claim_stems[:at], *claim_stems[at + 1:]]
-    if _left_out_runs(rest, sentence_stems) is None:
+    if (places := _first_places([*claim_stems[:at], *claim_stems[at + 1:]], sentence_stems)) is None:
         return None
-    places, position = [], 0
-    for claimed in rest:  # where _left_out_runs found each: the first place from the last one on
-        position = sentence_stems.index(claimed, position) + 1
-        places.append(position - 1)
     low = places[at - 1] + 1 if at > 0 else 0
     high = places[at] if at < len(places) else len(sentence_stems)
     return (claim_words[at], tuple(sentence_tokens[low:high])) if high > low else None

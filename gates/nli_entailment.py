@@ -702,7 +702,9 @@ def near_copy_findings(copies: Sequence[NearCopy], scores: Iterable[NliScore], c
     - a splice fails unless the claim's score against that sentence alone reaches the near-copy bar ("DB is Fly.io
       (SQLite)." against "DB is Turso (SQLite).": 0.16, while read with the whole evidence the verifier entails it,
       0.78; "Orion ships ..." against "The project ships ...": 0.75);
-    - an added detail fails unless its best score reaches that bar.
+    - an added detail fails unless its best score reaches that bar;
+    - a sentence with words left out and one word the evidence never uses put in ("reworded") fails where the
+      claim's best score leans contradicted by more than REWORDED_CONTRADICTION_MARGIN.
 
     The medium threshold alone passed all of them."""
     facts = facts or NearCopyFacts()
