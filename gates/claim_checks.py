@@ -297,9 +297,10 @@ _PART_OF_A_PERIOD = frozenset({"the", "last", "first", "final", "second", "third
                                "previous", "latter", "former"})
 
 
-# "paged once", "failed once": one time, after a past form (not "Once the key is blocked", "once a day", "at once",
-# nor "once" opening a clause: "named once it had been split")
-_ONCE_AFTER_A_VERB = re.compile(r"\b[a-z]+ed\s+(?P<once>once)\b(?!\s+(?:a|an|per|every|each|again|more|upon|it|this|"
+# "paged once", "failed once", "paid once": one time, after a past form (not "Once the key is blocked", "once a day",
+# "at once", nor "once" opening a clause: "named once it had been split")
+_ONCE_AFTER_A_VERB = re.compile(r"\b(?:[a-z]+ed|paid|made|sent|held|done|given|taken|seen|told|sold|built|run|won|met|"
+                                r"shown|set)\s+(?P<once>once)\b(?!\s+(?:a|an|per|every|each|again|more|upon|it|this|"
                                 r"that|the|they|he|she|we|you|i|there|its|their|our)\b)")  # not "named once it had ..."
 
 
@@ -1177,12 +1178,18 @@ def _non_before_what_the_other_says(ws: Sequence[str], index: int, other_words: 
                               for j in range(len(other_words)))
 
 
+# Words that look negative and negate nothing: an answer's opening "No." or "No," (an FAQ's "No. quarry never sends
+# usage data" states one negation, not two), and "No." for "number" ("Form No. 5")
+_NOT_A_NEGATION = re.compile(r"(?:^|(?<=\?))\W*no\s*[.,!;:]\s+(?=\S)|\bno\.\s*(?=\d)", re.IGNORECASE)
+
+
 def _negation_count(text: str, other: str = "", describing: Collection[str] = (), anywhere: bool = False) -> int:
     """The negations of a text: negative words, "n't", and words that negate by prefix what ``other`` says, unless
     the text says both ("a runner's heart rate is lower than a non-runner's" contrasts, it negates nothing). A quoted
     title negates nothing (``_without_titles``), nor do the participles of ``describing`` where they describe the
     noun after them (``_describes_its_noun``), or ``anywhere`` (the evidence's "the effort failed" for the claim's
     "their failed effort")."""
+    text = _NOT_A_NEGATION.sub(" ", text)
     titles = _titles(text) | _titles(other)  # quoted on one side, a title is one on both ("The Man Nobody Knows")
     if titles:
         text, other = _without_titles(text, titles), _without_titles(other, titles)
@@ -1269,6 +1276,14 @@ def _subject_of(clause: str) -> str:
     return subject
 
 
+def _subject_before_a_negation(clause: str) -> str:
+    """The words before a clause's first negative word, where no auxiliary marks its subject ("quarry" of "No. quarry
+    never sends usage data", an answer's opening "No." left out); "" if none, or too many to be a subject."""
+    ws = words(_NOT_A_NEGATION.sub(" ", clause))
+    at = next((i for i, w in enumerate(ws) if is_negative_word(w)), 0)
+    return " ".join(ws[:at]) if at <= _SUBJECT_WORDS else ""
+
+
 # An aside in parentheses of two words or more ("(never over the primary)") is a statement of its own; a one-word
 # one ("(SEV3)", "(ams)") names or glosses the word before it and stays in place
 _ASIDE = re.compile(r"\(([^()]*\s[^()]*)\)")
@@ -1321,9 +1336,19 @@ def _statements_drawn_on(statements: Sequence[str], claim_set: frozenset[str] | 
     stems = [content_stem_set(statement) for statement in statements]
     shared = frozenset.intersection(*map(frozenset, stems))
     drawn = [i for i, own in enumerate(stems) if (own - shared) & claim_set]
+    # a claim that takes only a statement's subject, and keeps the subject of each statement it restates, says
+    # nothing of the first: "The only network traffic quarry makes is to the databases you configure." over "quarry
+    # never sends usage data; the only network traffic is to ..."; not "Reads always go to the primary." over "Writes
+    # always go to the primary; reads may be served by a replica" (a subject put for another)
+    subjects = [content_stem_set(_subject_of(statement) or _subject_before_a_negation(statement))
+                for statement in statements]
+    only_subject = [i for i in drawn if not (stems[i] - shared - subjects[i]) & claim_set]
+    restated = [i for i in drawn if i not in only_subject]
+    if only_subject and restated and all(subjects[i] and subjects[i] <= claim_set for i in restated):
+        drawn = restated
     if not drawn or len(drawn) == len(statements):
         return sentence
-    held = set().union(*(stems[i] for i in drawn))
+    held = set().union(*(stems[i] for i in drawn), *subjects)
     if claim_set & content_stem_set(sentence) - held:
         return sentence
     return " ; ".join(statements[i] for i in drawn)
@@ -2000,6 +2025,22 @@ def absent_names(evidence_text: str, claim_text: str, *, lowercase: Collection[s
     return absent
 
 
+# Code is literal: a command, a path or a flag in backticks ("`pipx install quarry-cli`") is another one if a single
+# character differs, however close its words ("`pip install quarry`" shares most of them, and a verifier entails it)
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+_TEX_CLOSING_QUOTE = re.compile(r"'(?:\s|$)")  # "The `home page' is the first screen of a `Web' site": quotes
+
+
+def code_not_written(evidence_text: str, claim_text: str) -> list[str]:
+    """The code spans of ``claim_text`` (in backticks) that ``evidence_text`` never writes, character for character;
+    runs of white space count as one space, and the evidence need not put the code in backticks."""
+    written = " ".join(evidence_text.split())
+    spans = (" ".join(span.split()) for span in _CODE_SPAN.findall(claim_text) if not _TEX_CLOSING_QUOTE.search(span))
+    # whole: "pipx install quarry" is not written where "pipx install quarry-cli" is
+    return [span for span in spans
+            if span and not re.search(rf"(?<![\w./~-]){re.escape(span)}(?![\w/-])", written)]
+
+
 def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = DEFAULT_COVERAGE) -> list[CheckFinding]:
     claim_stems = list(dict.fromkeys(content_stems(claim_text)))
     if not claim_stems:
@@ -2018,6 +2059,9 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
                                      f"claim names {absent[:5]} that the evidence does not mention"))
     if (swapped := _predicate_of_another_clause(evidence_text, claim_text)) is not None:
         findings.append(swapped)
+    if unwritten := code_not_written(evidence_text, claim_text):
+        findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "code",
+                                     f"claim writes {unwritten[:3]} as code; the evidence never writes it"))
     return findings
 
 
@@ -2601,8 +2645,8 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
     over when the secondary has not acknowledged a page." over "The secondary takes over when the primary ...";
     "Prefer a forward fix over a rollback." over "Prefer rollback over a forward fix."): who does what to whom,
     reversed, with every word the sentence's own, which a verifier entails and no near copy saw (the changed run
-    spans the words between). Each term is a run of words holding a content word, read without its articles (the
-    claim may add one: "a rollback"). None for terms only coordinated ("mice and dogs" for "dogs and mice")."""
+    spans the words between). Each term is a run of words holding a content word or a number ("went from 200 to
+    50 rows" over "went from 50 to 200 rows"), read without its articles (the claim may add one: "a rollback"). None for terms only coordinated ("mice and dogs" for "dogs and mice")."""
     kept = [i for i, claimed in enumerate(claim_stems) if claimed not in _ARTICLES]
     claimed_all = [claim_stems[i] for i in kept]
     written_all = [written for written in sentence_stems if written not in _ARTICLES]
@@ -2620,7 +2664,7 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
             terms = [(kept[start], kept[start + first - 1] + 1), (kept[end - second], kept[end - 1] + 1)]
             between_tokens = [token.lower() for token in claim_tokens[terms[0][1]:terms[1][0]]]
             *shared, last = between_tokens
-            if not all(content_stems(" ".join(claim_tokens[lo:hi])) for lo, hi in terms) or \
+            if not all(content_stems(term := " ".join(claim_tokens[lo:hi])) or quantities(term) for lo, hi in terms) or \
                     all(token in _COORDINATION for token in between_tokens) or \
                     last in _CONJUNCTIONS and [token.lower() for token in claim_tokens[
                         terms[1][1]:terms[1][1] + len(shared)]] == shared:
@@ -2749,13 +2793,37 @@ _REFERRING_OPENERS = frozenset({"it", "its", "they", "their", "this", "these", "
 _ANTECEDENT_MAX_WORDS = 5
 
 
+_CLAUSE_JOIN = re.compile(r"(?<=\w)[:;]\s+")
+_JOINED_CLAUSE_WORDS = 4  # a clause, not a label ("The Scarlet Letter: In Puritan Boston, ...")
+
+
+def _joined_clauses(sentence: str) -> list[str]:
+    """The sentence cut at its first colon or semicolon outside parentheses and quotes, in two; [] if it has none
+    ("Bashar Mounzer Rahal (Bulgarian: ...) is a Bulgarian actor" is one clause)."""
+    for join in _CLAUSE_JOIN.finditer(sentence):
+        before = sentence[:join.start()]
+        if before.count("(") == before.count(")") and before.count('"') % 2 == 0:
+            return [before, sentence[join.end():]]
+    return []
+
+
 def _readings(sentences: Sequence[str], claim_tokens: Sequence[str], claim_stems: Sequence[str],
-              evidence_stems: Collection[str]) -> list[str]:
-    """The evidence sentences as near_copies compares them, and each pronoun-led one once more as the claim reads it:
-    with the pronoun replaced by the words the claim puts in its place, when these are the evidence's own. "The Orion
-    project's budget was cut to 2.4 million euros." copies "Its budget is 2.4 million euros." but for "was cut to":
-    read against the sentence as written, naming the antecedent was a second change, and the copy went unseen."""
-    readings = list(sentences)
+              evidence_stems: Collection[str]) -> list[tuple[str, str | None]]:
+    """The evidence sentences as near_copies compares them, each with the sentence it was read out of (None for a
+    sentence itself):
+
+    - each pronoun-led one once more as the claim reads it: with the pronoun replaced by the words the claim puts in
+      its place, when these are the evidence's own. "The Orion project's budget was cut to 2.4 million euros." copies
+      "Its budget is 2.4 million euros." but for "was cut to": read against the sentence as written, naming the
+      antecedent was a second change, and the copy went unseen;
+    - the two clauses a colon or a semicolon joins, each on its own, read where their sentence gives no near copy:
+      "quarry now runs on Windows and macOS only." copies "quarry now runs on Linux and macOS only." but for a word
+      of the clause before ("Windows support is dropped: ..."), a splice that the whole sentence hid."""
+    readings: list[tuple[str, str | None]] = [(sentence, None) for sentence in sentences]
+    for sentence in sentences:
+        clauses = [clause for clause in _joined_clauses(sentence) if len(WORD.findall(clause)) >= _JOINED_CLAUSE_WORDS]
+        if len(clauses) == 2:
+            readings.extend((clause, sentence) for clause in clauses if clause not in sentences)
     for sentence in sentences:
         tokens = WORD.findall(strip_markers(sentence))
         if len(tokens) < 2 or tokens[0].lower() not in _REFERRING_OPENERS or not content_stems(tokens[1]):
@@ -2770,7 +2838,7 @@ def _readings(sentences: Sequence[str], claim_tokens: Sequence[str], claim_stems
                     all(s in evidence_stems for s in named):
                 opening = re.match(r"\W*" + re.escape(tokens[0]), sentence)
                 if opening:
-                    readings.append(" ".join(antecedent) + sentence[opening.end():])
+                    readings.append((" ".join(antecedent) + sentence[opening.end():], None))
             break
     return readings
 
@@ -2813,7 +2881,9 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
     claim_stems = _stem_sequence(claim_text)  # aligned on stems: "renders" copies "render"
     must_keep = max(2, NEAR_COPY_MIN_KEPT * len(claim_words))
     opposed = frozenset().union(*map(_antonyms, claim_words))
-    for sentence in _readings(sentence_texts(evidence_text), claim_tokens, claim_stems, evidence_stems):
+    for sentence, read_out_of in _readings(sentence_texts(evidence_text), claim_tokens, claim_stems, evidence_stems):
+        if read_out_of is not None and any(copy.sentence == read_out_of for copy in copies):
+            continue  # the whole sentence's near copy stands
         sentence_tokens = WORD.findall(strip_markers(sentence))  # the tokens _stem_sequence stems, in the same order
         sentence_stems, present = _stem_sequence(sentence), _stem_set(sentence)
         restored = _tense_restored(claim_words, sentence_tokens)

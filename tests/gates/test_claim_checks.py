@@ -1914,3 +1914,104 @@ def test_a_currency_code_before_or_after_the_number_is_its_currency(claim):
     assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers("On-call pay is EUR 250 per week as primary.", claim))
     for same in ("On-call pay is €250 per week.", "On-call pay is 250 euros per week.", "On-call pay is 250 EUR per week."):
         assert check_numbers("On-call pay is EUR 250 per week as primary.", same) == [], same
+
+
+# -- corpus b (a handbook, a changelog, an FAQ): a fifth round, on documents the checks were not written against ------
+_TELEMETRY = "## Does quarry send telemetry?\n\nNo. quarry never sends usage data; the only network traffic is to the " \
+             "databases you configure."
+
+
+def test_an_answer_s_opening_no_negates_nothing_in_the_statement_after_it():
+    """"No. quarry never sends usage data" counted two negations, so the faithful "quarry never sends usage data."
+    differed in polarity and the lie "quarry sends anonymous usage data." did not."""
+    assert check_negation(_TELEMETRY, "quarry never sends usage data.") == []
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(_TELEMETRY, "quarry sends anonymous usage data."))
+    assert check_negation("No, the office is not open on Sundays.", "The office is not open on Sundays.") == []
+    # a "No." that abbreviates "number" negates nothing either
+    assert check_negation("Form No. 5 is filed every year.", "Form No. 5 is filed every year.") == []
+    assert check_negation("No staff member is on call at night.", "No staff member is on call at night.") == []
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation("No staff member is on call at night.",
+                                                                "A staff member is on call at night."))
+
+
+@pytest.mark.parametrize(("evidence", "claim", "exchanged"), [
+    ("- The default page size went from 50 to 200 rows.", "The default page size went from 200 to 50 rows.",
+     ("200", "50")),
+    ("- Connections now time out after 30 seconds instead of 10.",
+     "Connections now time out after 10 seconds instead of 30.", ("10", "30")),
+])
+def test_two_numbers_of_the_sentence_exchanged_are_a_roles_copy(evidence, claim, exchanged):
+    """Shown verified over corpus b's changelog: a number is a term as a word is."""
+    assert [(c.kind, c.words) for c in near_copies(evidence, claim)] == [("roles", exchanged)]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("Each review takes between 10 and 30 minutes.", "Each review takes between 30 and 10 minutes."),
+    ("Plans cost 10 or 20 euros a month.", "Plans cost 20 or 10 euros a month."),
+])
+def test_numbers_only_coordinated_in_another_order_are_no_roles_copy(evidence, claim):
+    assert "roles" not in {c.kind for c in near_copies(evidence, claim)}
+
+
+_INSTALL = "## How do I install quarry?\n\nInstall it with `pipx install quarry-cli`. Python 3.10 or later is required."
+
+
+@pytest.mark.parametrize("claim", ["Install it with `pip install quarry`.", "quarry reads `~/.quarry/config.toml`.",
+                                   "Install quarry with `pipx install quarry`."])
+def test_code_the_evidence_never_writes_is_unsupported_content(claim):
+    """Code is literal: a command or a path in backticks that the evidence does not write, character for character,
+    is another command or path, however close ("pip" for "pipx": shown verified over corpus b's FAQ)."""
+    evidence = _INSTALL + "\n\nquarry reads `~/.config/quarry/config.toml`."
+    assert "code" in {f.check for f in check_content(evidence, claim)}
+
+
+@pytest.mark.parametrize("claim", ["You install quarry with `pipx install quarry-cli`.",
+                                   "Run `pipx  install quarry-cli` to install it.",  # spaces are not the code
+                                   "quarry installs with pipx install quarry-cli.",  # no code span: the words decide
+                                   "Python 3.10 or later is required."])
+def test_code_the_evidence_writes_is_no_finding(claim):
+    assert "code" not in {f.check for f in check_content(_INSTALL, claim)}
+
+
+def test_a_clause_after_a_colon_is_read_as_a_sentence_of_its_own():
+    """"quarry now runs on Windows and macOS only." over "Windows support is dropped: quarry now runs on Linux and
+    macOS only.": the run is a word of the sentence's other clause, so no swap was seen (shown verified)."""
+    evidence = "- Windows support is dropped: quarry now runs on Linux and macOS only."
+    found = {(c.kind, c.words) for c in near_copies(evidence, "quarry now runs on Windows and macOS only.")}
+    assert ("splice", ("windows",)) in found
+    assert near_copies(evidence, "quarry now runs on Linux and macOS only.") == ()
+
+
+def test_a_claim_about_the_subject_of_a_negated_statement_alone_is_not_negated_by_it():
+    """The claim takes only "quarry" from the negated statement before the semicolon: it restates the other one."""
+    assert check_negation(_TELEMETRY, "The only network traffic quarry makes is to the databases you configure.") == []
+    # a word of the negated statement's predicate draws on it: the polarity differs
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
+        "Deploys never run on Fridays; they run from GitHub Actions.", "Deploys run from GitHub Actions on Fridays."))
+
+
+def test_paid_once_is_one_time():
+    """"A one-time ... allowance" over "... is paid once": the irregular "paid" was no past form, so "once" was no
+    number and "one-time" a number the evidence did not state."""
+    evidence = "A home-office allowance of 600 euros is paid once, in the first month of employment."
+    assert check_numbers(evidence, "A one-time home-office allowance of 600 euros is paid in the first month.") == []
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, "The allowance of 600 euros is paid twice."))
+
+
+def test_quotes_written_with_a_backtick_are_no_code():
+    evidence = "Almost everyone has heard of the World Wide Web."
+    assert "code" not in {f.check for f in check_content(
+        evidence, "The `home page' is the first screen of a `Web' site on the `Net'.")}
+
+
+def test_a_colon_inside_parentheses_joins_no_clauses():
+    """"(Bulgarian: ...)" glosses a name: read as a clause of its own, it made "... is Lebanese" a splice."""
+    evidence = "Bashar Mounzer Rahal (Bulgarian: Башар Мунзер Рахал) is a Bulgarian actor of Lebanese descent."
+    assert near_copies(evidence, "Bashar Mounzer Rahal is Lebanese") == ()
+
+
+def test_a_subject_put_for_another_statement_s_subject_draws_on_both():
+    """"Reads always go to the primary." takes "reads" from the hedged statement and the rest from the other: the hedge
+    of the sentence still bears on it (a lie of the third round over the example corpus)."""
+    evidence = "Writes always go to the primary; reads may be served by a replica and can lag the primary by 1 second."
+    assert ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, "Reads always go to the primary."))

@@ -1,0 +1,210 @@
+"""Faithful answers and one-fact lies over corpus b (bench/data/corpus_b: an employee handbook, a tool's changelog and
+its FAQ), documents of other kinds than the example corpus that four earlier rounds of wordings were written over
+(tests/nli/test_corpus_wordings.py). Each goes through the real pipeline: ControlPlane.respond with a scripted model
+and the shipped verifier, over its page's chunks with their titles (as the ask path chunks them), in the mode the
+router decides (most of these questions get no domain, so rigor low, where the verifier's bar is lowest and the
+deterministic checks decide). Written on 2026-12-06 as a fifth round: of 42 faithful answers 34 were verified, and
+13 of 61 lies were shown verified; after the fixes named in README.md, 36 and 7. README.md names the known gaps
+(asserted still unverified) and the lies still shown."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controlplane.pytest_plugin import GateHarness
+from tests.nli.shipped_pipeline import needs_shipped_verifier
+
+pytestmark = needs_shipped_verifier
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "data" / "corpus_b"
+PAGES = ["employee-handbook.md", "quarry-changelog.md", "quarry-faq.md"]
+# the question each chunk answers (E1 ... E13, in page order)
+QUESTIONS = {
+    "E1": "What are the working hours?", "E2": "How much leave do employees get?",
+    "E3": "What equipment do new hires get?", "E4": "How do expenses work?", "E5": "What are the security rules?",
+    "E6": "What changed in quarry 3.2.0?", "E7": "What changed in quarry 3.1.4?", "E8": "What changed in quarry 3.1.0?",
+    "E9": "Is quarry free?", "E10": "Which databases does quarry support?", "E11": "How do I install quarry?",
+    "E12": "Where is quarry's configuration file?", "E13": "Does quarry send telemetry?",
+}
+
+
+def corpus_evidence() -> tuple[list[dict], dict[str, str]]:
+    """Every page's chunks as retrieved evidence (E1, E2 ... in page order), and the page of each id."""
+    from controlplane.evidence_pack.chunking import chunk_document, read_document
+
+    evidence, page_of = [], {}
+    for page in PAGES:
+        for chunk in chunk_document(read_document(CORPUS / page)):
+            item_id = f"E{len(evidence) + 1}"
+            evidence.append({"id": item_id, "title": chunk.title, "text": chunk.text, "type": "RETRIEVAL_SNIPPET",
+                             "trust_tier": "authoritative"})
+            page_of[item_id] = page
+    return evidence, page_of
+
+
+FAITHFUL = [
+    "Core hours run from 10:00 to 16:00 CET on weekdays. [E1]",
+    "Outside core hours, employees may organise their day freely. [E1]",
+    "Staff in the Lisbon office follow Western European Time. [E1]",
+    "Full-time employees get 27 days of paid annual leave each calendar year. [E2]",
+    "Part-time employees get leave in proportion to their contracted hours. [E2]",
+    "Up to five unused leave days can be carried over into the first quarter of the next year. [E2]",
+    "Carried-over days expire on 31 March. [E2]",
+    "The primary caregiver gets 16 weeks of parental leave at full pay. [E2]",
+    "The secondary caregiver gets 6 weeks of parental leave. [E2]",
+    "New hires get a laptop on their first day. [E3]",
+    "Engineers can choose a 14-inch MacBook Pro or a ThinkPad X1 Carbon. [E3]",
+    "Laptops are replaced every three years. [E3]",
+    "A one-time home-office allowance of 600 euros is paid in the first month of employment. [E3]",
+    "Expenses under 50 euros need no receipt approval. [E4]",
+    "Anything above 50 euros must be approved by your manager before you buy it. [E4]",
+    "Travel is booked through the Navan portal. [E4]",
+    "Flights under six hours are booked in economy class. [E4]",
+    "Every internal system requires two-factor authentication. [E5]",
+    "Passwords need at least 14 characters. [E5]",
+    "Lost or stolen devices must be reported to security@acme.example within an hour. [E5]",
+    "quarry 3.2.0 added a `quarry sync --dry-run` flag that prints the changes without writing them. [E6]",
+    "Since 3.2.0, quarry runs only on Linux and macOS. [E6]",
+    "quarry 3.2.0 dropped Windows support. [E6]",
+    "In 3.2.0 the default page size went up from 50 to 200 rows. [E6]",
+    "Version 3.1.4 fixed a crash when a column name contained a tab character. [E7]",
+    "Since 3.1.4, the minimum supported PostgreSQL version is 13. [E7]",
+    "quarry 3.1.0 added a `quarry export --format parquet` option. [E8]",
+    "Since 3.1.0, connections time out after 30 seconds instead of 10. [E8]",
+    "quarry is open source under the Apache 2.0 licence. [E9]",
+    "quarry Cloud, the hosted version, costs 12 dollars per user per month. [E9]",
+    "quarry reads from PostgreSQL, MySQL and SQLite. [E10]",
+    "There are no plans to support Microsoft SQL Server. [E10]",
+    "You install quarry with `pipx install quarry-cli`. [E11]",
+    "quarry needs Python 3.10 or later. [E11]",
+    "quarry reads its configuration from `~/.config/quarry/config.toml`. [E12]",
+    "The `QUARRY_CONFIG` environment variable points quarry to another configuration file. [E12]",
+    "quarry never sends usage data. [E13]",
+    "The only network traffic quarry makes is to the databases you configure. [E13]",
+    "quarry 3.2.0 was released on 14 September 2026. [E6]",
+    "Passwords must be 14 characters or longer. [E5]",
+    "Laptops are replaced after three years. [E3]",
+    "Connections time out after half a minute since 3.1.0. [E8]",
+]
+LIES = [
+    "Core hours are 9:00 to 16:00 Central European Time, Monday to Friday. [E1]",
+    "Core hours are 10:00 to 16:00 Central European Time, Monday to Saturday. [E1]",
+    "Employees in the Lisbon office follow Central European Time. [E1]",
+    "Employees in the Madrid office follow Western European Time instead. [E1]",
+    "Full-time employees receive 25 days of paid annual leave per calendar year. [E2]",
+    "Part-time employees receive the same leave as full-time employees. [E2]",
+    "Up to ten unused days may be carried over into the first quarter of the next year. [E2]",
+    "All unused days may be carried over into the next year. [E2]",
+    "Days carried over expire on 30 June. [E2]",
+    "Days carried over never expire. [E2]",
+    "Parental leave is 16 weeks at half pay for the primary caregiver. [E2]",
+    "The secondary caregiver gets 16 weeks of parental leave. [E2]",
+    "Parental leave is 6 weeks for the primary caregiver and 16 weeks for the secondary caregiver. [E2]",
+    "Every new hire receives a laptop after their first month. [E3]",
+    "Every employee may choose between a 14-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",
+    "Engineers may choose between a 16-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",
+    "Laptops are replaced every two years. [E3]",
+    "A home-office allowance of 600 euros is paid every year. [E3]",
+    "A home-office allowance of 600 euros is paid every month. [E3]",
+    "A home-office allowance of 600 dollars is paid once, in the first month of employment. [E3]",
+    "Expenses under 50 euros need a receipt approval. [E4]",
+    "Anything above 50 euros must be approved by your manager after you buy it. [E4]",
+    "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
+    "Expenses under 100 euros need no receipt approval. [E4]",
+    "Business class is the rule for flights under six hours. [E4]",
+    "Economy class is the rule for flights over six hours. [E4]",
+    "Two-factor authentication is optional for internal systems. [E5]",
+    "Passwords must be at least 12 characters long. [E5]",
+    "Passwords must be at most 14 characters long. [E5]",
+    "Lost or stolen devices must be reported to security@acme.example within one day. [E5]",
+    "Lost or stolen devices must be reported to it@acme.example within one hour. [E5]",
+    "The `quarry sync --dry-run` flag writes the changes without printing them. [E6]",
+    "quarry 3.1.0 added the `quarry sync --dry-run` flag. [E6]",
+    "quarry 3.2.0 added Windows support. [E6]",
+    "quarry now runs on Windows and macOS only. [E6]",
+    "The default page size went from 200 to 50 rows. [E6]",
+    "The default page size is now 100 rows. [E6]",
+    "Version 3.1.4 fixed a crash when a column name contained a space character. [E7]",
+    "The minimum supported PostgreSQL version is now 12. [E7]",
+    "The maximum supported PostgreSQL version is now 13. [E7]",
+    "quarry 3.1.0 added a `quarry import --format parquet` option. [E8]",
+    "Connections now time out after 10 seconds instead of 30. [E8]",
+    "Connections now time out after 60 seconds. [E8]",
+    "quarry is open source under the MIT licence. [E9]",
+    "quarry Cloud costs 12 dollars per user per year. [E9]",
+    "quarry Cloud is free. [E9]",
+    "quarry Cloud costs 12 dollars per team per month. [E9]",
+    "quarry reads from PostgreSQL, Oracle and SQLite. [E10]",
+    "Support for Microsoft SQL Server is planned. [E10]",
+    "quarry reads from Microsoft SQL Server. [E10]",
+    "Install it with `pip install quarry`. [E11]",
+    "Python 3.9 or later is required. [E11]",
+    "quarry reads `~/.quarry/config.toml`. [E12]",
+    "The `QUARRY_HOME` environment variable points quarry elsewhere. [E12]",
+    "quarry sends anonymous usage data. [E13]",
+    "The only network traffic quarry makes is to the quarry Cloud servers. [E13]",
+    "quarry 3.2.0 was released on 14 August 2026. [E6]",
+    "Laptops are replaced every three years to keep them under warranty. [E3]",
+    "quarry now runs on Linux, macOS and FreeBSD. [E6]",
+    "Two-factor authentication is mandatory for external systems. [E5]",
+    "Employees in the Lisbon office follow Western European Time during core hours only. [E1]",
+]
+# Faithful answers still refused, each named in README.md
+KNOWN_GAPS = {
+    # "CET" for "Central European Time", "weekdays" for "Monday to Friday", and the hedge of the sentence after
+    "Core hours run from 10:00 to 16:00 CET on weekdays. [E1]",
+    "Staff in the Lisbon office follow Western European Time. [E1]",  # an opening "Staff" read as a name
+    # a security question asks for two independent sources at high rigor (the bundle's policy); one handbook is one
+    "Every internal system requires two-factor authentication. [E5]",
+    "Passwords need at least 14 characters. [E5]",
+    "Lost or stolen devices must be reported to security@acme.example within an hour. [E5]",
+    "Passwords must be 14 characters or longer. [E5]",  # the verifier entails it at 0.54, under the high bar
+}
+# Lies still shown verified, each named in README.md (not asserted: a test does not assert that a lie is shown)
+LIES_STILL_SHOWN = {
+    "Part-time employees receive the same leave as full-time employees. [E2]",
+    "Every new hire receives a laptop after their first month. [E3]",
+    "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
+    "The `quarry sync --dry-run` flag writes the changes without printing them. [E6]",
+    "Version 3.1.4 fixed a crash when a column name contained a space character. [E7]",
+    "quarry Cloud is free. [E9]",
+    "Laptops are replaced every three years to keep them under warranty. [E3]",
+}
+
+
+def respond(plane_for, text: str):
+    """The one-claim answer over its page's chunks, in the mode the router decides (learnt from a first reply, as a
+    model is told it in its prompt)."""
+    ids = re.findall(r"E\d+", text)
+    claims = [(text, ids)]
+    evidence, page_of = corpus_evidence()
+    evidence = [item for item in evidence if page_of[item["id"]] == page_of[ids[0]]]
+    question = QUESTIONS[ids[0]]
+    first = plane_for(GateHarness.envelope(text, claims, domain_flags=["requires_retrieval"])).respond(
+        question, evidence=evidence)
+    if first.mode == "System" and list(first.domain_flags) == ["requires_retrieval"]:
+        return first
+    return plane_for(GateHarness.envelope(text, claims, mode=first.mode, domain_flags=first.domain_flags)).respond(
+        question, evidence=evidence)
+
+
+@pytest.mark.parametrize("text", [t for t in FAITHFUL if t not in KNOWN_GAPS])
+def test_a_faithful_answer_over_corpus_b_is_verified_and_shown_as_written(text, plane_for):
+    response = respond(plane_for, text)
+    assert response.status == "pass" and response.verified, response.assistant_text
+    assert response.assistant_text == text
+
+
+@pytest.mark.parametrize("text", sorted(KNOWN_GAPS))
+def test_the_known_gaps_over_corpus_b_are_still_not_verified(text, plane_for):
+    assert not respond(plane_for, text).verified
+
+
+@pytest.mark.parametrize("text", [t for t in LIES if t not in LIES_STILL_SHOWN])
+def test_a_lie_over_corpus_b_is_not_verified_nor_shown(text, plane_for):
+    response = respond(plane_for, text)
+    assert not response.verified, response.assistant_text
+    assert re.sub(r"\s*\[E\d+\]", "", text).rstrip(".") not in response.assistant_text, response.assistant_text
