@@ -2203,9 +2203,11 @@ def _auxiliary(clause: str) -> str:
 
 
 # A near copy: a swap keeps at least this share of the claim (and two words), an addition all of its sentence (two
-# words at least); the changed run is at most this long
+# words at least); the changed run is at most this long. An addition of five words ("Laptops are replaced every three
+# years to keep them under warranty.", shown over corpus b) newly fails 8 non-entailed dev and nli-train pairs and 1
+# entailed one; of six words, 4 non-entailed and 5 entailed more ("... was a patron of the arts.")
 NEAR_COPY_MIN_KEPT = 0.6
-NEAR_COPY_MAX_WORDS = {"swap": 3, "addition": 4}
+NEAR_COPY_MAX_WORDS = {"swap": 3, "addition": 5}
 # the words on each side of a change that NearCopy.in_context reads
 CONTEXT_WORDS = 4
 

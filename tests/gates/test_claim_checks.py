@@ -1435,6 +1435,9 @@ ORION_SHIPS = "The Orion project ships on 14 March 2027."
     # four words added to a five-word sentence: most of the claim is new, all of the sentence is kept
     ("We host on Fly.io.", "We host on Fly.io because it is cheaper.", "addition", ("because", "it", "is", "cheaper"),
      "We host on Fly.io."),
+    # five: a purpose added (shown over corpus b)
+    ("Laptops are replaced every three years.", "Laptops are replaced every three years to keep them under warranty.",
+     "addition", ("to", "keep", "them", "under", "warranty"), "Laptops are replaced every three years."),
 ])
 def test_a_near_copy_with_words_its_sentence_does_not_hold(evidence, claim, kind, run, sentence):
     assert [(c.kind, c.words, c.sentence) for c in near_copies(evidence, claim)] == [(kind, run, sentence)]
