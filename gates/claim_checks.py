@@ -2749,6 +2749,29 @@ def _copy_change(claim_stems: Sequence[str], sentence_stems: Sequence[str], pres
     return change
 
 
+_LEAD_WORDS = 4  # "Version 3.1.4", "In release 3.2.0", "According to the handbook"
+
+
+def _word_for_word_after_a_lead(claim_words: Sequence[str], claim_stems: Sequence[str], sentence_tokens: Sequence[str],
+                                sentence_stems: Sequence[str], present: Collection[str],
+                                must_keep: float) -> tuple[int, int, int, int] | None:
+    """The claim's one change, as _copy_change gives it, when the claim is the whole sentence after a lead of its own
+    (what a heading gives: "Version 3.1.4 fixed a crash ... a space character." over "- Fixed a crash ... a tab
+    character.") with one content word put for another; None otherwise. The lead is the other checks' to judge (a
+    version the evidence does not give is a number it does not state)."""
+    if sum(stem_ in present for stem_ in claim_stems) < must_keep:
+        return None
+    changes, left_out = _alignment(tuple(claim_stems), tuple(sentence_stems))
+    if len(changes) != 2 or left_out:
+        return None
+    (lead_tag, lead_start, lead_end, at, _), (tag, start, end, sentence_start, sentence_end) = changes
+    if lead_tag != "delete" or lead_start != 0 or at != 0 or lead_end > _LEAD_WORDS or tag != "replace" or \
+            end - start != 1 or sentence_end - sentence_start != 1 or \
+            not content_stems(claim_words[start]) or not content_stems(sentence_tokens[sentence_start]):
+        return None
+    return start, end, sentence_start, sentence_end
+
+
 def _word_for_word_before_a_dropped_end(claim_words: Sequence[str], claim_stems: Sequence[str],
                                         sentence_tokens: Sequence[str], sentence_stems: Sequence[str],
                                         present: Collection[str], must_keep: float) -> tuple[int, int, int, int] | None:
@@ -2919,7 +2942,8 @@ def near_copies(evidence_text: str, claim_text: str) -> tuple[NearCopy, ...]:
             continue
         change = _copy_change(claim_stems, sentence_stems, present, must_keep) or \
             _word_for_word_before_a_dropped_end(claim_words, claim_stems, sentence_tokens, sentence_stems, present,
-                                                must_keep)
+                                                must_keep) or \
+            _word_for_word_after_a_lead(claim_words, claim_stems, sentence_tokens, sentence_stems, present, must_keep)
         if change is None and (put_in := _one_word_put_in(claim_words, claim_stems, sentence_tokens, sentence_stems,
                                                          evidence_stems)):
             copies.append(NearCopy("reworded", (put_in[0],), sentence, put_in[1]))

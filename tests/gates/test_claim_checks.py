@@ -2018,3 +2018,13 @@ def test_a_subject_put_for_another_statement_s_subject_draws_on_both():
     of the sentence still bears on it (a lie of the third round over the example corpus)."""
     evidence = "Writes always go to the primary; reads may be served by a replica and can lag the primary by 1 second."
     assert ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, "Reads always go to the primary."))
+
+
+def test_a_word_swapped_after_a_lead_is_a_near_copy():
+    """"Version 3.1.4 fixed a crash when a column name contained a space character." over "- Fixed a crash when a
+    column name contained a tab character.": a lead the heading gives, and one word put for another (shown over
+    corpus b's changelog; the verifier leans contradicted, 0.51 against 0.40)."""
+    evidence = "## 3.1.4 (2026-07-02)\n\n- Fixed a crash when a column name contained a tab character."
+    claim = "Version 3.1.4 fixed a crash when a column name contained a space character."
+    assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("swap", ("space",), ("tab",))]
+    assert near_copies(evidence, "In 3.1.4 a crash was fixed when a column name contained a tab character.") == ()

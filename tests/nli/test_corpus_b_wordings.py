@@ -4,7 +4,7 @@ its FAQ), documents of other kinds than the example corpus that four earlier rou
 and the shipped verifier, over its page's chunks with their titles (as the ask path chunks them), in the mode the
 router decides (most of these questions get no domain, so rigor low, where the verifier's bar is lowest and the
 deterministic checks decide). Written on 2026-12-06 as a fifth round: of 42 faithful answers 34 were verified, and
-13 of 61 lies were shown verified; after the fixes named in README.md, 36 and 6. README.md names the known gaps
+13 of 61 lies were shown verified; after the fixes named in README.md, 36 and 5. README.md names the known gaps
 (asserted still unverified) and the lies still shown."""
 
 from __future__ import annotations
@@ -169,7 +169,6 @@ LIES_STILL_SHOWN = {
     "Every new hire receives a laptop after their first month. [E3]",
     "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
     "The `quarry sync --dry-run` flag writes the changes without printing them. [E6]",
-    "Version 3.1.4 fixed a crash when a column name contained a space character. [E7]",
     "quarry Cloud is free. [E9]",
 }
 
