@@ -1958,6 +1958,7 @@ _AFTER_A_VERB = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "your", "their", "our", "my", "her", "his", "its", "any",
     "every", "some", "him", "them", "it", "us", "you", "me", "yourself", "yourselves", "themselves", "sure", "to",
     "for", "about", "into", "through", "up", "out", "down", "off", "away", "back",
+    "`",  # code: "Set `QUARRY_CONFIG` to ...", "Run `pipx install quarry-cli`" (a name before code keeps its verb)
 })
 
 
@@ -2005,7 +2006,7 @@ def _participle_of_a_verb_used(word: str, ev_lower: str) -> bool:
                for base in bases)
 
 
-_NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
+_NEXT_WORD = re.compile(r"\s+([a-z]+\b|`)")
 
 
 def absent_names(evidence_text: str, claim_text: str, *, lowercase: Collection[str] | None = None) -> list[str]:

@@ -2028,3 +2028,12 @@ def test_a_word_swapped_after_a_lead_is_a_near_copy():
     claim = "Version 3.1.4 fixed a crash when a column name contained a space character."
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("swap", ("space",), ("tab",))]
     assert near_copies(evidence, "In 3.1.4 a crash was fixed when a column name contained a tab character.") == ()
+
+
+@pytest.mark.parametrize("claim", ["Set `QUARRY_CONFIG` to point quarry at another configuration file.",
+                                   "Run `pipx install quarry-cli` to install it."])
+def test_a_word_before_code_that_opens_a_claim_is_an_imperative_not_a_name(claim):
+    evidence = ("quarry reads `~/.config/quarry/config.toml`; the `QUARRY_CONFIG` environment variable points it "
+                "elsewhere. Install it with `pipx install quarry-cli`.")
+    assert absent_names(evidence, claim) == []
+    assert absent_names(evidence, "Redis `QUARRY_CONFIG` points it elsewhere.") == ["Redis"]  # a name stays one

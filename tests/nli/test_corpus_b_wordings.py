@@ -4,8 +4,9 @@ its FAQ), documents of other kinds than the example corpus that four earlier rou
 and the shipped verifier, over its page's chunks with their titles (as the ask path chunks them), in the mode the
 router decides (most of these questions get no domain, so rigor low, where the verifier's bar is lowest and the
 deterministic checks decide). Written on 2026-12-06 as a fifth round: of 42 faithful answers 34 were verified, and
-13 of 61 lies were shown verified; after the fixes named in README.md, 36 and 5. README.md names the known gaps
-(asserted still unverified) and the lies still shown."""
+13 of 61 lies were shown verified; after the fixes named in README.md, 36 and 5. A second set, written after those
+fixes (below), checks them beyond the sentences they were made for. README.md names the known gaps (asserted still
+unverified) and the lies still shown."""
 
 from __future__ import annotations
 
@@ -152,6 +153,59 @@ LIES = [
     "Two-factor authentication is mandatory for external systems. [E5]",
     "Employees in the Lisbon office follow Western European Time during core hours only. [E1]",
 ]
+# Written after the fixes, as new wordings over the same pages (does what was fixed hold beyond the sentences it was
+# fixed for?): 13 of 19 faithful verified, 23 of 28 lies refused; then 1 more faithful with an imperative before code.
+FAITHFUL += [
+    "Core hours are from 10:00 to 16:00 Central European Time, Monday to Friday. [E1]",
+    "Lisbon office staff use Western European Time instead of Central European Time. [E1]",
+    "Full-time staff receive 27 paid annual leave days per calendar year. [E2]",
+    "At most five unused days can be carried over, and they expire on 31 March. [E2]",
+    "Primary caregivers get 16 weeks of parental leave at full pay; secondary caregivers get 6 weeks. [E2]",
+    "Engineers choose between a 14-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",
+    "The 600-euro home-office allowance is paid once, in the first month of employment. [E3]",
+    "Flights shorter than six hours are economy class. [E4]",
+    "Your manager must approve anything above 50 euros before you buy it. [E4]",
+    "Two-factor authentication is mandatory for every internal system. [E5]",
+    "The `quarry sync --dry-run` flag prints the changes without writing them. [E6]",
+    "Windows support was dropped in quarry 3.2.0. [E6]",
+    "quarry 3.1.4 requires PostgreSQL 13 or later. [E7]",
+    "Connections time out after 30 seconds since quarry 3.1.0; before, they timed out after 10. [E8]",
+    "quarry Cloud costs 12 dollars per user per month. [E9]",
+    "quarry does not plan to support Microsoft SQL Server. [E10]",
+    "quarry requires Python 3.10 or later. [E11]",
+    "Set `QUARRY_CONFIG` to point quarry at another configuration file. [E12]",
+    "quarry does not send usage data. [E13]",
+]
+LIES += [
+    "Core hours end at 17:00 Central European Time. [E1]",
+    "Employees in the Lisbon office follow Central European Time during core hours. [E1]",
+    "Part-time employees receive 27 days of paid annual leave per calendar year. [E2]",
+    "Up to five unused days may be carried over into the second quarter of the next year. [E2]",
+    "Days carried over expire on 31 May. [E2]",
+    "Parental leave is 16 weeks at full pay for both caregivers. [E2]",
+    "Every new hire receives a phone on their first day. [E3]",
+    "Designers may choose between a 14-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",
+    "Laptops are replaced every three months. [E3]",
+    "A home-office allowance of 600 euros is paid in the last month of employment. [E3]",
+    "Travel is booked through the Concur portal. [E4]",
+    "Economy class is the rule for flights under eight hours. [E4]",
+    "Passwords must be at least 14 characters long and changed every 90 days. [E5]",
+    "Lost or stolen devices must be reported to your manager within one hour. [E5]",
+    "quarry 3.2.0 added the `quarry sync --force` flag. [E6]",
+    "The default page size went from 50 to 500 rows. [E6]",
+    "The minimum supported PostgreSQL version is now 14. [E7]",
+    "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
+    "quarry 3.1.0 added a `quarry export --format csv` option. [E8]",
+    "Connections now time out after 30 minutes instead of 10. [E8]",
+    "quarry Cloud costs 15 dollars per user per month. [E9]",
+    "quarry is open source under the GPL licence. [E9]",
+    "quarry reads from PostgreSQL and MySQL only. [E10]",
+    "Install it with `pipx install quarry`. [E11]",
+    "Python 3.11 or later is required. [E11]",
+    "quarry reads `~/.config/quarry/settings.toml`. [E12]",
+    "quarry sends usage data to quarry Cloud. [E13]",
+    "The `QUARRY_CONFIG` environment variable disables telemetry. [E12]",
+]
 # Faithful answers still refused, each named in README.md
 KNOWN_GAPS = {
     # "CET" for "Central European Time", "weekdays" for "Monday to Friday", and the hedge of the sentence after
@@ -162,6 +216,13 @@ KNOWN_GAPS = {
     "Passwords need at least 14 characters. [E5]",
     "Lost or stolen devices must be reported to security@acme.example within an hour. [E5]",
     "Passwords must be 14 characters or longer. [E5]",  # the verifier entails it at 0.54, under the high bar
+    "At most five unused days can be carried over, and they expire on 31 March. [E2]",  # "can" for the rule's "may"
+    "Engineers choose between a 14-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",  # the "may" left out
+    "Two-factor authentication is mandatory for every internal system. [E5]",  # a security rule, one source
+    "Windows support was dropped in quarry 3.2.0. [E6]",  # "was" for "is": the copy's tense rule
+    "quarry 3.1.4 requires PostgreSQL 13 or later. [E7]",  # worded otherwise: "requires", "later"
+    # "timed" and "time" stem apart: the clause after the semicolon holds none of the evidence's words
+    "Connections time out after 30 seconds since quarry 3.1.0; before, they timed out after 10. [E8]",
 }
 # Lies still shown verified, each named in README.md (not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
@@ -170,6 +231,11 @@ LIES_STILL_SHOWN = {
     "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
     "The `quarry sync --dry-run` flag writes the changes without printing them. [E6]",
     "quarry Cloud is free. [E9]",
+    "Part-time employees receive 27 days of paid annual leave per calendar year. [E2]",
+    "Parental leave is 16 weeks at full pay for both caregivers. [E2]",
+    "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
+    "quarry reads from PostgreSQL and MySQL only. [E10]",
+    "The `QUARRY_CONFIG` environment variable disables telemetry. [E12]",
 }
 
 
