@@ -35,3 +35,18 @@ def plane_answering(directory: Path, output: dict) -> ControlPlane:
 def one(text: str, *ids: str) -> tuple[str, list[tuple[str, list[str]]]]:
     """An answer that is one claim, citing ``ids``: (assistant_text, [(claim text, ids)])."""
     return text, [(text, list(ids))]
+
+
+def pages_as_evidence(folder: Path, pages: list[str]) -> tuple[list[dict], dict[str, str]]:
+    """Every page's chunks as retrieved evidence (E1, E2 ... in page order, titles as the ask path chunks them), and
+    the page of each id."""
+    from controlplane.evidence_pack.chunking import chunk_document, read_document
+
+    evidence, page_of = [], {}
+    for page in pages:
+        for chunk in chunk_document(read_document(folder / page)):
+            item_id = f"E{len(evidence) + 1}"
+            evidence.append({"id": item_id, "title": chunk.title, "text": chunk.text, "type": "RETRIEVAL_SNIPPET",
+                             "trust_tier": "authoritative"})
+            page_of[item_id] = page
+    return evidence, page_of

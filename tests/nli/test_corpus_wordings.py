@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from controlplane.pytest_plugin import GateHarness
-from tests.nli.shipped_pipeline import needs_shipped_verifier, one
+from tests.nli.shipped_pipeline import needs_shipped_verifier, one, pages_as_evidence
 
 pytestmark = needs_shipped_verifier
 
@@ -29,16 +29,7 @@ Q = {"stack": "How is our hosting set up?", "inc": "What do we do in an incident
 
 def corpus_evidence() -> tuple[list[dict], dict[str, str]]:
     """Every page's chunks as retrieved evidence (E1, E2 ... in page order), and the page of each id."""
-    from controlplane.evidence_pack.chunking import chunk_document, read_document
-
-    evidence, page_of = [], {}
-    for page in PAGES:
-        for chunk in chunk_document(read_document(CORPUS / page)):
-            item_id = f"E{len(evidence) + 1}"
-            evidence.append({"id": item_id, "title": chunk.title, "text": chunk.text, "type": "RETRIEVAL_SNIPPET",
-                             "trust_tier": "authoritative"})
-            page_of[item_id] = page
-    return evidence, page_of
+    return pages_as_evidence(CORPUS, PAGES)
 
 
 CASES = {
