@@ -1344,11 +1344,12 @@ def _statements_drawn_on(statements: Sequence[str], claim_set: frozenset[str] | 
                 for statement in statements]
     only_subject = [i for i in drawn if not (stems[i] - shared - subjects[i]) & claim_set]
     restated = [i for i in drawn if i not in only_subject]
+    subjects_taken: list[frozenset[str]] = []
     if only_subject and restated and all(subjects[i] and subjects[i] <= claim_set for i in restated):
-        drawn = restated
+        drawn, subjects_taken = restated, [subjects[i] for i in only_subject]
     if not drawn or len(drawn) == len(statements):
         return sentence
-    held = set().union(*(stems[i] for i in drawn), *subjects)
+    held = set().union(*(stems[i] for i in drawn), *subjects_taken)
     if claim_set & content_stem_set(sentence) - held:
         return sentence
     return " ; ".join(statements[i] for i in drawn)
@@ -2649,7 +2650,8 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
     "Prefer a forward fix over a rollback." over "Prefer rollback over a forward fix."): who does what to whom,
     reversed, with every word the sentence's own, which a verifier entails and no near copy saw (the changed run
     spans the words between). Each term is a run of words holding a content word or a number ("went from 200 to
-    50 rows" over "went from 50 to 200 rows"), read without its articles (the claim may add one: "a rollback"). None for terms only coordinated ("mice and dogs" for "dogs and mice")."""
+    50 rows" over "went from 50 to 200 rows"), read without its articles (the claim may add one: "a rollback").
+    None for terms only coordinated ("mice and dogs" for "dogs and mice")."""
     kept = [i for i, claimed in enumerate(claim_stems) if claimed not in _ARTICLES]
     claimed_all = [claim_stems[i] for i in kept]
     written_all = [written for written in sentence_stems if written not in _ARTICLES]
@@ -2667,7 +2669,8 @@ def _exchanged(claim_tokens: Sequence[str], claim_stems: Sequence[str],
             terms = [(kept[start], kept[start + first - 1] + 1), (kept[end - second], kept[end - 1] + 1)]
             between_tokens = [token.lower() for token in claim_tokens[terms[0][1]:terms[1][0]]]
             *shared, last = between_tokens
-            if not all(content_stems(term := " ".join(claim_tokens[lo:hi])) or quantities(term) for lo, hi in terms) or \
+            if not all(content_stems(term := " ".join(claim_tokens[lo:hi])) or quantities(term)
+                       for lo, hi in terms) or \
                     all(token in _COORDINATION for token in between_tokens) or \
                     last in _CONJUNCTIONS and [token.lower() for token in claim_tokens[
                         terms[1][1]:terms[1][1] + len(shared)]] == shared:

@@ -145,7 +145,7 @@ LIES = [
     "Employees in the Lisbon office follow Western European Time during core hours only. [E1]",
 ]
 # Written after the fixes, as new wordings over the same pages (does what was fixed hold beyond the sentences it was
-# fixed for?): 13 of 19 faithful verified, 23 of 28 lies refused; then 1 more faithful with an imperative before code.
+# fixed for?): 12 of 19 faithful verified, 23 of 28 lies refused; then 1 more faithful with an imperative before code.
 FAITHFUL += [
     "Core hours are from 10:00 to 16:00 Central European Time, Monday to Friday. [E1]",
     "Lisbon office staff use Western European Time instead of Central European Time. [E1]",
