@@ -263,3 +263,9 @@ def test_a_lie_over_corpus_b_is_not_verified_nor_shown(text, plane_for):
     response = respond(plane_for, text)
     assert not response.verified, response.assistant_text
     assert re.sub(r"\s*\[E\d+\]", "", text).rstrip(".") not in response.assistant_text, response.assistant_text
+
+
+def test_the_gap_lists_name_wordings_of_the_sets():
+    """A known gap or a lie still shown that names no wording of its set (a typo) would exempt nothing."""
+    assert KNOWN_GAPS <= set(FAITHFUL) and LIES_STILL_SHOWN <= set(LIES)
+    assert len(set(FAITHFUL)) == len(FAITHFUL) and len(set(LIES)) == len(LIES) and not set(FAITHFUL) & set(LIES)
