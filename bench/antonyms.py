@@ -7,8 +7,8 @@ opposite ("The incoming primary files the ticket." over "The outgoing primary fi
 (they share their contexts), and the verifier often entails the copy, so these were shown verified. The rule
 (gates/claim_checks.py ``content_opposites``, near copies of kind ``opposite``, NEGATION_MISMATCH) reads the pairs
 from ``gates/antonyms.txt``: WordNet 3.0's antonyms, direct and indirect (an adjective similar to one's antonym:
-"intermittent" for "continuous"), one word each, neither a stop word nor a quantifier ("all"/"some" is a weaker
-claim, not an opposite one; "here"/"there" depends on who speaks).
+"intermittent" for "continuous"), one word each (hyphenated ones too: "part-time" / "full-time"), neither a stop
+word nor a quantifier ("all"/"some" is a weaker claim, not an opposite one; "here"/"there" depends on who speaks).
 
 ``--build DICT`` rewrites ``gates/antonyms.txt`` from a WordNet 3.0 ``dict`` folder (data.noun, data.verb,
 data.adj, data.adv in the Princeton database format; a data.noun split into data.noun1 and data.noun2, as the
@@ -48,8 +48,8 @@ TABLE = ROOT / "gates" / "antonyms.txt"
 TRAIN_FILES = ("nli.jsonl", "factver.jsonl")
 _PARTS_OF_SPEECH = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _HEADER = """\
-# Antonyms of WordNet 3.0, direct and indirect, one word each, neither a stop word nor a quantifier; written by
-# `./run bench antonyms --build DICT` (bench/antonyms.py). One pair a line, tab-separated.
+# Antonyms of WordNet 3.0, direct and indirect, one word each (a hyphenated word is one), neither a stop word nor a
+# quantifier; written by `./run bench antonyms --build DICT` (bench/antonyms.py). One pair a line, tab-separated.
 #
 # WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.
 # Permission to use, copy, modify and distribute this software and database and its documentation for any purpose
@@ -114,7 +114,8 @@ def build(folder: Path, out: Path) -> int:
     from controlplane.gates.claim_checks import QUANTIFIER_RANK
 
     def kept(word: str) -> bool:
-        return word.isalpha() and word not in STOPWORDS and word not in QUANTIFIER_RANK
+        # a hyphenated word is one word to the near copies ("part-time" / "full-time"); a space (WordNet's "_") is not
+        return all(part.isalpha() for part in word.split("-")) and word not in STOPWORDS and word not in QUANTIFIER_RANK
 
     pairs = sorted(pair for pair in wordnet_antonyms(folder) if all(kept(word) for word in pair))
     out.write_text(_HEADER + "".join(f"{a}\t{b}\n" for a, b in pairs), encoding="utf-8")

@@ -1497,6 +1497,13 @@ PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident
     ("Middle-earth is a real place in the country of Germany.", "Middle-earth is a fictional place.", "fictional",
      "real"),
     ("The bucket refills continuously.", "The bucket refills discontinuously.", "discontinuously", "continuously"),
+    # a hyphenated word put for its hyphenated antonym (shown over corpus b: a near copy of kind "splice", for the
+    # next sentence of the page opens with "Part-time")
+    ("Full-time employees receive 27 days of paid annual leave per calendar year. Part-time employees receive leave "
+     "in proportion to their contracted hours.",
+     "Part-time employees receive 27 days of paid annual leave per calendar year.", "part-time", "Full-time"),
+    ("The ticket is filed by a right-handed player.", "The ticket is filed by a left-handed player.", "left-handed",
+     "right-handed"),
     # order in time, which WordNet gives no antonyms for
     ("Database migrations must be backwards compatible with the previous release for at least one deploy.",
      "Database migrations must be backwards compatible with the next release.", "next", "previous"),
@@ -1574,6 +1581,9 @@ def test_the_antonym_table_is_read_from_the_package():
     opposites = content_opposites()
     assert "outgoing" in opposites["incoming"] and "night" in opposites["day"]
     assert "some" not in opposites.get("all", ()) and not any("_" in word for word in opposites)
+    # hyphenated words too, each part a word of letters
+    assert "part-time" in opposites["full-time"] and all(
+        part.isalpha() for word in opposites for part in word.split("-"))
 
 
 def test_every_word_list_the_checks_read_ships_in_the_wheel():

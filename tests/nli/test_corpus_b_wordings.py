@@ -222,7 +222,6 @@ LIES_STILL_SHOWN = {
     "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
     "The `quarry sync --dry-run` flag writes the changes without printing them. [E6]",
     "quarry Cloud is free. [E9]",
-    "Part-time employees receive 27 days of paid annual leave per calendar year. [E2]",
     "Parental leave is 16 weeks at full pay for both caregivers. [E2]",
     "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
     "quarry reads from PostgreSQL and MySQL only. [E10]",
