@@ -101,14 +101,28 @@ def starts_with_verb(text: str) -> bool:
     )
 
 
+# Words after which a word that looks like a verb only by its ending ("-ed", "-es") is part of the noun phrase: a
+# participle before its noun ("five unused days", "the cached pages") or a plural ("the changes were reverted")
+_NOUN_PHRASE_OPENERS = DETERMINERS | frozenset({"most", "many", "few", "several", "all", "both", "one", "two", "three",
+                                                "four", "five", "six", "seven", "eight", "nine", "ten"})
+
+
 def subject_of(text: str) -> str | None:
-    """The words before the first verb (the clause's subject), or None."""
+    """The words before the first verb (the clause's subject), or None. A word that is a verb only by its ending is
+    not one right after a determiner, a number or a quantifier, nor right after such a word ("At most five unused
+    days can ...", "The cached pages are ...")."""
     ws = list(re.finditer(_WORD, text))
+    in_noun_phrase = False
     for index, match in enumerate(ws):
-        if is_verb(match.group()):
+        word = match.group().lower()
+        by_ending_only = word not in AUXILIARIES and word not in COMMON_VERBS and word not in IRREGULAR_PAST
+        if is_verb(word) and by_ending_only and in_noun_phrase:
+            continue
+        if is_verb(word):
             if index == 0:
                 return None
             return text[: match.start()].strip().rstrip(",")
+        in_noun_phrase = word in _NOUN_PHRASE_OPENERS or bool(_NUMBER.fullmatch(word))
     return None
 
 

@@ -39,6 +39,12 @@ from controlplane.gates.atomic_claims import atomic_texts, split_atomic
         ("The drug was tested in 2010 and showed benefits.",  # an active verb and its object: no passive
          ["The drug was tested in 2010.", "The drug showed benefits."], "R3"),
         ("The drug is safe but it causes nausea.", ["The drug is safe.", "The drug causes nausea."], "R3"),
+        # found over corpus b's handbook: a participle before its noun ("unused days") was read as the verb, so "they"
+        # became "At most five" and the second claim lost its noun ("At most five expire on 31 March.")
+        ("At most five unused days can be carried over, and they expire on 31 March.",
+         ["At most five unused days can be carried over.", "At most five unused days expire on 31 March."], "R3"),
+        ("The cached pages are served first and they expire after an hour.",
+         ["The cached pages are served first.", "The cached pages expire after an hour."], "R3"),
         ("Revenue grew 12% and margin rose 3 points.", ["Revenue grew 12%.", "Margin rose 3 points."], "R3"),
         ("Our stack uses Python, Go, and Rust.",
          ["Our stack uses Python.", "Our stack uses Go.", "Our stack uses Rust."], "R3-list"),

@@ -207,7 +207,9 @@ KNOWN_GAPS = {
     "Passwords need at least 14 characters. [E5]",
     "Lost or stolen devices must be reported to security@acme.example within an hour. [E5]",
     "Passwords must be 14 characters or longer. [E5]",  # the verifier entails it at 0.54, under the high bar
-    "At most five unused days can be carried over, and they expire on 31 March. [E2]",  # "can" for the rule's "may"
+    # "they" is read as "At most five unused days", and "... unused days expire on 31 March." draws on both statements
+    # of the sentence, so the hedge check holds it to the "may" of the first (the "can" of the first clause is read)
+    "At most five unused days can be carried over, and they expire on 31 March. [E2]",
     "Engineers choose between a 14-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",  # the "may" left out
     "Two-factor authentication is mandatory for every internal system. [E5]",  # a security rule, one source
     "Windows support was dropped in quarry 3.2.0. [E6]",  # "was" for "is": the copy's tense rule
