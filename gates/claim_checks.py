@@ -91,20 +91,33 @@ APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "al
 @memo_by_text
 def best_sentences(evidence: str, claim: str, pairs: bool = True) -> tuple[tuple[str, ...], float]:
     """The evidence sentences (or pairs of adjacent sentences, unless not ``pairs``) sharing most claim content
-    words, all that share it (in the evidence's order), and that share."""
+    words, all that share it (in the evidence's order), and that share. A question a heading asks (an FAQ's) states
+    nothing for a claim to be held to, so neither it nor a pair that ends with it is one ("## Does quarry send
+    telemetry?" has every word of "quarry does not send telemetry.", which negated it); read with its answer it is.
+    A question in running text may state what it asks ("Don't you know that Venice is packed with visitors?")."""
     claim_set = content_stem_set(claim)
     if not claim_set:
         return (), 0.0
     sents = sentence_texts(evidence)
     best: list[str] = []
     best_share = 0.0
-    for s in sents + ([f"{a} {b}" for a, b in pairwise(sents)] if pairs else []):
+    candidates = sents + ([f"{a} {b}" for a, b in pairwise(sents)] if pairs else [])
+    for s in (candidate for candidate in candidates if not _heading_question(candidate)):
         share = len(claim_set & content_stem_set(s)) / len(claim_set)
         if share > best_share + 1e-9:
             best, best_share = [s], share
         elif best and abs(share - best_share) <= 1e-9:
             best.append(s)
     return tuple(best), best_share
+
+
+_CLOSING = "\"')]*_ "  # after a sentence's last mark: a closing quote or bracket, markdown emphasis
+_HEADING = re.compile(r"(?:^|\s)#{1,6}\s+[^#]*$")  # the last sentence of a text is a markdown heading
+
+
+def _heading_question(text: str) -> bool:
+    """Whether a sentence (or a pair of them) ends with a question that a markdown heading asks."""
+    return text.rstrip(_CLOSING).endswith("?") and bool(_HEADING.search(text))
 
 
 def best_sentence(evidence: str, claim: str) -> tuple[str, float]:

@@ -13,6 +13,7 @@ from controlplane.gates.claim_checks import (
     NearCopy,
     _statements,
     absent_names,
+    best_sentence,
     check_content,
     check_negation,
     check_numbers,
@@ -1945,6 +1946,19 @@ def test_an_answer_s_opening_no_negates_nothing_in_the_statement_after_it():
     assert check_negation("No staff member is on call at night.", "No staff member is on call at night.") == []
     assert ReasonCode.NEGATION_MISMATCH in codes(check_negation("No staff member is on call at night.",
                                                                 "A staff member is on call at night."))
+
+
+def test_a_question_is_no_statement_for_the_checks():
+    """An FAQ's heading asks; it states nothing a claim could negate. "quarry does not send telemetry." was held to
+    "## Does quarry send telemetry?" (all its words are the question's) and refused as a NEGATION_MISMATCH."""
+    assert check_negation(_TELEMETRY, "quarry does not send telemetry.") == []
+    assert check_negation(_TELEMETRY, "No, quarry does not send telemetry.") == []
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(_TELEMETRY, "quarry sends telemetry."))
+    # the question is still read with its answer, as a pair of sentences
+    assert best_sentence("## Is quarry free?\n\nYes.", "quarry is free.")[0].endswith("Yes.")
+    # a question in running text may state what it asks (MNLI: "Don't you know that Venice is packed with visitors?")
+    assert best_sentence("It's a world event. Don't you know that Venice is packed with visitors?",
+                         "Venice is packed with visitors.")[1] == 1.0
 
 
 @pytest.mark.parametrize(("evidence", "claim", "exchanged"), [
