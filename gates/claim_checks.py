@@ -603,7 +603,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
         findings = (_moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
                     or _value_of_another_statement(evidence_text, claim_text)
-                    or _values_paired_otherwise(evidence_text, claim_text))
+                    or _values_paired_otherwise(evidence_text, claim_text)
+                    or _replaced_value(evidence_text, claim_text))
     return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
             + _other_dates(evidence_text, claim_text))
 
@@ -893,6 +894,43 @@ def _parallel_value(sentence: str, claimed: Quantity, stated_in: dict[int, list[
                       _same_measure(q, claimed, units)), None)
         return _named(label["label"]), other
     return frozenset(), None
+
+
+# A value the evidence says was changed, with the value it has now: "went from 50 to 200 rows", "was raised from 100
+# to 500", "after 30 seconds instead of 10". A "from ... to ..." without a verb of change before it is a range or a
+# span ("from 1992 to 2015", "from 200 to 1000 meters"), not a change.
+_NUMBER_TEXT = r"[$€£]?\d[\d,.]*%?"
+_CHANGED_FROM = re.compile(
+    r"\b(?:went|goes|go|rose|rises|rise|fell|falls|fall|grew|grows|dropped|drops|changed|changes|moved|jumped|"
+    r"climbed|increased|decreased|raised|lowered|reduced|cut|extended|shortened|doubled|halved|bumped|updated)"
+    rf"(?:\s+[a-z]+)?\s+from\s+(?P<old>{_NUMBER_TEXT})\s+(?:[a-z]+\s+)?to\s+(?P<new>{_NUMBER_TEXT})", re.IGNORECASE)
+_INSTEAD_OF = re.compile(rf"(?P<new>{_NUMBER_TEXT})(?:\s+[a-z]+){{0,2}}\s+instead\s+of\s+(?P<old>{_NUMBER_TEXT})",
+                         re.IGNORECASE)
+# a claim that says the value changed, or that it was the value, speaks of the old value as old
+_SAYS_IT_CHANGED = re.compile(r"\b(?:from|instead|was|were|used to|previously|formerly|originally|before|earlier|"
+                              r"until|had been|old|former|prior)\b", re.IGNORECASE)
+
+
+def _replaced_value(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """The value a change left behind, stated as the value now ("The default page size is now 50 rows." over "The
+    default page size went from 50 to 200 rows."): every number of the claim is in the evidence, and a verifier
+    reads the two alike. Not when the claim has the new value too or says the value changed or was, nor when the
+    evidence states the old value elsewhere."""
+    if _SAYS_IT_CHANGED.search(claim_text):
+        return []
+    changes = [(quantities(match["old"]), quantities(match["new"]))
+               for pattern in (_CHANGED_FROM, _INSTEAD_OF) for match in pattern.finditer(evidence_text)]
+    changes = [(old[0].value, new[0].value) for old, new in changes if old and new and old[0].value != new[0].value]
+    if not changes:
+        return []
+    claimed = [q.value for q in quantities(claim_text)]
+    stated = [q.value for q in quantities(evidence_text)]
+    for old, new in changes:
+        if any(_close(old, value, 1e-9) for value in claimed) and not any(_close(new, value, 1e-9) for value in claimed) \
+                and sum(_close(old, value, 1e-9) for value in stated) <= sum(o == old for o, _ in changes):
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim states {old:g} as the value now; the evidence says it changed to {new:g}")]
+    return []
 
 
 def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[CheckFinding]:

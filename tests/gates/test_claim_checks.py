@@ -1948,6 +1948,29 @@ def test_an_answer_s_opening_no_negates_nothing_in_the_statement_after_it():
                                                                 "A staff member is on call at night."))
 
 
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown verified over corpus b's changelog: the value a change left behind, stated as the value now
+    ("- The default page size went from 50 to 200 rows.", "The default page size is now 50 rows."),
+    ("- Connections now time out after 30 seconds instead of 10.", "Connections time out after 10 seconds."),
+    ("Our rate limit was raised from 100 to 500 requests per minute.", "The rate limit is 100 requests per minute."),
+])
+def test_the_value_a_change_replaced_is_not_the_value_now(evidence, claim):
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("- The default page size went from 50 to 200 rows.", "The default page size is now 200 rows."),
+    ("- The default page size went from 50 to 200 rows.", "The default page size was 50 rows."),
+    ("- The default page size went from 50 to 200 rows.", "The default page size went from 50 to 200 rows."),
+    ("- Connections now time out after 30 seconds instead of 10.", "Connections used to time out after 10 seconds."),
+    # a range or a span is no change ("from 1992 to 2015" is when, "from 200 to 1,000 meters" how deep)
+    ("Tom DeLonge was a member of Blink-182 from 1992 to 2015.", "Tom DeLonge was in Blink-182 in 1992."),
+    ("The twilight zone extends from 200 to 1000 meters.", "The twilight zone starts at 200 meters."),
+])
+def test_a_change_s_new_value_a_past_one_or_a_range_is_no_replaced_value(evidence, claim):
+    assert not [f for f in check_numbers(evidence, claim) if "changed" in f.detail]
+
+
 def test_a_question_is_no_statement_for_the_checks():
     """An FAQ's heading asks; it states nothing a claim could negate. "quarry does not send telemetry." was held to
     "## Does quarry send telemetry?" (all its words are the question's) and refused as a NEGATION_MISMATCH."""
