@@ -633,10 +633,19 @@ def _other_ranks(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     for (value, word), phrase in _ranks(claim_text).items():
         others = [written for (v, w), written in evidence.items() if w == word and v != value]
+        if not others and word in _TIME_UNIT_STEMS:
+            # the same rank of another time unit: "in the first week" for "on their first day", where the evidence
+            # ranks no week (a verifier reads them alike, and the value check sees no number)
+            others = [written for (v, w), written in evidence.items()
+                      if v == value and w in _TIME_UNIT_STEMS and w != word and
+                      not any(u == word for (_, u) in evidence)]
         if (value, word) not in evidence and others:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {phrase!r}; the evidence states {others[0]!r}"))
     return findings
+
+
+_TIME_UNIT_STEMS = frozenset(stem(word) for word in TIME_UNITS if len(word) > 3)
 
 
 # An identifier that carries a number in its name: "SEV2", "P1", "ADR-011", "COVID-19", "v2". The words split it

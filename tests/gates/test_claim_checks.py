@@ -1948,6 +1948,18 @@ def test_an_answer_s_opening_no_negates_nothing_in_the_statement_after_it():
                                                                 "A staff member is on call at night."))
 
 
+def test_a_ranked_time_unit_the_evidence_ranks_otherwise_is_a_number_mismatch():
+    """Shown verified over corpus b's handbook: "in the first week" for "on their first day"."""
+    equipment = "Every new hire receives a laptop on their first day. Laptops are replaced every three years."
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers(equipment, "New hires receive their laptop in the first "
+                                                                        "week."))
+    assert check_numbers(equipment, "New hires receive their laptop on the first day.") == []
+    # another ordinal is _other_ranks' as before; a unit the evidence does not rank is no rank of its own
+    assert check_numbers("The office opens in the first week of May.", "The office opens in May.") == []
+    assert check_numbers("Backups run every day; the first backup is kept for a year.",
+                         "The first backup is kept for a year.") == []
+
+
 @pytest.mark.parametrize(("evidence", "claim"), [
     # shown verified over corpus b's changelog: the value a change left behind, stated as the value now
     ("- The default page size went from 50 to 200 rows.", "The default page size is now 50 rows."),
