@@ -2466,8 +2466,8 @@ def _tense_copy(restored_stems: Sequence[str], sentence_stems: Sequence[str], pr
 # copy changes no content word and the verifier entails it. On the dev splits and nli-train, the 8 such copies (any
 # words left out besides) are all contradicted or neutral pairs.
 _OPPOSITE_PAIRS = (("outside", "inside"), ("outside", "within"), ("outside", "during"), ("outside", "in"),
-                   ("above", "below"), ("over", "under"), ("before", "after"), ("with", "without"), ("to", "from"),
-                   ("into", "out"), ("for", "against"), ("including", "excluding"),
+                   ("above", "below"), ("over", "under"), ("above", "under"), ("over", "below"), ("before", "after"),
+                   ("with", "without"), ("to", "from"), ("into", "out"), ("for", "against"), ("including", "excluding"),
                    # order in time, which WordNet gives no antonyms for ("... compatible with the next release" over
                    # "... with the previous release")
                    ("previous", "next"), ("previous", "following"), ("preceding", "following"), ("earlier", "later"))

@@ -1486,6 +1486,11 @@ PAGE_PAY_RULE = "Every page outside working hours is paid at EUR 50 per incident
     ("Minor League teams compete at levels below Major League Baseball.",
      "Minor League teams compete at levels above Major League Baseball.", "above", "below"),
     ("The ferry runs to Dover every morning.", "The ferry runs from Dover every morning.", "from", "to"),
+    # shown over corpus b's handbook (a third set): "under" and "above" are a line's two sides too
+    ("Expenses under 50 euros need no receipt approval; anything above 50 euros must be approved by your manager "
+     "before you buy it.", "Expenses above 50 euros need no approval.", "above", "under"),
+    ("Flights below six hours are booked in economy.", "Flights over six hours are booked in economy.", "over",
+     "below"),
     # shown: a content word put for its antonym (WordNet's, gates/antonyms.txt): MiniLM reads the two as close and
     # the verifier entails the copy
     ("The outgoing primary files the ticket.", "The incoming primary files the ticket.", "incoming", "outgoing"),
