@@ -5,8 +5,8 @@ and the shipped verifier, over its page's chunks with their titles (as the ask p
 router decides (most of these questions get no domain, so rigor low, where the verifier's bar is lowest and the
 deterministic checks decide). Written on 2026-12-06 as a fifth round: of 42 faithful answers 34 were verified, and
 13 of 61 lies were shown verified; after the fixes named in README.md, 36 and 5. A second set, written after those
-fixes (below), checks them beyond the sentences they were made for. README.md names the known gaps (asserted still
-unverified) and the lies still shown."""
+fixes (below), checks them beyond the sentences they were made for, and a third, in other shapes, again. README.md
+names the known gaps (asserted still unverified) and the lies still shown."""
 
 from __future__ import annotations
 
@@ -197,6 +197,81 @@ LIES += [
     "quarry sends usage data to quarry Cloud. [E13]",
     "The `QUARRY_CONFIG` environment variable disables telemetry. [E12]",
 ]
+# A third set, written on 2026-12-06 (session 46) before running any of it, in other shapes (a lead such as
+# "According to the handbook," or "Yes,", the order of the sentence's parts changed, a fact taken from a clause):
+# 26 of 31 faithful verified and 7 of 37 lies shown at first; after the fixes of that day 26 and 4.
+FAITHFUL += [
+    "According to the handbook, core hours are 10:00 to 16:00 Central European Time. [E1]",
+    "Core hours apply Monday to Friday. [E1]",
+    "Outside core hours you can organise your day as you like. [E1]",
+    "The Lisbon office follows Western European Time. [E1]",
+    "Each calendar year, full-time employees receive 27 days of paid annual leave. [E2]",
+    "Leave for part-time employees is in proportion to their contracted hours. [E2]",
+    "Unused days carried over into the next year expire on 31 March. [E2]",
+    "The secondary caregiver receives 6 weeks of parental leave. [E2]",
+    "Primary caregivers receive 16 weeks of parental leave at full pay. [E2]",
+    "New hires receive their laptop on the first day. [E3]",
+    "The home-office allowance is 600 euros, paid once. [E3]",
+    "Laptops get replaced every three years. [E3]",
+    "Your manager has to approve anything above 50 euros before you buy it. [E4]",
+    "Travel is booked via the Navan portal. [E4]",
+    "For flights under six hours, economy class is the rule. [E4]",
+    "Passwords must be at least 14 characters long. [E5]",
+    "Lost or stolen devices have to be reported to security@acme.example within one hour. [E5]",
+    "The `--dry-run` flag of `quarry sync` prints the changes without writing them. [E6]",
+    "quarry now runs on Linux and macOS only. [E6]",
+    "The default page size is now 200 rows. [E6]",
+    "quarry 3.1.4 was released on 2 July 2026. [E7]",
+    "The minimum supported PostgreSQL version became 13 in quarry 3.1.4. [E7]",
+    "quarry 3.1.0 can export to Parquet with `quarry export --format parquet`. [E8]",
+    "Connections now time out after 30 seconds. [E8]",
+    "Yes, quarry is open source, under the Apache 2.0 licence. [E9]",
+    "The hosted version of quarry is called quarry Cloud. [E9]",
+    "quarry supports PostgreSQL, MySQL and SQLite. [E10]",
+    "Microsoft SQL Server support is not planned. [E10]",
+    "quarry is installed with `pipx install quarry-cli` and requires Python 3.10 or later. [E11]",
+    "By default quarry reads `~/.config/quarry/config.toml`. [E12]",
+    "No, quarry does not send telemetry. [E13]",
+]
+LIES += [
+    "According to the handbook, core hours are 10:00 to 18:00 Central European Time. [E1]",
+    "Core hours apply Monday to Thursday. [E1]",
+    "Inside core hours you may organise your day freely. [E1]",
+    "The Porto office follows Western European Time. [E1]",
+    "Each calendar year, part-time employees receive 27 days of paid annual leave. [E2]",
+    "Leave for full-time employees is in proportion to their contracted hours. [E2]",
+    "Unused days carried over into the next year expire on 31 December. [E2]",
+    "Up to five unused days may be carried over into the last quarter of the next year. [E2]",
+    "The secondary caregiver receives 6 weeks of parental leave at half pay. [E2]",
+    "Primary caregivers receive 12 weeks of parental leave at full pay. [E2]",
+    "New hires receive their laptop in the first week. [E3]",
+    "The home-office allowance is 800 euros, paid once. [E3]",
+    "The home-office allowance is paid every year. [E3]",
+    "Laptops get replaced every four years. [E3]",
+    "Managers may choose between a 14-inch MacBook Pro and a ThinkPad X1 Carbon. [E3]",
+    "Your manager has to approve anything above 20 euros before you buy it. [E4]",
+    "Expenses above 50 euros need no approval. [E4]",
+    "Travel is booked via the TravelPerk portal. [E4]",
+    "For flights over six hours, economy class is the rule. [E4]",
+    "Passwords must be at least 16 characters long. [E5]",
+    "Two-factor authentication is recommended for every internal system. [E5]",
+    "Lost or stolen devices have to be reported to security@acme.example within one week. [E5]",
+    "The `--dry-run` flag of `quarry sync` writes the changes without printing them. [E6]",
+    "quarry now runs on Linux and Windows only. [E6]",
+    "The default page size is now 50 rows. [E6]",
+    "quarry 3.1.4 was released on 2 June 2026. [E7]",
+    "The maximum supported PostgreSQL version became 13 in quarry 3.1.4. [E7]",
+    "quarry 3.1.0 can import from Parquet with `quarry export --format parquet`. [E8]",
+    "Connections now time out after 30 seconds instead of 60. [E8]",
+    "quarry is proprietary software. [E9]",
+    "quarry Cloud costs 12 euros per user per month. [E9]",
+    "quarry supports PostgreSQL, MySQL and Oracle. [E10]",
+    "Microsoft SQL Server support is planned for next year. [E10]",
+    "quarry is installed with `pipx install quarry-cli` and requires Python 3.8 or later. [E11]",
+    "By default quarry reads `/etc/quarry/config.toml`. [E12]",
+    "quarry sends telemetry to the databases you configure. [E13]",
+    "quarry sends usage data only to the databases you configure. [E13]",
+]
 # Faithful answers still refused, each named in README.md
 KNOWN_GAPS = {
     # "CET" for "Central European Time", "weekdays" for "Monday to Friday", and the hedge of the sentence after
@@ -216,6 +291,14 @@ KNOWN_GAPS = {
     "quarry 3.1.4 requires PostgreSQL 13 or later. [E7]",  # worded otherwise: "requires", "later"
     # "timed" and "time" stem apart: the clause after the semicolon holds none of the evidence's words
     "Connections time out after 30 seconds since quarry 3.1.0; before, they timed out after 10. [E8]",
+    # the third set: the participle "carried over" draws on the first statement, whose "may" the hedge check asks for
+    "Unused days carried over into the next year expire on 31 March. [E2]",
+    "Passwords must be at least 14 characters long. [E5]",  # security: two sources asked
+    "Lost or stolen devices have to be reported to security@acme.example within one hour. [E5]",  # the same
+    # a changelog heading's date is the release date, which no word of the evidence says ("released")
+    "quarry 3.1.4 was released on 2 July 2026. [E7]",
+    # evidence_conflicts: the verifier reads the FAQ's first chunk (licence and price) as contradicting it, 0.70
+    "No, quarry does not send telemetry. [E13]",
 }
 # Lies still shown verified, each named in README.md (not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
@@ -228,6 +311,11 @@ LIES_STILL_SHOWN = {
     "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
     "quarry reads from PostgreSQL and MySQL only. [E10]",
     "The `QUARRY_CONFIG` environment variable disables telemetry. [E12]",
+    # the third set
+    "Each calendar year, part-time employees receive 27 days of paid annual leave. [E2]",
+    "Leave for full-time employees is in proportion to their contracted hours. [E2]",
+    "The `--dry-run` flag of `quarry sync` writes the changes without printing them. [E6]",
+    "quarry 3.1.0 can import from Parquet with `quarry export --format parquet`. [E8]",
 }
 
 
