@@ -46,7 +46,7 @@ from controlplane.contracts.text import (
     words,
 )
 
-from .atomic_claims import IRREGULAR_PAST, IRREGULAR_PAST_FORMS
+from .atomic_claims import AUXILIARIES, IRREGULAR_PAST, IRREGULAR_PAST_FORMS
 
 
 @dataclass(frozen=True)
@@ -1935,6 +1935,53 @@ def _hedges(text_words: list[str], text: str) -> set[str]:
     return found
 
 
+# What a modal hedge governs is the verb after it ("may be carried over"), past these words
+_BEFORE_THE_VERB = frozenset({"be", "been", "have", "not", "also", "only", "still", "even", "then", "well"})
+_MODAL_HEDGES = frozenset({"may", "might", "could"})
+# Before a participle that describes a noun ("days carried over expire ..."), no word that makes it a verb
+_MAKES_IT_A_VERB = AUXILIARIES | {"to", "not", "and", "or", "but", "then", "that", "which", "who"}
+
+
+def _hedged_words(sentence: str, claim_words: Sequence[str]) -> list[str]:
+    """The words of ``sentence`` whose hedges a claim is held to: all of them, less each statement whose modal hedge
+    governs only verbs the claim uses as participles describing a noun ("Unused days carried over into the next
+    year expire on 31 March." over "Up to five unused days may be carried over ...; days carried over expire on 31
+    March.": the claim states the expiry; "carried over" says which days)."""
+    statements = _statements(sentence, True) if ";" in sentence else [sentence]
+    if len(statements) < 2:
+        return words(sentence)
+    claim_stems = [stem(word) for word in claim_words]
+    kept: list[str] = []
+    for statement in statements:
+        statement_words = words(statement)
+        hedges = _hedges(statement_words, statement)
+        if hedges and hedges <= _MODAL_HEDGES and (verbs := _governed_verbs(statement_words)) and \
+                all(_only_describes(stem(verb), claim_words, claim_stems) for verb in verbs):
+            continue
+        kept.extend(statement_words)
+    return kept
+
+
+def _governed_verbs(statement_words: Sequence[str]) -> list[str]:
+    verbs = []
+    for index, word in enumerate(statement_words):
+        if word in _MODAL_HEDGES:
+            after = next((w for w in statement_words[index + 1:] if w not in _BEFORE_THE_VERB and not w.endswith("ly")),
+                         None)
+            if after is not None:
+                verbs.append(after)
+    return verbs
+
+
+def _only_describes(verb_stem: str, claim_words: Sequence[str], claim_stems: Sequence[str]) -> bool:
+    """Whether the claim has the verb, and each time as a past participle right after a word that does not make it a
+    verb (a noun it describes)."""
+    places = [i for i, s in enumerate(claim_stems) if s == verb_stem]
+    return bool(places) and all(
+        i > 0 and (claim_words[i].endswith(("ed", "en", "wn", "ne")) or claim_words[i] in IRREGULAR_PAST) and
+        claim_words[i - 1] not in _MAKES_IT_A_VERB and not claim_words[i - 1].endswith("ly") for i in places)
+
+
 def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     sentence, share = best_sentence(evidence_text, claim_text)
@@ -1950,7 +1997,7 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "causation",
                                      f"claim states causation {sorted(c_causal)}; the evidence reports {sorted(e_corr)}"))
     # a claim that says what "can" happen keeps the evidence's "may" ("It can cause drowsiness.")
-    e_hedge, c_hedge = _hedges(ew, sentence), _hedges(cw, claim_text) | ({"can"} & set(cw))
+    e_hedge, c_hedge = _hedges(_hedged_words(sentence, cw), sentence), _hedges(cw, claim_text) | ({"can"} & set(cw))
     if e_hedge and not c_hedge:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "hedge",
                                      f"evidence hedges ({sorted(e_hedge)}); the claim states it without a hedge"))

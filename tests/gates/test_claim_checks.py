@@ -453,6 +453,21 @@ def test_a_hedge_of_the_other_statement_after_a_semicolon_does_not_hedge_the_cla
     assert codes(check_strength(REPLICAS, "Reads are served by a replica.")) == {ReasonCode.STRENGTH_INFLATION}
 
 
+CARRY_OVER = ("Up to five unused days may be carried over into the first quarter of the next year; days carried "
+              "over expire on 31 March.")
+
+
+def test_a_hedged_verb_the_claim_only_describes_with_does_not_hedge_the_claim():
+    """Found over corpus b's handbook (a third set): "Unused days carried over into the next year expire on 31
+    March." states the expiry, which the sentence does not hedge; "carried over" only says which days, yet the claim
+    draws on both statements and was held to the "may" of the first. Stating the hedged verb is still caught."""
+    assert check_strength(CARRY_OVER, "Unused days carried over into the next year expire on 31 March.") == []
+    assert codes(check_strength(CARRY_OVER, "Unused days are carried over into the next year and expire on 31 "
+                                            "March.")) == {ReasonCode.STRENGTH_INFLATION}
+    assert codes(check_strength(CARRY_OVER, "Up to five unused days are carried over into the first quarter of the "
+                                            "next year.")) == {ReasonCode.STRENGTH_INFLATION}
+
+
 VALIDATION = ("They may run advisory validation for a better experience (for example, the format of an e-mail address "
               "or a required field), but the server re-validates every request and its answer wins.")
 

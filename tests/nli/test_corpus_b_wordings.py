@@ -199,7 +199,7 @@ LIES += [
 ]
 # A third set, written on 2026-12-06 (session 46) before running any of it, in other shapes (a lead such as
 # "According to the handbook," or "Yes,", the order of the sentence's parts changed, a fact taken from a clause):
-# 26 of 31 faithful verified and 7 of 37 lies shown at first; after the fixes of that day 26 and 4.
+# 26 of 31 faithful verified and 7 of 37 lies shown at first; after the fixes of that day 27 and 4.
 FAITHFUL += [
     "According to the handbook, core hours are 10:00 to 16:00 Central European Time. [E1]",
     "Core hours apply Monday to Friday. [E1]",
@@ -291,8 +291,7 @@ KNOWN_GAPS = {
     "quarry 3.1.4 requires PostgreSQL 13 or later. [E7]",  # worded otherwise: "requires", "later"
     # "timed" and "time" stem apart: the clause after the semicolon holds none of the evidence's words
     "Connections time out after 30 seconds since quarry 3.1.0; before, they timed out after 10. [E8]",
-    # the third set: the participle "carried over" draws on the first statement, whose "may" the hedge check asks for
-    "Unused days carried over into the next year expire on 31 March. [E2]",
+    # the third set
     "Passwords must be at least 14 characters long. [E5]",  # security: two sources asked
     "Lost or stolen devices have to be reported to security@acme.example within one hour. [E5]",  # the same
     # a changelog heading's date is the release date, which no word of the evidence says ("released")
