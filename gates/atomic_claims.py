@@ -318,6 +318,9 @@ def _split_list(text: str) -> list[str] | None:
             break
     if cut is None:
         return None
+    if head_words[0].group().lower() in PREPOSITIONS and not any(is_verb(w.group()) for w in head_words) and \
+            has_clause(match.group(3)):
+        return None  # a lead before a comma ("At any time, one primary and one secondary are on call."): no list
     prefix = items_text[:cut]
     items = [items_text[cut:first_comma]] + [p for p in items_text[first_comma + 1:].split(",")] + [match.group(3)]
     items = [i.strip() for i in items if i.strip()]

@@ -71,6 +71,10 @@ def test_rules_split_compound_claims(text, expected, rule):
         "Rock and roll is a genre.",
         "Water boils at 100 degrees at sea level.",
         "Research and development spending rose.",
+        # a lead before a comma is no list item (over the example corpus: "At one primary." and "At one secondary are
+        # on call." were two claims, and the first conflicted with the pay section's "EUR 250 per week as primary")
+        "At any time, one primary and one secondary are on call.",
+        "In 2020, two engineers and three managers joined.",
         # a number and a half is one number ("... at one." and "A half times the hourly rate." were two claims)
         "Time worked is paid at one and a half times the hourly rate.",
         "The flight takes 2 and a half hours.",
