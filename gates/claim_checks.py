@@ -1771,8 +1771,9 @@ def _generic_for_each(claim_words: Sequence[str], sentence_words: Sequence[str])
             for w in sentence_words[2:2 + _GENERIC_VERB_WORDS]):
         nouns.add(_singular(sentence_words[1]))
     quantified = [i for i, w in enumerate(claim_words) if QUANTIFIER_RANK.get(w) == 4]
+    # the noun, or a word before it ("each backend machine")
     return bool(nouns) and bool(quantified) and all(
-        claim_words[i] in _EACH and i + 1 < len(claim_words) and _singular(claim_words[i + 1]) in nouns
+        claim_words[i] in _EACH and any(_singular(w) in nouns for w in claim_words[i + 1:i + 1 + _NOUN_WORDS])
         for i in quantified)
 
 

@@ -530,6 +530,8 @@ def test_each_for_a_noun_after_per_is_no_stronger_quantifier():
     backend = "Backend: Python 3.12 with FastAPI, served by Uvicorn, 4 workers per machine."
     assert check_qualifiers(backend, "Each machine runs 4 Uvicorn workers.") == []
     assert codes(check_qualifiers(backend, "Every backend runs 4 Uvicorn workers.")) == {ReasonCode.QUALIFIER_DRIFT}
+    # a word between the quantifier and its noun (a sixth round over the example corpus)
+    assert check_qualifiers(backend, "Each backend machine runs 4 Uvicorn workers.") == []
 
 
 @pytest.mark.parametrize("claim", [
