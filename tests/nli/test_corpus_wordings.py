@@ -6,7 +6,8 @@ lead-in lists), 41 now (a participle describing its noun, "No one" read as the e
 after a semicolon, a negated description named in parentheses); the 2 left are known gaps, asserted still
 unverified, each named in README.md. 71 more were written later that day (below): 60 verified; the known gaps
 are asserted still unverified. Two more rounds followed that day (26 and 47 faithful wordings; 4 of the last are
-known gaps). Lies worded the same ways (``LIES``, 123 now) are asserted neither verified nor shown."""
+known gaps), and a sixth in other shapes later that day (32, 3 known gaps). Lies worded the same ways (``LIES``)
+are asserted neither verified nor shown."""
 
 from __future__ import annotations
 
@@ -255,6 +256,45 @@ CASES.update({
  "F4_every_year": ("ret", one("The data retention policy is reviewed every year. [E11]", "E11")),
 })
 
+# A sixth round (2026-12-06, later), written before any of it was run, in other shapes (a lead such as
+# "According to the rate limit page," or "Yes,", a condition put first, a fact taken from a list item or a
+# table row): 27 of 32 verified at first, 29 after the fixes of that afternoon (a lead before a comma is no list
+# item; "each backend machine" for "per machine").
+CASES.update({
+ "F6_01": ("rate", one('According to the rate limit page, a Standard plan key may send 600 requests per minute. [E2]', 'E2')),
+ "F6_02": ("rate", one('Yes, unauthenticated requests are limited, to 60 requests per minute per IP address. [E2]', 'E2')),
+ "F6_03": ("rate", one('The bucket size is the burst, and the bucket refills continuously. [E2]', 'E2')),
+ "F6_04": ("rate", one('The token buckets are kept in Upstash Redis. [E2]', 'E2')),
+ "F6_05": ("rate", one('A rate-limited request gets a 429 Too Many Requests answer with a Retry-After header in whole seconds. [E3]', 'E3')),
+ "F6_06": ("rate", one('If a key keeps sending requests for more than 10 minutes while limited, it is blocked for 1 hour. [E3]', 'E3')),
+ "F6_07": ("rate", one('Webhook deliveries get 5 attempts over about 24 hours. [E4]', 'E4')),
+ "F6_08": ("rate", one('After the fifth failed delivery, the endpoint is marked failing. [E4]', 'E4')),
+ "F6_09": ("rate", one('A webhook delivery that times out after 10 seconds is retried. [E4]', 'E4')),
+ "F6_10": ("rate", one('To raise above 10,000 requests per minute, the platform team must approve. [E5]', 'E5')),
+ "F6_11": ("oncall", one('At any time, one primary and one secondary are on call. [E7]', 'E7')),
+ "F6_12": ("oncall", one('The handover call takes 15 minutes, on Monday at 10:00 CET. [E7]', 'E7')),
+ "F6_13": ("oncall", one('New engineers shadow two rotations before their first week as primary. [E7]', 'E7')),
+ "F6_14": ("oncall", one('If the primary has not acknowledged a page within 10 minutes, the secondary takes over. [E7]', 'E7')),
+ "F6_15": ("oncall", one('SEV2 pages must be acknowledged within 15 minutes. [E8]', 'E8')),
+ "F6_16": ("oncall", one('As secondary, on-call pay is EUR 100 per week. [E9]', 'E9')),
+ "F6_page_pay": ("oncall", one('Pages outside working hours pay EUR 50 per incident plus time worked at 150% of the hourly rate. [E9]', 'E9')),
+ "F6_noisy": ("oncall", one('The outgoing primary files the ticket for a noisy alert. [E10]', 'E10')),
+ "F6_19": ("ret", one('Application logs are kept for 30 days. [E12]', 'E12')),
+ "F6_20": ("ret", one('Support tickets are kept for 2 years after they are closed, and their attachments are deleted after 6 months. [E12]', 'E12')),
+ "F6_21": ("ret", one('Product analytics events are pseudonymised and kept for 14 months. [E12]', 'E12')),
+ "F6_22": ("ret", one('HTTP access logs are kept for 90 days, with IP addresses truncated after 7 days. [E12]', 'E12')),
+ "F6_23": ("ret", one('Backups are not restored selectively to erase data. [E13]', 'E13')),
+ "F6_24": ("ret", one('Legal holds are reviewed every 6 months. [E14]', 'E14')),
+ "F6_harbor_region": ("stack", one("Harbor's primary region is Amsterdam (`ams`), and Frankfurt (`fra`) is the secondary. [E16]", 'E16')),
+ "F6_26": ("stack", one('Production autoscales up to 8 machines when CPU stays above 70% for 5 minutes. [E16]', 'E16')),
+ "F6_27": ("stack", one('Staging is stopped automatically from 19:00 to 07:00 CET. [E16]', 'E16')),
+ "F6_28": ("stack", one('Read replicas of the database are in `fra` and `iad`. [E17]', 'E17')),
+ "F6_29": ("stack", one('Replica reads can lag the primary by up to 1 second. [E17]', 'E17')),
+ "F6_30": ("stack", one('Each backend machine runs 4 Uvicorn workers. [E18]', 'E18')),
+ "F6_31": ("stack", one('A canary machine is watched for 15 minutes before the rest are updated. [E19]', 'E19')),
+ "F6_32": ("stack", one('Migrations run before the canary step. [E19]', 'E19')),
+})
+
 KNOWN_GAPS = {
     "sev1_def", "hotfix",
     # the verifier reads these rows of the retention table below its bar (0.48-0.56)
@@ -267,6 +307,10 @@ KNOWN_GAPS = {
     # words otherwise ("retries are spread over about a day" over "retried ... over about 24 hours"); the permission
     # "may ask" of the sentence before read as a hedge; "every year" read by the verifier as contradicted (0.68)
     "F4_one_warm", "F4_about_a_day", "F4_raise_team", "F4_every_year",
+    # the sixth round: an opening plural read as a name ("Pages ...", as o_page_pay); "noisy alert" for "an alert that
+    # paged twice ... without needing action" (words the evidence does not use); "Harbor", a name the stack page
+    # never uses
+    "F6_page_pay", "F6_noisy", "F6_harbor_region",
 }
 
 
@@ -410,6 +454,40 @@ LIES = {
  "L4_changed_sept": ("rate", one("The rate limit page was last changed on 11 September 2025. [E1]", "E1")),
  "L4_signoff_cto": ("mob", one("A release needs sign-off from the CTO. [E25]", "E25")),
 }
+
+
+# The sixth round's lies (29 of 32 refused; the 3 still shown are named in README.md)
+LIES.update({
+ "L6_01": ("rate", one('According to the rate limit page, a Standard plan key may send 6,000 requests per minute. [E2]', 'E2')),
+ "L6_02": ("rate", one('Yes, unauthenticated requests are limited, to 60 requests per minute per API key. [E2]', 'E2')),
+ "L6_03": ("rate", one('The bucket refills once a minute. [E2]', 'E2')),
+ "L6_04": ("rate", one('The token buckets are kept in Amazon DynamoDB. [E2]', 'E2')),
+ "L6_05": ("rate", one('A rate-limited request gets a 503 Service Unavailable answer. [E3]', 'E3')),
+ "L6_06": ("rate", one('If a key keeps sending requests for more than 10 minutes while limited, it is blocked for 1 day. [E3]', 'E3')),
+ "L6_07": ("rate", one('Webhook deliveries get 3 attempts over about 24 hours. [E4]', 'E4')),
+ "L6_10": ("rate", one('To raise above 10,000 requests per minute, the account manager must approve. [E5]', 'E5')),
+ "L6_11": ("oncall", one('At any time, two primaries are on call. [E7]', 'E7')),
+ "L6_12": ("oncall", one('The handover call takes 30 minutes, on Monday at 10:00 CET. [E7]', 'E7')),
+ "L6_13": ("oncall", one('New engineers shadow one rotation before their first week as primary. [E7]', 'E7')),
+ "L6_15": ("oncall", one('SEV2 pages must be acknowledged within 5 minutes. [E8]', 'E8')),
+ "L6_16": ("oncall", one('As secondary, on-call pay is EUR 250 per week. [E9]', 'E9')),
+ "L6_17": ("oncall", one('Pages during working hours pay EUR 50 per incident. [E9]', 'E9')),
+ "L6_18": ("oncall", one('The incoming primary files the ticket for a noisy alert. [E10]', 'E10')),
+ "L6_19": ("ret", one('Application logs are kept for 90 days. [E12]', 'E12')),
+ "L6_20": ("ret", one('Support tickets are kept for 2 years after they are opened. [E12]', 'E12')),
+ "L6_21": ("ret", one('Product analytics events are kept for 14 months with e-mail addresses. [E12]', 'E12')),
+ "L6_22": ("ret", one('HTTP access logs are kept for 30 days. [E12]', 'E12')),
+ "L6_23": ("ret", one('Backups are restored selectively to erase data. [E13]', 'E13')),
+ "L6_24": ("ret", one('Legal holds are reviewed every year. [E14]', 'E14')),
+ "L6_25": ("stack", one("Harbor's primary region is Frankfurt (`fra`), and Amsterdam (`ams`) is the secondary. [E16]", 'E16')),
+ "L6_26": ("stack", one('Production autoscales up to 12 machines when CPU stays above 70% for 5 minutes. [E16]', 'E16')),
+ "L6_27": ("stack", one('Staging runs around the clock. [E16]', 'E16')),
+ "L6_28": ("stack", one('Read replicas of the database are in `fra` and `lhr`. [E17]', 'E17')),
+ "L6_29": ("stack", one('Replica reads never lag the primary. [E17]', 'E17')),
+ "L6_30": ("stack", one('Each backend machine runs 8 Uvicorn workers. [E18]', 'E18')),
+ "L6_31": ("stack", one('A canary machine is watched for 5 minutes before the rest are updated. [E19]', 'E19')),
+ "L6_32": ("stack", one('Migrations run after the canary step. [E19]', 'E19')),
+})
 
 
 def respond(plane_for, name: str, cases: dict = CASES):
