@@ -500,7 +500,8 @@ def _same_multiple(evidence: Quantity, claimed: Quantity, rel: float, evidence_t
     return False
 
 
-def _same_duration(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
+def same_duration(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
+    """Whether two lengths of time are one length in two units ("about a day" and "about 24 hours")."""
     if evidence.kind != "time" or claimed.kind != "time" or evidence.unit == claimed.unit:
         return False
     return any(evidence.unit in scale and claimed.unit in scale and
@@ -587,7 +588,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
             continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
         same_value = [e for e in ev if (_close(e.value, q.value, rel) and not _not_the_same_value(evidence_text, q, e)) or
-                      _same_share(e, q, rel) or _same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
+                      _same_share(e, q, rel) or same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))
@@ -1870,7 +1871,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if q.kind in ("time", "dose"):
             rel = 0.10 if q.approx else 1e-9
             same = [e for e in ev_q if _close(e.value, q.value, rel)]
-            if any(_same_duration(e, q, rel) for e in ev_q):
+            if any(same_duration(e, q, rel) for e in ev_q):
                 continue  # "about a day" where the evidence has "about 24 hours" (and "1 minute")
             if same and not any(e.unit == q.unit for e in same) and any(e.kind == q.kind for e in same):
                 other = next(e for e in same if e.kind == q.kind)
@@ -2806,7 +2807,7 @@ def _same_length_of_time(run: Sequence[str], replaced: Sequence[str]) -> bool:
     """Whether a swapped-in run says the length of time of the words it replaces in another unit ("half an hour" for
     "30 minutes"): no swap at all."""
     lengths, said = quantities(" ".join(run)), quantities(" ".join(replaced))
-    return bool(lengths and said) and all(any(_same_duration(s, length, 1e-9) for s in said) for length in lengths)
+    return bool(lengths and said) and all(any(same_duration(s, length, 1e-9) for s in said) for length in lengths)
 
 
 def _stated_values(tokens: Sequence[str]) -> list[float]:

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 from controlplane.contracts.text import memo_by_text
 
-from .claim_checks import CURRENCY_CODE, CURRENCY_CODES, CURRENCY_SIGNS, ISO_DATE, MONTHS, Quantity, quantities
+from .claim_checks import (
+    CURRENCY_CODE,
+    CURRENCY_CODES,
+    CURRENCY_SIGNS,
+    ISO_DATE,
+    MONTHS,
+    Quantity,
+    quantities,
+    same_duration,
+)
 
 _MONTH = "|".join(MONTHS)
 # A full date: 2027-03-14, 14 March 2027 (14th of March, 2027), March 14, 2027, 14/03/2027. A day and month without
@@ -149,6 +158,8 @@ def in_evidence_terms(evidence: str, claim: str) -> str:
         for q in claimed:
             if (rewritten := _as_stated(claim, q, stated_as.get(q.value, ()), evidence)) is not None:
                 edits.append((q.core[0], q.core[1], rewritten))
+            elif (length := _length_as_stated(claim, q, evidence)) is not None:
+                edits.append((q.span[0], q.span[1], length))
     for start, end, text in sorted(edits, reverse=True):
         claim = claim[:start] + text + claim[end:]
     return claim
@@ -161,11 +172,25 @@ _FIGURE = re.compile(r"(?<!\w)(?:[$€£]|(?:" + CURRENCY_CODE + r")\s?)?\d(?:[\
 _MONTH_NAME = re.compile(r"\b(?:" + _MONTH + r")\b")
 
 
+_TIME_FRACTION = re.compile(r"\b(?:half|quarter)\b", re.IGNORECASE)  # "half an hour", "a quarter of an hour"
+
+
 def _may_be_written_otherwise(evidence: str, claim: str) -> bool:
     """Whether a figure of ``claim`` is not in ``evidence`` as written, or the claim names a month (a date in words,
     which the evidence may write in digits): the cheap test before quantities and dates are read (most claims copy
     their figures)."""
-    return bool(_MONTH_NAME.search(claim)) or any(f.group(0) not in evidence for f in _FIGURE.finditer(claim))
+    return bool(_MONTH_NAME.search(claim)) or any(f.group(0) not in evidence for f in _FIGURE.finditer(claim)) or \
+        bool(_TIME_FRACTION.search(claim))
+
+
+def _length_as_stated(claim: str, q: Quantity, evidence: str) -> str | None:
+    """A fraction of a unit of time ("half an hour", "a quarter of an hour") as the evidence writes that length in
+    digits ("30 minutes"): the verifier read "every half hour" as contradicting "every 30 minutes" (0.58 against 0.20
+    entailed). None for a whole unit, a length the evidence does not write, or one it writes two ways."""
+    if q.kind != "time" or not 0 < q.value < 1 or _DIGIT.search(claim[q.span[0]:q.span[1]]):
+        return None
+    ways = {e.text for e in quantities(evidence) if _DIGIT.search(e.text) and same_duration(e, q, 1e-9)}
+    return ways.pop() if len(ways) == 1 else None
 
 
 def _signed(written: str, unit: str) -> bool:

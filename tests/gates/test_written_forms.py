@@ -122,3 +122,27 @@ def test_a_pronoun_the_evidence_does_not_spell_the_other_way_is_read_as_written(
 
 def test_a_pronoun_the_evidence_spells_both_ways_is_read_as_written():
     assert in_evidence_terms("Nobody and no one are both here.", "No one is here.") == "No one is here."
+
+
+STATUS = ("4. For SEV1, the status page is updated within 15 minutes of the acknowledgement, and then at least every 30 "
+          "minutes until resolution.")
+
+
+@pytest.mark.parametrize(("claim", "read_as"), [
+    # the verifier read "every half hour" as contradicting "every 30 minutes" (0.58 against 0.20 entailed)
+    ("The status page is updated at least every half hour until resolution.",
+     "The status page is updated at least every 30 minutes until resolution."),
+    ("The status page is updated at least every half an hour.", "The status page is updated at least every 30 minutes."),
+    ("It is updated within a quarter of an hour of the acknowledgement.",
+     "It is updated within 15 minutes of the acknowledgement."),
+])
+def test_a_fraction_of_a_unit_of_time_is_read_as_the_length_the_evidence_writes(claim, read_as):
+    assert in_evidence_terms(STATUS, claim) == read_as
+
+
+@pytest.mark.parametrize("claim", [
+    "The status page is updated at least every hour.",  # a whole unit: another length, the checks find it
+    "The status page is updated at least every half a minute.",  # a length the evidence does not write
+])
+def test_a_length_the_evidence_does_not_write_is_read_as_written(claim):
+    assert in_evidence_terms(STATUS, claim) == claim
