@@ -523,6 +523,11 @@ class NliEntailmentGate(BaseGate):
                                 for f in findings)
         status = trees[0].status if len(trees) == 1 else max((t.status for t in trees), key=lambda s: _RANK[s])
         codes = [r.value for t in trees for r in t.reasons]
+        margin = float(params.get("contradiction_margin", CONTRADICTION_MARGIN))
+        if status is Sufficiency.VERIFIED and any(
+                (t.max_contradiction or 0.0) > (t.max_entailment or 0.0) + margin for t in trees):
+            status = Sufficiency.LOW_CONFIDENCE  # as the seed's HIGH_CONTRADICTION branch of the decision tree
+            codes.append(ReasonCode.HIGH_CONTRADICTION.value)
         entailment = min(t.max_entailment or 0.0 for t in trees)
         contradiction = max(t.max_contradiction or 0.0 for t in trees)
         sources = min(t.independent_sources for t in trees)
@@ -661,6 +666,14 @@ def _whole_claim(work: ClaimWork) -> str | None:
 # and 18 entailed ones (most within 0.2: "Shapour Bakhtiar died in 1991." over "... was assassinated in 1991");
 # beyond 0.2, 39 against 6 ("bee stings can be fatal" over "Wasp and bee stings can be life threatening ...")
 REWORDED_CONTRADICTION_MARGIN = 0.2
+# Any claim the verifier leans contradicted on by more than this fails as HIGH_CONTRADICTION, whatever the rigor's
+# min_entailment (0.13 at low and medium) and max_contradiction (0.6-0.7) say: "After the fifth failed delivery, the
+# endpoint is deleted." (0.56 contradicted, 0.25 entailed) was shown verified. Chosen on the dev splits and a sample
+# of nli-train, never a test split, among the claims the gate passed: on AttributionBench and WiCE dev (331 passed,
+# 237 supported) a margin of 0.3 refuses 0 supported claims and 8 others (0.2: 5 and 11); on 3,000 nli-train
+# rows (939 passed) 10 entailed and 34 others (0.2: 14 and 56; 0.4: 2 and 16). Failing wherever contradiction
+# exceeds entailment (margin 0) refused 23 supported dev claims against 29 others. Gate param "contradiction_margin".
+CONTRADICTION_MARGIN = 0.3
 
 
 # The near copies that fail whatever the verifier's scores: their code, and what the finding says before it quotes

@@ -149,6 +149,26 @@ def test_a_reworded_copy_fails_where_the_verifier_leans_contradicted_beyond_the_
         assert "'linear'" in checks[0]["detail"] and "'exponential'" in checks[0]["detail"]
 
 
+@pytest.mark.parametrize(("scores", "fails"), [((0.25, 0.56), True), ((0.13, 0.5), True), ((0.4, 0.5), False),
+                                               ((0.2, 0.45), False), ((0.7, 0.2), False)])
+def test_a_claim_the_verifier_leans_contradicted_on_beyond_the_margin_fails(scores, fails):
+    """Shown verified over the example corpus (a sixth round): "After the fifth failed delivery, the endpoint is
+    deleted." over "... After the fifth failure the endpoint is marked failing ...", no near copy of its sentence,
+    which the verifier read as contradicted (0.56 against 0.25 entailed) while the low and medium bar (0.13) passed
+    it. A claim whose contradiction exceeds its entailment by more than CONTRADICTION_MARGIN fails as
+    HIGH_CONTRADICTION, under the bundle's max_contradiction too; a smaller lean does not."""
+    backend = TableNliBackend({WEBHOOKS["text"]: scores})
+    result = run_gate(ARCH_Q, [WEBHOOKS], envelope([("After the fifth failed delivery, the account owner gets an "
+                                                     "e-mail [E1].", ["E1"])]), backend)
+    record = result.details["claim_records"]["c1"]
+    assert result.failed is fails, record
+    assert ("HIGH_CONTRADICTION" in record["reason_codes"]) is fails
+    # the bundle's gate params set the margin
+    lowered = run_gate(ARCH_Q, [WEBHOOKS], envelope([("After the fifth failed delivery, the account owner gets an "
+                                                      "e-mail [E1].", ["E1"])]), backend, contradiction_margin=1.0)
+    assert "HIGH_CONTRADICTION" not in lowered.details["claim_records"]["c1"]["reason_codes"]
+
+
 class SentenceTableBackend(TableNliBackend):
     """Scores by the exact premise: the whole evidence and each sentence alone can differ (the splice rule's case)."""
 

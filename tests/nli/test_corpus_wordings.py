@@ -339,7 +339,7 @@ LIES = {
  "L_generic": ("stack", one("Each deploy first updates every machine at once. [E19]", "E19")),
 
  # later the same day: one fact changed at a time, over every page (a value of another row or item, a role, a
- # bound, a modal, a frequency, an order ...); the 5 of the 68 still shown (7 until the fourth round, below) are named in README.md
+ # bound, a modal, a frequency, an order ...); the 4 of the 68 still shown (7 until the fourth round, 5 until the sixth) are named in README.md
  "L2_std_burst": ("rate", one("The Standard plan allows a burst of 500 requests. [E2]", "E2")),
  "L2_ent_600": ("rate", one("Enterprise plan keys get 600 requests per minute. [E2]", "E2")),
  "L2_unauth_key": ("rate", one("Unauthenticated requests are limited to 60 requests per minute per key. [E2]", "E2")),
@@ -456,8 +456,12 @@ LIES = {
 }
 
 
-# The sixth round's lies (29 of 32 refused; the 3 still shown are named in README.md)
+# The sixth round's lies (29 of 32 refused at first; 30 with the contradiction margin, the 2 still shown are named in
+# README.md), and two of the lies README named as still shown that the margin now refuses
 LIES.update({
+ "L6_deleted": ("rate", one("After the fifth failed delivery, the endpoint is deleted. [E4]", "E4")),
+ "L2_emulator": ("mob", one("A release needs a smoke test on an emulator. [E25]", "E25")),
+ "L2_mobile_lead": ("mob", one("Hotfixes need approval from the mobile lead. [E26]", "E26")),
  "L6_01": ("rate", one('According to the rate limit page, a Standard plan key may send 6,000 requests per minute. [E2]', 'E2')),
  "L6_02": ("rate", one('Yes, unauthenticated requests are limited, to 60 requests per minute per API key. [E2]', 'E2')),
  "L6_03": ("rate", one('The bucket refills once a minute. [E2]', 'E2')),
