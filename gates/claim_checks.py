@@ -1459,7 +1459,29 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                 not prefix_negated(x, {stem(y)}) and not prefix_negated(y, {stem(x)}):  # counted above
             findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                          f"claim says {x!r} where the evidence says {y!r}"))
+    if (exchanged := _without_exchanged(sentence, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                     f"claim says {exchanged[0]!r} where the evidence says {exchanged[1]!r}"))
     return findings
+
+
+# "A the X without B-ing": what is done, and what is not. Said the other way round ("writes the changes without
+# printing them" over "prints the changes without writing them") it states the opposite with the sentence's own words
+# in other forms, which neither the stems ("writes" and "writing" stem apart) nor the verifier tell apart.
+_WITHOUT = re.compile(r"\b([a-z]+)\s+(?:the\s+|its\s+|their\s+|your\s+)?([a-z]+)\s+without\s+([a-z]+ing)\b",
+                      re.IGNORECASE)
+
+
+def _without_exchanged(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "A ... without B" and the sentence's, when the two verbs are exchanged over the same object."""
+    said = [(m[0], word_forms(m[1]), m[2].lower(), word_forms(m[3])) for m in _WITHOUT.finditer(claim_text)]
+    for written in _WITHOUT.finditer(sentence):
+        done, thing, not_done = word_forms(written[1]), written[2].lower(), word_forms(written[3])
+        for phrase, claimed_done, claimed_thing, claimed_not_done in said:
+            if claimed_thing == thing and claimed_done & not_done and claimed_not_done & done and \
+                    not claimed_done & done:
+                return phrase, written[0]
+    return None
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -2005,6 +2005,17 @@ def test_a_change_s_new_value_a_past_one_or_a_range_is_no_replaced_value(evidenc
     assert not [f for f in check_numbers(evidence, claim) if "changed" in f.detail]
 
 
+@pytest.mark.parametrize("claim", [
+    # shown verified over corpus b's changelog (two sets): the two verbs of "A without B" exchanged
+    "The `quarry sync --dry-run` flag writes the changes without printing them.",
+    "The `--dry-run` flag of `quarry sync` writes the changes without printing them.",
+])
+def test_a_without_b_said_as_b_without_a_is_a_negation_mismatch(claim):
+    dry_run = "- Added the `quarry sync --dry-run` flag, which prints the changes without writing them."
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(dry_run, claim))
+    assert check_negation(dry_run, "The `quarry sync --dry-run` flag prints the changes without writing them.") == []
+
+
 def test_a_question_is_no_statement_for_the_checks():
     """An FAQ's heading asks; it states nothing a claim could negate. "quarry does not send telemetry." was held to
     "## Does quarry send telemetry?" (all its words are the question's) and refused as a NEGATION_MISMATCH."""

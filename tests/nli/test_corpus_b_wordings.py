@@ -199,7 +199,7 @@ LIES += [
 ]
 # A third set, written on 2026-12-06 (session 46) before running any of it, in other shapes (a lead such as
 # "According to the handbook," or "Yes,", the order of the sentence's parts changed, a fact taken from a clause):
-# 26 of 31 faithful verified and 7 of 37 lies shown at first; after the fixes of that day 27 and 4.
+# 26 of 31 faithful verified and 7 of 37 lies shown at first; after the fixes of that day 27 and 3.
 FAITHFUL += [
     "According to the handbook, core hours are 10:00 to 16:00 Central European Time. [E1]",
     "Core hours apply Monday to Friday. [E1]",
@@ -304,7 +304,6 @@ LIES_STILL_SHOWN = {
     "Part-time employees receive the same leave as full-time employees. [E2]",
     "Every new hire receives a laptop after their first month. [E3]",
     "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
-    "The `quarry sync --dry-run` flag writes the changes without printing them. [E6]",
     "quarry Cloud is free. [E9]",
     "Parental leave is 16 weeks at full pay for both caregivers. [E2]",
     "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
@@ -312,7 +311,6 @@ LIES_STILL_SHOWN = {
     # the third set
     "Each calendar year, part-time employees receive 27 days of paid annual leave. [E2]",
     "Leave for full-time employees is in proportion to their contracted hours. [E2]",
-    "The `--dry-run` flag of `quarry sync` writes the changes without printing them. [E6]",
     "quarry 3.1.0 can import from Parquet with `quarry export --format parquet`. [E8]",
 }
 
