@@ -62,7 +62,9 @@ _APPLICATION = re.compile(r",?\s*\b(so|thus|therefore|hence|which means that|whi
                           re.IGNORECASE)
 _RELATIVE = re.compile(r",\s*(which|who)\s+([^,]+?)(,|$)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d,.]*%?")
-_NUMBER = re.compile(r"[$€£]?\d[\d,.]*%?")
+# a number as written, with its currency sign or percent ("$2,500", "1.5", "99.5%"); claim_checks reads changes by it
+NUMBER_TEXT = r"[$€£]?\d[\d,.]*%?"
+_NUMBER = re.compile(NUMBER_TEXT)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from controlplane.contracts.text import (
     words,
 )
 
-from .atomic_claims import AUXILIARIES, IRREGULAR_PAST, IRREGULAR_PAST_FORMS
+from .atomic_claims import AUXILIARIES, IRREGULAR_PAST, IRREGULAR_PAST_FORMS, NUMBER_TEXT
 
 
 @dataclass(frozen=True)
@@ -636,10 +636,8 @@ def _other_ranks(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         others = [written for (v, w), written in evidence.items() if w == word and v != value]
         if not others and word in _TIME_UNIT_STEMS:
             # the same rank of another time unit: "in the first week" for "on their first day", where the evidence
-            # ranks no week (a verifier reads them alike, and the value check sees no number)
-            others = [written for (v, w), written in evidence.items()
-                      if v == value and w in _TIME_UNIT_STEMS and w != word and
-                      not any(u == word for (_, u) in evidence)]
+            # ranks no week (it ranks the word at no other value here, and at this one the claim is found below)
+            others = [written for (v, w), written in evidence.items() if v == value and w in _TIME_UNIT_STEMS]
         if (value, word) not in evidence and others:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {phrase!r}; the evidence states {others[0]!r}"))
@@ -909,12 +907,11 @@ def _parallel_value(sentence: str, claimed: Quantity, stated_in: dict[int, list[
 # A value the evidence says was changed, with the value it has now: "went from 50 to 200 rows", "was raised from 100
 # to 500", "after 30 seconds instead of 10". A "from ... to ..." without a verb of change before it is a range or a
 # span ("from 1992 to 2015", "from 200 to 1000 meters"), not a change.
-_NUMBER_TEXT = r"[$€£]?\d[\d,.]*%?"
 _CHANGED_FROM = re.compile(
     r"\b(?:went|goes|go|rose|rises|rise|fell|falls|fall|grew|grows|dropped|drops|changed|changes|moved|jumped|"
     r"climbed|increased|decreased|raised|lowered|reduced|cut|extended|shortened|doubled|halved|bumped|updated)"
-    rf"(?:\s+[a-z]+)?\s+from\s+(?P<old>{_NUMBER_TEXT})\s+(?:[a-z]+\s+)?to\s+(?P<new>{_NUMBER_TEXT})", re.IGNORECASE)
-_INSTEAD_OF = re.compile(rf"(?P<new>{_NUMBER_TEXT})(?:\s+[a-z]+){{0,2}}\s+instead\s+of\s+(?P<old>{_NUMBER_TEXT})",
+    rf"(?:\s+[a-z]+)?\s+from\s+(?P<old>{NUMBER_TEXT})\s+(?:[a-z]+\s+)?to\s+(?P<new>{NUMBER_TEXT})", re.IGNORECASE)
+_INSTEAD_OF = re.compile(rf"(?P<new>{NUMBER_TEXT})(?:\s+[a-z]+){{0,2}}\s+instead\s+of\s+(?P<old>{NUMBER_TEXT})",
                          re.IGNORECASE)
 # a claim that says the value changed, or that it was the value, speaks of the old value as old
 _SAYS_IT_CHANGED = re.compile(r"\b(?:from|instead|was|were|used to|previously|formerly|originally|before|earlier|"
