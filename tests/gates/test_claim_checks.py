@@ -108,6 +108,25 @@ CASES = [
      "Its budget is below 2.4 million euros.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "Its budget is 2.4 million euros.", "Its budget reaches 2.4 million euros.",
      "Its budget exceeds 2.4 million euros.", ReasonCode.NUMBER_MISMATCH),
+    # a comparative with "than" is a bound as "more than" is: "crossings of more than four hours" is the "crossings
+    # longer than four hours" of the evidence, and "visitors younger than 18" its "visitors under 18"; the other side
+    # of the bound is not
+    (check_numbers, "On crossings longer than four hours, pets must stay in a pet cabin.",
+     "On crossings of more than four hours, pets must stay in a pet cabin.",
+     "On crossings shorter than four hours, pets must stay in a pet cabin.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Visitors under 18 enter free.", "Visitors younger than 18 enter free.",
+     "Visitors older than 18 enter free.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The ferry takes 5 hours.", "The ferry takes no longer than 5 hours.",
+     "The ferry takes longer than 5 hours.", ReasonCode.NUMBER_MISMATCH),
+    # the comparative's line is the fact: "a year" is not the evidence's "6 months" (or any value it may restate)
+    (check_numbers, "The API answers 426 Upgrade Required to app versions older than 6 months.",
+     "The API answers 426 Upgrade Required to app versions older than half a year.",
+     "The API answers 426 Upgrade Required to app versions older than a year.", ReasonCode.NUMBER_MISMATCH),
+    # a value another sentence states of something else, given to the thing a sentence with another value names
+    (check_numbers, "An adult ticket costs 18 euros. Visitors under 18 enter free. Students with a valid student card "
+     "pay 9 euros.", "Adults pay 18 euros for a ticket.", "Students pay 18 euros.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "The primary is paid EUR 250 per week. The secondary is paid EUR 100 per week.",
+     "The secondary gets EUR 100 a week.", "The secondary is paid EUR 250 per week.", ReasonCode.NUMBER_MISMATCH),
     # a day before or after is not the day: "ships before 14 March 2027" over "ships on 14 March 2027" was shown
     (check_numbers, "The Orion project ships on 14 March 2027.", "The Orion project ships by 14 March 2027.",
      "The Orion project ships before 14 March 2027.", ReasonCode.NUMBER_MISMATCH),
@@ -159,6 +178,18 @@ CASES = [
      "The drug causes drowsiness in adults.", ReasonCode.STRENGTH_INFLATION),
     (check_strength, "Nobody may deploy to production on Fridays.", "Deploys to production are not allowed on Fridays.",
      "Deploys to production are proven unsafe on Fridays.", ReasonCode.STRENGTH_INFLATION),
+    # "only" restricts what the evidence does not: one of the ways it lists, one of the animals it lets on board;
+    # "anywhere" widens a place the evidence limits
+    (check_qualifiers, "Tickets can be booked online, in the Nordkyst app or at the terminal.",
+     "Tickets can be booked online.", "Tickets can only be booked online.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Dogs and cats may travel on every route.", "Dogs may travel on every route.",
+     "Only dogs may travel on every route.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Food and drinks may only be consumed in the café on the first floor.",
+     "Food and drinks may be consumed in the café only.", "Food and drinks may be consumed anywhere in the museum.",
+     ReasonCode.QUALIFIER_DRIFT),
+    # the evidence's own exclusion is the claim's "only"
+    (check_qualifiers, "Use nothing but Brava descaling liquid.", "Use only Brava descaling liquid.",
+     "Use any descaling liquid.", ReasonCode.QUALIFIER_DRIFT),
     (check_qualifiers, "Some patients improved after the treatment.", "Some patients improved after the treatment.",
      "All patients improved after the treatment.", ReasonCode.QUALIFIER_DRIFT),
     (check_qualifiers, "Exercise improved memory in older adults over 12 weeks.",
@@ -225,6 +256,17 @@ def test_check_passes_supported_and_flags_drift(check, evidence, good, bad, code
     found = check(evidence, bad)
     assert code in codes(found)
     assert all(f.detail for f in found)
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("Although the crowd destroyed most statues, 67 were saved.", "Only 67 statues were saved."),
+    ("The library has two reading rooms.", "The library has only two reading rooms."),
+    ("Ask any employee with fewer than ten years of service.", "Ask employees with only a few years of service."),
+    ("Tickets are valid for one visit on the chosen day only.", "Tickets are only valid on the chosen day."),
+    ("The museum is open every day except Monday.", "The museum is open on every day but Monday only."),
+])
+def test_only_before_a_number_or_where_the_evidence_excludes_is_no_drift(evidence, claim):
+    assert not [f for f in check_qualifiers(evidence, claim) if f.check == "exclusive"], check_qualifiers(evidence, claim)
 
 
 def test_numbers_ignore_identifiers_and_ordinals():
