@@ -132,6 +132,13 @@ CASES = [
      "The Orion project ships before 14 March 2027.", ReasonCode.NUMBER_MISMATCH),
     (check_numbers, "The Orion project ships on 14 March 2027.", "The Orion project ships in March 2027.",
      "The Orion project ships after 14 March 2027.", ReasonCode.NUMBER_MISMATCH),
+    # a clause after ", after which" is a statement of its own, whose "not" the first one does not carry
+    (check_negation, "Check-in closes 15 minutes before departure, after which passengers are not allowed to board.",
+     "Check-in closes 15 minutes before departure.", "Check-in does not close before departure.",
+     ReasonCode.NEGATION_MISMATCH),
+    (check_negation, "Check-in closes 15 minutes before departure, after which passengers are not allowed to board.",
+     "After check-in closes, passengers may not board.", "After check-in closes, passengers may board.",
+     ReasonCode.NEGATION_MISMATCH),
     (check_negation, "The vaccine was not effective in children under five.",
      "The vaccine did not work in children under five.", "The vaccine was effective in children under five.",
      ReasonCode.NEGATION_MISMATCH),
