@@ -1002,10 +1002,12 @@ def _value_of_another_sentence(sentences: Sequence[str], holding: Sequence[str],
     if len(sentences) < 2 or not claimed.unit:
         return []
     rel = 0.10 if claimed.approx else 1e-9
-    # what the claim's own subject names that no sentence stating the value holds ("Students")
-    named = content_stem_set(subject_of(claim_text) or "") - frozenset().union(*map(content_stem_set, holding))
-    if not named or any(content_stem_set(subject_of(sentence) or "") & content_stem_set(claim_text)
-                        for sentence in holding):
+    # what the claim's own subject names that no subject of a sentence stating the value does ("Students"; the
+    # "Check-in" of "Check-in closes 30 minutes before departure." over "Foot passengers must check in at least 30
+    # minutes before departure ... Check-in closes 15 minutes before departure")
+    holding_subjects = [content_stem_set(subject_of(sentence) or "") for sentence in holding]
+    named = content_stem_set(subject_of(claim_text) or "") - frozenset().union(*holding_subjects)
+    if not named or any(subject & content_stem_set(claim_text) for subject in holding_subjects):
         return []
     for sentence in sentences:
         if sentence in holding or not (subject := subject_of(sentence)) or not content_stem_set(subject) & named:
@@ -2882,20 +2884,23 @@ def _one_word_put_in(claim_words: Sequence[str], claim_stems: Sequence[str], sen
 
 
 _ITEM_WORDS = 8
+# The words two items share before what the claim joins: a preposition, or a copula ("... every 3 months if your water
+# is [soft, and every month if it is] hard" gives the first clause's condition the second one's word)
+_ITEM_JOINTS = frozenset({"by", "to", "of", "in", "on", "at", "for", "from", "with", "is", "are", "was", "were"})
 
 
 def _item_moved(sentence_tokens: Sequence[str], left_out: Sequence[tuple[int, int]],
                 ) -> tuple[str, tuple[str, ...]] | None:
     """(the word the claim joins, the words it leaves out) for a claim that leaves out one item's object and the next
-    item's head, up to the preposition the two share: "... use an expedited review request on [iOS and a 100%
-    rollout on] Android" gives the first item the second one's object. Not where nothing but the preposition stands
-    between the conjunction and the object ("available on [iOS and on] Android" says less) nor for an article ("to
-    the [primary and the] secondary")."""
+    item's head, up to the preposition or copula the two share (_ITEM_JOINTS): "... use an expedited review request
+    on [iOS and a 100% rollout on] Android" gives the first item the second one's object. Not where nothing but the
+    preposition stands between the conjunction and the object ("available on [iOS and on] Android" says less) nor
+    for an article ("to the [primary and the] secondary")."""
     for start, end in left_out:
         if start == 0 or end >= len(sentence_tokens) or end - start > _ITEM_WORDS:
             continue
         joint = sentence_tokens[start - 1].lower()
-        if joint not in _OBJECT_OPENERS - _ARTICLES or sentence_tokens[end - 1].lower() != joint:
+        if joint not in _ITEM_JOINTS or sentence_tokens[end - 1].lower() != joint:
             continue
         run = [token.lower() for token in sentence_tokens[start:end - 1]]
         conjunctions = [at for at, token in enumerate(run) if token in ("and", "or")]

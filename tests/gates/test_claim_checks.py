@@ -125,6 +125,9 @@ CASES = [
     # a value another sentence states of something else, given to the thing a sentence with another value names
     (check_numbers, "An adult ticket costs 18 euros. Visitors under 18 enter free. Students with a valid student card "
      "pay 9 euros.", "Adults pay 18 euros for a ticket.", "Students pay 18 euros.", ReasonCode.NUMBER_MISMATCH),
+    (check_numbers, "Foot passengers must check in at least 30 minutes before departure. Check-in closes 15 minutes "
+     "before departure.", "Check-in closes 15 minutes before departure.",
+     "Check-in closes 30 minutes before departure.", ReasonCode.NUMBER_MISMATCH),  # "check" is another's verb
     (check_numbers, "The primary is paid EUR 250 per week. The secondary is paid EUR 100 per week.",
      "The secondary gets EUR 100 a week.", "The secondary is paid EUR 250 per week.", ReasonCode.NUMBER_MISMATCH),
     # a day before or after is not the day: "ships before 14 March 2027" over "ships on 14 March 2027" was shown
@@ -1738,6 +1741,10 @@ HOTFIXES = ("Hotfixes that cannot wait for the next train use an expedited revie
      ("Android",), ("iOS", "and", "a", "100", "rollout", "on")),
     ("He studied at Oxford and taught at Harvard.", "He studied at Harvard.", ("Harvard",),
      ("Oxford", "and", "taught", "at")),
+    # the same after a copula: the first clause's condition given the second clause's (corpus c, a seventh round)
+    ("Descale the machine every 3 months if your water is soft, and every month if it is hard.",
+     "Descale the machine every 3 months if your water is hard.", ("hard",),
+     ("soft", "and", "every", "month", "if", "it", "is")),
 ])
 def test_an_object_left_out_for_a_word_of_the_next_clause_is_a_moved_copy(evidence, claim, run, replaced):
     assert [(c.kind, c.words, c.replaced) for c in near_copies(evidence, claim)] == [("moved", run, replaced)]
@@ -1755,6 +1762,7 @@ def test_an_object_left_out_for_a_word_of_the_next_clause_is_a_moved_copy(eviden
     (HOTFIXES, "Hotfixes that cannot wait for the next train use a 100% rollout on Android."),  # the second item
     ("The app is available on iOS and on Android.", "The app is available on Android."),  # one verb, two objects
     ("Pay goes to the primary and the secondary.", "Pay goes to the secondary."),
+    ("The room is bright and is quiet.", "The room is quiet."),  # one subject, two predicates
 ])
 def test_words_left_out_within_a_clause_or_after_its_object_are_no_moved_copy(evidence, claim):
     assert "moved" not in {copy.kind for copy in near_copies(evidence, claim)}
