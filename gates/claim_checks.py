@@ -2084,6 +2084,7 @@ CAUSAL = frozenset({"causes", "cause", "caused", "causing", "leads to", "led to"
 CORRELATIONAL = frozenset({"associated", "association", "associations", "correlated", "correlation", "correlates",
                            "correlate", "linked", "link", "links", "relationship", "related", "tied", "connected",
                            "coincided", "observational"})
+_KEEPS_A_MAY = frozenset({"can", "allowed", "permitted"})
 HEDGES = frozenset({"may", "might", "could", "possibly", "possible", "potentially", "potential", "suggests", "suggest",
                     "suggested", "suggesting", "likely", "unlikely", "appears", "appear", "seems", "seem",
                     "preliminary", "perhaps", "probably", "hypothesized", "hypothesised", "speculated", "believed",
@@ -2167,8 +2168,10 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if c_causal and e_corr and not e_causal and not c_corr:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "causation",
                                      f"claim states causation {sorted(c_causal)}; the evidence reports {sorted(e_corr)}"))
-    # a claim that says what "can" happen keeps the evidence's "may" ("It can cause drowsiness.")
-    e_hedge, c_hedge = _hedges(_hedged_words(sentence, cw), sentence), _hedges(cw, claim_text) | ({"can"} & set(cw))
+    # a claim that says what "can" happen keeps the evidence's "may" ("It can cause drowsiness."), and so does one
+    # that says what is allowed: the "may" of a permission ("Dogs and cats are allowed on every route." over "Dogs and
+    # cats may travel on every route.")
+    e_hedge, c_hedge = _hedges(_hedged_words(sentence, cw), sentence), _hedges(cw, claim_text) | (_KEEPS_A_MAY & set(cw))
     if e_hedge and not c_hedge:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "hedge",
                                      f"evidence hedges ({sorted(e_hedge)}); the claim states it without a hedge"))

@@ -184,6 +184,8 @@ CASES = [
      "witness it.", "Domestic violence doesn't just affect perpetrators and victims, but also the children who "
      "witness it.", "Domestic violence does not affect the children who witness it.", ReasonCode.NEGATION_MISMATCH),
     # "can" keeps the evidence's "may"; a denied "may" is a rule, not a hedge
+    (check_strength, "Dogs and cats may travel on every route.", "Dogs and cats are allowed on every route.",
+     "Dogs and cats travel on every route.", ReasonCode.STRENGTH_INFLATION),  # the "may" of a permission
     (check_strength, "The drug may cause drowsiness in adults.", "The drug can cause drowsiness in adults.",
      "The drug causes drowsiness in adults.", ReasonCode.STRENGTH_INFLATION),
     (check_strength, "Nobody may deploy to production on Fridays.", "Deploys to production are not allowed on Fridays.",
