@@ -50,3 +50,23 @@ def pages_as_evidence(folder: Path, pages: list[str]) -> tuple[list[dict], dict[
                              "trust_tier": "authoritative"})
             page_of[item_id] = page
     return evidence, page_of
+
+
+def respond_over_pages(plane_for, text: str, folder: Path, pages: list[str], questions: dict[str, str]):
+    """A one-claim answer over its page's chunks (``pages_as_evidence``), asked the question ``questions`` gives its
+    first cited id, in the mode the router decides: learnt from a first reply, as a model is told it in its prompt."""
+    import re
+
+    from controlplane.pytest_plugin import GateHarness
+
+    ids = re.findall(r"E\d+", text)
+    claims = [(text, ids)]
+    evidence, page_of = pages_as_evidence(folder, pages)
+    evidence = [item for item in evidence if page_of[item["id"]] == page_of[ids[0]]]
+    question = questions[ids[0]]
+    first = plane_for(GateHarness.envelope(text, claims, domain_flags=["requires_retrieval"])).respond(
+        question, evidence=evidence)
+    if first.mode == "System" and list(first.domain_flags) == ["requires_retrieval"]:
+        return first
+    return plane_for(GateHarness.envelope(text, claims, mode=first.mode, domain_flags=first.domain_flags)).respond(
+        question, evidence=evidence)

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from controlplane.pytest_plugin import GateHarness
-from tests.nli.shipped_pipeline import needs_shipped_verifier, pages_as_evidence
+from tests.nli.shipped_pipeline import needs_shipped_verifier, pages_as_evidence, respond_over_pages
 
 pytestmark = needs_shipped_verifier
 
@@ -316,19 +315,7 @@ LIES_STILL_SHOWN = {
 
 
 def respond(plane_for, text: str):
-    """The one-claim answer over its page's chunks, in the mode the router decides (learnt from a first reply, as a
-    model is told it in its prompt)."""
-    ids = re.findall(r"E\d+", text)
-    claims = [(text, ids)]
-    evidence, page_of = corpus_evidence()
-    evidence = [item for item in evidence if page_of[item["id"]] == page_of[ids[0]]]
-    question = QUESTIONS[ids[0]]
-    first = plane_for(GateHarness.envelope(text, claims, domain_flags=["requires_retrieval"])).respond(
-        question, evidence=evidence)
-    if first.mode == "System" and list(first.domain_flags) == ["requires_retrieval"]:
-        return first
-    return plane_for(GateHarness.envelope(text, claims, mode=first.mode, domain_flags=first.domain_flags)).respond(
-        question, evidence=evidence)
+    return respond_over_pages(plane_for, text, CORPUS, PAGES, QUESTIONS)
 
 
 @pytest.mark.parametrize("text", [t for t in FAITHFUL if t not in KNOWN_GAPS])
