@@ -306,7 +306,6 @@ LIES_STILL_SHOWN = {
     "quarry Cloud is free. [E9]",
     "Parental leave is 16 weeks at full pay for both caregivers. [E2]",
     "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
-    "quarry reads from PostgreSQL and MySQL only. [E10]",
     # the third set
     "Each calendar year, part-time employees receive 27 days of paid annual leave. [E2]",
     "Leave for full-time employees is in proportion to their contracted hours. [E2]",
