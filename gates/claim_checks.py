@@ -1916,6 +1916,37 @@ def _exclusive_only(claim_text: str, claim_words: Sequence[str], sentence: str, 
 _ANY_PLACE = frozenset({"anywhere", "everywhere"})
 
 
+_WEEKDAY_NAME = "(" + "|".join(_WEEKDAYS) + ")s?"
+_WEEKDAY_RANGE = re.compile(rf"\b{_WEEKDAY_NAME}\s*(?:to|through|till|until|-|\u2013)\s*{_WEEKDAY_NAME}\b",
+                            re.IGNORECASE)
+_ONE_WEEKDAY = re.compile(rf"\b{_WEEKDAY_NAME}\b", re.IGNORECASE)
+_ANOTHER_DAY = re.compile(r"\b(?:(?:previous|next|following|same) day|day (?:before|after)|yesterday|tomorrow)\b",
+                          re.IGNORECASE)
+
+
+def _days(text: str) -> set[int]:
+    """The weekdays a text names, a range ("Tuesday to Sunday", "Friday-Monday") as each of its days."""
+    days = {_WEEKDAYS.index(m.group(1).lower()) for m in _ONE_WEEKDAY.finditer(text)}
+    for m in _WEEKDAY_RANGE.finditer(text):
+        first, last = _WEEKDAYS.index(m.group(1).lower()), _WEEKDAYS.index(m.group(2).lower())
+        days.update((first + step) % 7 for step in range((last - first) % 7 + 1))
+    return days
+
+
+def _weekdays_outside(evidence_text: str, claim_text: str) -> list[str]:
+    """The weekdays the claim names that the one evidence sentence it restates (each that shares most of its words,
+    at least half), which names weekdays, does not give: "The museum is open on Mondays." over "The museum is open
+    from Tuesday to Sunday, ..." (the verifier entails it, 0.75; "It is closed on Mondays." is the next sentence)."""
+    claimed = _days(claim_text)
+    if not claimed:
+        return []
+    restated, share = best_sentences(evidence_text, claim_text, False)  # one sentence, no pair
+    given = set().union(*map(_days, restated)) if share >= RESTATED_SENTENCE_SHARE else set()
+    if not given or any(_ANOTHER_DAY.search(sentence) for sentence in restated):
+        return []  # "on Tuesday 10 June ... on the afternoon of the previous day" gives the Monday too
+    return [_WEEKDAYS[day].capitalize() for day in sorted(claimed - given)]
+
+
 def _quantifier_rank(text_words: list[str]) -> int:
     found = _has_any(_without_frequencies(text_words).split(), QUANTIFIER_RANK)
     return max((QUANTIFIER_RANK[f] for f in found), default=0)
@@ -2057,6 +2088,10 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
                                          f"claim dates something in {sorted(undated)}; the evidence names "
                                          f"{sorted(ev_months)}"))
+    # weekdays: a day the claim names that the one sentence it restates leaves out of the days it gives
+    if (outside := _weekdays_outside(evidence_text, claim_text)):
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                                     f"claim names {outside}; the evidence's sentence gives other days"))
     # dosing / event frequency
     # against the sentence the claim restates when that one states a frequency ("every three years"), not any of the
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's

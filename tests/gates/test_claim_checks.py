@@ -202,6 +202,11 @@ CASES = [
     # the evidence's own exclusion is the claim's "only"
     (check_qualifiers, "Use nothing but Brava descaling liquid.", "Use only Brava descaling liquid.",
      "Use any descaling liquid.", ReasonCode.QUALIFIER_DRIFT),
+    # a weekday the sentence it restates leaves out of the days it gives ("Tuesday to Sunday")
+    (check_qualifiers, "The museum is open from Tuesday to Sunday, 10:00 to 17:00. It is closed on Mondays.",
+     "The museum is open on Saturdays.", "The museum is open on Mondays.", ReasonCode.QUALIFIER_DRIFT),
+    (check_qualifiers, "Support answers from Friday to Monday.", "Support answers on Sunday.",
+     "Support answers on Wednesday.", ReasonCode.QUALIFIER_DRIFT),
     (check_qualifiers, "Some patients improved after the treatment.", "Some patients improved after the treatment.",
      "All patients improved after the treatment.", ReasonCode.QUALIFIER_DRIFT),
     (check_qualifiers, "Exercise improved memory in older adults over 12 weeks.",
