@@ -283,7 +283,8 @@ def test_check_passes_supported_and_flags_drift(check, evidence, good, bad, code
     ("The museum is open every day except Monday.", "The museum is open on every day but Monday only."),
 ])
 def test_only_before_a_number_or_where_the_evidence_excludes_is_no_drift(evidence, claim):
-    assert not [f for f in check_qualifiers(evidence, claim) if f.check == "exclusive"], check_qualifiers(evidence, claim)
+    findings = check_qualifiers(evidence, claim)
+    assert not [f for f in findings if f.check == "exclusive"], findings
 
 
 def test_numbers_ignore_identifiers_and_ordinals():
