@@ -199,6 +199,9 @@ CASES = [
     (check_qualifiers, "Food and drinks may only be consumed in the café on the first floor.",
      "Food and drinks may be consumed in the café only.", "Food and drinks may be consumed anywhere in the museum.",
      ReasonCode.QUALIFIER_DRIFT),
+    # "only" where the sentence says "every"
+    (check_qualifiers, "Assistance dogs are welcome in every room.", "Assistance dogs are welcome in all rooms.",
+     "Assistance dogs are welcome only on the ground floor.", ReasonCode.QUALIFIER_DRIFT),
     # the evidence's own exclusion is the claim's "only"
     (check_qualifiers, "Use nothing but Brava descaling liquid.", "Use only Brava descaling liquid.",
      "Use any descaling liquid.", ReasonCode.QUALIFIER_DRIFT),
