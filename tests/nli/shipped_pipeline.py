@@ -1,10 +1,12 @@
 """What the tests that send answers through the real pipeline with the shipped verifier share: the offline settings,
-a mark that skips them where the verifier's weights are missing, and a plane whose scripted model gives one answer."""
+a mark that skips them where the verifier's weights are missing, a plane whose scripted model gives one answer, and
+a one-claim answer over a corpus's pages."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ pytest.importorskip("transformers")
 
 from controlplane import ControlPlane  # after the offline settings and the skips
 from controlplane.nli.shipped import verifier_dir
+from controlplane.pytest_plugin import GateHarness
 
 needs_shipped_verifier = pytest.mark.skipif(not (verifier_dir() / "config.json").is_file(),
                                             reason="shipped verifier weights are missing")
@@ -55,10 +58,6 @@ def pages_as_evidence(folder: Path, pages: list[str]) -> tuple[list[dict], dict[
 def respond_over_pages(plane_for, text: str, folder: Path, pages: list[str], questions: dict[str, str]):
     """A one-claim answer over its page's chunks (``pages_as_evidence``), asked the question ``questions`` gives its
     first cited id, in the mode the router decides: learnt from a first reply, as a model is told it in its prompt."""
-    import re
-
-    from controlplane.pytest_plugin import GateHarness
-
     ids = re.findall(r"E\d+", text)
     claims = [(text, ids)]
     evidence, page_of = pages_as_evidence(folder, pages)

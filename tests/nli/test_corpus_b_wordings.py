@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.nli.shipped_pipeline import needs_shipped_verifier, pages_as_evidence, respond_over_pages
+from tests.nli.shipped_pipeline import needs_shipped_verifier, respond_over_pages
 
 pytestmark = needs_shipped_verifier
 
@@ -29,11 +29,6 @@ QUESTIONS = {
     "E9": "Is quarry free?", "E10": "Which databases does quarry support?", "E11": "How do I install quarry?",
     "E12": "Where is quarry's configuration file?", "E13": "Does quarry send telemetry?",
 }
-
-
-def corpus_evidence() -> tuple[list[dict], dict[str, str]]:
-    """Every page's chunks as retrieved evidence (E1, E2 ... in page order), and the page of each id."""
-    return pages_as_evidence(CORPUS, PAGES)
 
 
 FAITHFUL = [
