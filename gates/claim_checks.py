@@ -1940,15 +1940,15 @@ def _days(text: str) -> set[int]:
 
 
 def _weekdays_outside(evidence_text: str, claim_text: str) -> list[str]:
-    """The weekdays the claim names that the one evidence sentence it restates (each that shares most of its words,
-    at least half), which names weekdays, does not give: "The museum is open on Mondays." over "The museum is open
-    from Tuesday to Sunday, ..." (the verifier entails it, 0.75; "It is closed on Mondays." is the next sentence)."""
+    """The weekdays the claim names that the evidence sentence it restates (``_restated_sentence``), which names
+    weekdays, does not give: "The museum is open on Mondays." over "The museum is open from Tuesday to Sunday, ..."
+    (the verifier entails it, 0.75; "It is closed on Mondays." is the next sentence)."""
     claimed = _days(claim_text)
     if not claimed:
         return []
-    restated, share = best_sentences(evidence_text, claim_text, False)  # one sentence, no pair
-    given = set().union(*map(_days, restated)) if share >= RESTATED_SENTENCE_SHARE else set()
-    if not given or any(_ANOTHER_DAY.search(sentence) for sentence in restated):
+    restated = _restated_sentence(evidence_text, claim_text)
+    given = _days(restated)
+    if not given or _ANOTHER_DAY.search(restated):
         return []  # "on Tuesday 10 June ... on the afternoon of the previous day" gives the Monday too
     return [_WEEKDAYS[day].capitalize() for day in sorted(claimed - given)]
 
