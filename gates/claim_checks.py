@@ -228,7 +228,7 @@ _STATUS_CLASS = re.compile(r"\d[xX]{2}\b")
 class Quantity:
     value: float
     unit: str  # normalised unit, "" if none
-    kind: str  # "time", "dose", "other", ""
+    kind: str  # "time", "dose", "other", "clock" (a time of day: "9:30" is 9.5), ""
     text: str
     approx: bool
     bound: str = ""  # "above" ("more than 45,000", "over", "at least"), "below" ("less than", "under", "up to"), ""
@@ -393,9 +393,20 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     for m in _ONCE_AFTER_A_VERB.finditer(text) if "once" in text else ():
         out.append(Quantity(1.0, "times", "other", "once", False, span=m.span("once"), core=m.span("once")))
 
+    clocks: list[tuple[int, int]] = []  # clock times read whole ("9:30"): their minutes are no number of their own
     for m in _number_tokens(text):
         raw = m.group("num")
-        if in_a_half(m.start("num")):
+        if in_a_half(m.start("num")) or any(start < m.start("num") < end for start, end in clocks):
+            continue
+        if ":" in text[m.end("num"):m.end("num") + 1] and (clock := _CLOCK_TIME.match(text, m.start("num"))):
+            # a time of day, one value (the hour and its fraction): "The marathon starts at 9:00." over "... at
+            # 7:30, the half at 9:00 ..." binds 9:00 to the marathon, where read as 9 and 0 it bound two numbers
+            hours, minutes = clock[0].split(":")
+            preceding = _words_before(text, m.start("num"))
+            out.append(Quantity(int(hours) + int(minutes) / 60, "", "clock", clock[0],
+                                bool(APPROX.intersection(preceding[-2:])), *_bound_of(preceding), span=clock.span(),
+                                core=clock.span()))
+            clocks.append(clock.span())
             continue
         # skip digits glued to letters (COVID-19, A1, H5N1), ordinals (1st, 2nd) and status classes ("5xx": the HTTP
         # 500s, not five of anything)
@@ -577,35 +588,56 @@ def _close(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9
 
 
-def _not_the_same_value(evidence_text: str, claimed: Quantity, value: Quantity) -> bool:
+def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, value: Quantity) -> bool:
     """Whether an evidence number of the claimed value is still another quantity: a claimed length of time against
     no length of time, or a claimed "once" ("paged once") against a bare number that counts a noun ("one rotation").
     (Other units against counted nouns: the noun is as often a unit the reading does not know, "the 8,586-meter Mt.
     Kanchenjunga", "five grammes", 58 "provides" in "$58 provides"; and "5 times more likely" over "five" of
     something is a ratio the evidence may state otherwise.)"""
     if claimed.kind == "time":
-        return _no_length_of_time(evidence_text, value)
+        # a claim's own clock time ("at 02:15 hrs") may read as hours: it is matched with the evidence's clock times
+        return _no_length_of_time(evidence_text, value, clock_times=not _within(claimed, _CLOCK_TIME, claim_text))
     return claimed.text == "once" and not value.unit and bool(value.counts)
 
 
-def _no_length_of_time(evidence_text: str, value: Quantity) -> bool:
+def _no_length_of_time(evidence_text: str, value: Quantity, clock_times: bool = True) -> bool:
     """Whether a number of the evidence cannot be a claimed length of time: it has a unit of another kind ("1%"), or
-    none and counts a noun ("1 canary machine") or is part of an ISO date ("2025-06-01")."""
+    none and counts a noun ("1 canary machine") or is part of an ISO date ("2025-06-01") or (``clock_times``) of a
+    clock time ("until 15 minutes before your start" is not the hour of "from 15:00")."""
     if value.unit:
         return value.kind != "time"
-    return bool(value.counts) or any(date.start() <= value.span[0] < date.end()
-                                     for date in ISO_DATE.finditer(evidence_text))
+    return bool(value.counts) or _within(value, ISO_DATE, evidence_text) or (
+        clock_times and _within(value, _CLOCK_TIME, evidence_text))
+
+
+def _within(value: Quantity, pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a number of ``text`` is part of a match of ``pattern`` there (a date, a clock time)."""
+    return any(found.start() <= value.span[0] < found.end() for found in pattern.finditer(text))
+
+
+# A time of day as written: "15:00", "9:30" (the numbers read split it into its hours and minutes)
+_CLOCK_TIME = re.compile(r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d|:\d)")
+
+
+def _same_hour(evidence: Quantity, claimed: Quantity) -> bool:
+    """A whole hour said without its minutes and a clock time in that hour: "after nine o'clock", "at 10 am" over
+    "At 9:36", "at 10:02" (the hour is as far as the claim goes); and "9:00" for a bare "9"."""
+    if evidence.kind == "clock" and not claimed.unit and not claimed.kind:
+        return claimed.value == int(evidence.value)
+    return claimed.kind == "clock" and not evidence.unit and not evidence.kind and claimed.value == evidence.value
 
 
 def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     ev = quantities(evidence_text)
     findings = []
     for q in quantities(claim_text):
-        rel = 0.10 if q.approx else 1e-9
+        # "around 9:00" is a quarter of an hour either way, not a tenth of the hour's number
+        rel = (0.25 / max(q.value, 1.0) if q.kind == "clock" else 0.10) if q.approx else 1e-9
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
             continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
-        same_value = [e for e in ev if (_close(e.value, q.value, rel) and not _not_the_same_value(evidence_text, q, e)) or
-                      _same_share(e, q, rel) or same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel)]
+        same_value = [e for e in ev if (_close(e.value, q.value, rel) and not _not_the_same_value(evidence_text, claim_text, q, e)) or
+                      _same_share(e, q, rel) or same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel) or
+                      _same_hour(e, q)]
         if not same_value:
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim states {q.text!r}; the evidence states no such number"))
@@ -899,7 +931,7 @@ def _named(text: str) -> frozenset[str]:
 def _same_measure(value: Quantity, claimed: Quantity, units: Collection[str]) -> bool:
     """Whether ``value`` counts what ``claimed`` counts: another duration, or a number in one of ``units`` (the
     claim's and the evidence's for the claimed value, none of them empty)."""
-    return value.kind == claimed.kind == "time" or value.unit in units
+    return value.kind == claimed.kind in ("time", "clock") or value.unit in units
 
 
 def _parallel_value(sentence: str, claimed: Quantity, stated_in: dict[int, list[Quantity]],
@@ -990,6 +1022,7 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
                                      f"claim gives {claimed.text!r} to {sorted(keys & named)}; the evidence gives "
                                      f"them {other.text!r} and states {claimed.text!r} of something else")]
     return (_value_of_another_part(holding, claimed, units, claim_text)
+            or _value_of_another_gapped_part(holding, claimed, units, claim_text)
             or _value_of_another_sentence(sentences, holding, claimed, units, claim_text))
 
 
@@ -1034,13 +1067,13 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, units: Col
     its parts, its first cell their subject: "Support ticket attachments are kept for 2 years." over "| support
     tickets | 2 years after the ticket is closed | attachments deleted after 6 months |"."""
     rel = 0.10 if claimed.approx else 1e-9
-    if not units and claimed.kind != "time":
+    if not units and claimed.kind not in ("time", "clock"):
         return []
     for sentence in holding:
         cells = _row_cells(sentence)
         parts = cells[1:] if cells else [part for part in _COORDINATED.split(sentence) if part.strip()]
-        if len(parts) < 2:
-            continue
+        if len(parts) < 2 or _gapped_parts(sentence, claimed, units):
+            continue  # a gapped sentence's parts have subjects of their own (_value_of_another_gapped_part)
         values = [quantities(part) for part in parts]
         with_value = [i for i, found in enumerate(values)
                       if any(_close(q.value, claimed.value, rel) and q.unit == claimed.unit for q in found)]
@@ -1061,6 +1094,70 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, units: Col
                                      f"claim gives {claimed.text!r} to {sorted(own & named)}; the evidence gives "
                                      f"them {other.text!r} in the same sentence")]
     return []
+
+
+def _value_of_another_gapped_part(holding: Sequence[str], claimed: Quantity, units: Collection[str],
+                                  claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for a claim of one value that gives it to the subject of another part of a sentence whose
+    parts after the first leave out the verb (_gapped_parts): "The marathon starts at 9:00." over "The marathon
+    starts at 7:30, the half at 9:00 and the fun run at 10:30"; "DVDs are lent for three weeks." over "Books and
+    audiobooks are lent for three weeks, DVDs and board games for one week." Not where the claim names the subject of
+    a part that states the claimed value ("The half marathon starts at 9:00.")."""
+    rel = 0.10 if claimed.approx else 1e-9
+    if not units and claimed.kind not in ("time", "clock"):
+        return []
+    claim_stems = content_stem_set(claim_text)
+    named = content_stem_set(subject_of(claim_text) or "")
+    if not named:
+        return []
+    for sentence in holding:
+        if not (parts := _gapped_parts(sentence, claimed, units)):
+            continue
+        holds = [i for i, (found, _) in enumerate(parts) if any(_close(q.value, claimed.value, rel) for q in found)]
+        if not holds or any(parts[i][1] & claim_stems for i in holds):
+            continue
+        for i, (found, subject) in enumerate(parts):
+            other = next((q for q in found if not _close(q.value, claimed.value, rel)), None)
+            if i not in holds and other is not None and subject & named:
+                return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                     f"claim gives {claimed.text!r} to {sorted(subject & named)}; the evidence "
+                                     f"gives them {other.text!r} in the same sentence")]
+    return []
+
+
+def _gapped_parts(sentence: str, claimed: Quantity, units: Collection[str],
+                  ) -> list[tuple[list[Quantity], frozenset[str]]] | None:
+    """A sentence's parts (_COORDINATED) when the parts after the first leave out its verb, each with its values of
+    the claimed measure and its subject's stems: the first part's is the subject of its clause, a later part's the
+    words before its value; a part with no value belongs to the next one ("DVDs" of "DVDs and board games for one
+    week"). None for any other sentence (a later part that opens with its value shares the first one's subject: "EUR
+    250 per week as primary and EUR 100 per week as secondary"; one with its own verb is a clause of its own)."""
+    if _row_cells(sentence):
+        return None
+    parts: list[tuple[str, list[Quantity]]] = []
+    pending = ""
+    for part in _COORDINATED.split(sentence):
+        if found := [q for q in quantities(f"{pending}{part}") if _same_measure(q, claimed, units)]:
+            parts.append((f"{pending}{part}", found))  # the values' spans are in the part as read, with its start
+            pending = ""
+        elif part.strip():
+            pending += f"{part} and "
+    if len(parts) < 2:
+        return None
+    read = [(parts[0][1], content_stem_set(subject_of(parts[0][0]) or ""))]
+    joint = words(parts[0][0][:min(q.span[0] for q in parts[0][1])])[-1:]  # "at" of "The marathon starts at 7:30"
+    for part, found in parts[1:]:
+        before = words(part[:min(q.span[0] for q in found)])
+        # the part keeps the first one's preposition before its value and nothing of a verb: "the half at 9:00"
+        if _auxiliary(part) or not joint or joint[0] not in _GAP_JOINTS or before[-1:] != joint or \
+                not (subject := content_stem_set(" ".join(before))):
+            return None
+        read.append((found, subject))
+    return read if read[0][1] else None
+
+
+_GAP_JOINTS = frozenset({"at", "for", "on", "in", "to", "from", "by", "of", "per", "until", "after", "before", "with",
+                         "within", "every"})
 
 
 # A sentence that lists pairs of values ("10% of users on day 1, 50% on day 3 and 100% on day 5") pairs each value
