@@ -635,7 +635,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         rel = (0.25 / max(q.value, 1.0) if q.kind == "clock" else 0.10) if q.approx else 1e-9
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
             continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
-        same_value = [e for e in ev if (_close(e.value, q.value, rel) and not _not_the_same_value(evidence_text, claim_text, q, e)) or
+        same_value = [e for e in ev if (_close(e.value, q.value, rel) and
+                                        not _not_the_same_value(evidence_text, claim_text, q, e)) or
                       _same_share(e, q, rel) or same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel) or
                       _same_hour(e, q)]
         if not same_value:
