@@ -2236,3 +2236,70 @@ def test_a_value_of_another_part_whose_verb_is_left_out_is_a_number_mismatch(evi
 ])
 def test_the_value_a_part_gives_its_own_subject_is_no_number_mismatch(evidence, claim):
     assert not codes(check_numbers(evidence, claim))
+
+
+BAGS = "Bags can be dropped at the tent beside the start. Bags must not weigh more than 8 kg."
+DVDS = "Members may borrow up to 30 items at a time, of which no more than 5 may be DVDs."
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # refused over corpus d: the "not" of "must not weigh more than" and the "no" of "no more than" bound the value,
+    # as "at most" does, and were counted as negations ("not weigh more than 8 kg" also read as above 8 kg)
+    (BAGS, "Bags can weigh at most 8 kg."),
+    (BAGS, "Bags may weigh up to 8 kg."),
+    (DVDS, "Members can have at most 5 DVDs at a time."),
+    ("Refunds are paid within no more than 14 days.", "Refunds are paid within at most 14 days."),
+    ("Each guest may bring at most 2 bags.", "Each guest may bring no more than 2 bags."),
+    ("The tank must not hold less than 10 litres.", "The tank holds at least 10 litres."),
+])
+def test_a_negated_bound_says_what_at_most_or_at_least_says(evidence, claim):
+    assert not codes(run_checks(evidence, claim)) & {ReasonCode.NEGATION_MISMATCH, ReasonCode.NUMBER_MISMATCH}
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (BAGS, "Bags can weigh more than 8 kg."),
+    (BAGS, "Bags must weigh at least 8 kg."),
+    (DVDS, "Members can have more than 5 DVDs at a time."),
+    (DVDS, "Members can have at most 5 DVDs at a time, and no more than 10 books."),
+    ("Each guest may bring at most 2 bags.", "Each guest may bring no fewer than 2 bags."),
+    ("The tank must not hold less than 10 litres.", "The tank holds at most 10 litres."),
+])
+def test_a_bound_turned_the_other_way_is_still_refused(evidence, claim):
+    assert codes(run_checks(evidence, claim)) & {ReasonCode.NEGATION_MISMATCH, ReasonCode.NUMBER_MISMATCH}
+
+
+FULL_STATION = ("If a station is full, the app shows the nearest station with free docks and adds 15 minutes to the ride "
+                "at no charge.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # refused over corpus d (and corpus c's "at no cost"): the "no" of "at no charge" was counted as a negation
+    (FULL_STATION, "If a station is full, the app adds 15 minutes to the ride for free."),
+    ("Flex tickets can be cancelled at no cost until two hours before departure.",
+     "Flex tickets can be cancelled free of charge until two hours before departure."),
+    ("Wheelchairs can be borrowed free of charge.", "Wheelchairs can be borrowed at no extra cost."),
+])
+def test_at_no_charge_says_free(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (FULL_STATION, "If a station is full, the app adds 15 minutes to the ride, but not for free."),
+    ("Wheelchairs can be borrowed free of charge.", "Wheelchairs cannot be borrowed at no cost."),
+    ("Flex tickets can be cancelled at no cost.", "Flex tickets cannot be cancelled for free."),
+])
+def test_a_negation_beside_at_no_charge_still_counts(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))
+
+
+CUPS = ("Aid stations are about every 7 km and serve water, an electrolyte drink and bananas. Cups are not handed out: "
+        "every runner must carry a reusable cup of at least 150 ml.")
+
+
+def test_a_clause_after_a_colon_is_a_statement_of_its_own():
+    # refused over corpus d for the "not" of the clause before the colon
+    assert ReasonCode.NEGATION_MISMATCH not in codes(
+        check_negation(CUPS, "Runners must carry their own reusable cup of at least 150 ml."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(CUPS, "Cups are handed out at aid stations."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(
+        check_negation(CUPS, "Runners do not need to carry a reusable cup of at least 150 ml."))
