@@ -141,8 +141,6 @@ KNOWN_GAPS = {
     "No deposit is needed to borrow a wheelchair. [E4]",  # the verifier reads it as contradicted, 0.76
     # the "no" of "no later than" counted as a negation (exempting it was measured: as many lies freed as faithful)
     "Vehicles must be checked in no later than 60 minutes before departure. [E5]",
-    # the "at no cost" of the same sentence counted as a negation (measured as above)
-    "When a sailing is cancelled because of the weather, passengers can ask for a full refund. [E6]",
     "Changing a Basic ticket costs 25 euros per booking. [E6]",  # the next sentence's "may" read with it
 }
 # Lies still shown verified, each named in README.md (not asserted: a test does not assert that a lie is shown)

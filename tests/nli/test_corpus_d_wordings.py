@@ -146,13 +146,9 @@ LIES = [
 # Faithful answers still refused, each named in README.md
 KNOWN_GAPS = {
     # a negation from another part of the restated sentence, or one that is part of a phrase saying the same
-    "If a station is full, the app adds 15 minutes to the ride for free. [E2]",  # "at no charge"
     "Riders should check the brakes and tyres before each ride. [E3]",  # "... and you will not be charged ..."
-    "Members can have at most 5 DVDs at a time. [E6]",  # "no more than 5" is "at most 5"
-    "Bags can weigh at most 8 kg. [E10]",  # "must not weigh more than 8 kg" (the number check reads it too)
     "Late fees for adult items are 20 cents a day, capped at 6 euros per item. [E7]",  # the next sentence's "never"
     "Members who owe more than 10 euros cannot borrow. [E7]",  # "Borrowing is blocked": a negation said as a verb
-    "Runners must carry their own reusable cup of at least 150 ml. [E11]",  # "Cups are not handed out: ..."
     # "Refunds are not given, except when ..., in which case 80% ... is returned."
     "If the organisers cancel the race, 80% of the entry fee is refunded. [E12]",
     # "A runner who cannot start can defer ..."
