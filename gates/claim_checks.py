@@ -83,6 +83,8 @@ OTHER_UNITS = {
     "lb": "lb", "lbs": "lb", "pounds": "lb", "$": "$", "usd": "$", "dollars": "$", "€": "€", "euros": "€",
     "eur": "€", "£": "£", "gbp": "£", "°c": "°c", "°f": "°f", "people": "people", "points": "points", "times": "times",
     "ft": "ft", "feet": "ft", "foot": "ft", "yd": "yd", "yards": "yd", "inches": "inch", "inch": "inch",
+    # the singulars ("1 euro for every further 15 minutes" was a count of euros, no amount)
+    "euro": "€", "dollar": "$", "metre": "m", "meter": "m", "kilometre": "km", "kilometer": "km", "yard": "yd",
 }
 APPROX = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "some", "over", "under",
                     "more", "less", "fewer", "than", "circa", "~", "up", "least", "estimated"})
@@ -1210,19 +1212,24 @@ def _values_paired_otherwise(evidence_text: str, claim_text: str) -> list[CheckF
     claimed = sorted(quantities(claim_text), key=lambda q: q.span[0])
     if len(claimed) < 2:
         return []
-    if not (sentence := _restated_sentence(evidence_text, claim_text)):
+    sentences, share = best_sentences(evidence_text, claim_text, False)
+    if not sentences or share < RESTATED_SENTENCE_SHARE:
         return []
+    # of the sentences that tie, one that states every claimed value ("15 minutes", "2 euros"), not the shortest
+    stating = [s for s in sentences if all(any(_close(q.value, c.value, 1e-9) for q in quantities(s)) for c in claimed)]
+    sentence = min(stating or sentences, key=len)
     parts = [sorted(quantities(part), key=lambda q: q.span[0]) for part in _COORDINATED.split(sentence)]
     for a, b in pairwise(claimed):
         between = claim_text[a.span[1]:b.span[0]]
         if _measure(a) == _measure(b) or re.search(r"[,;:]", between) or \
                 len(words(between)) > _PAIR_GAP_WORDS or _NOT_A_PAIR_BETWEEN.intersection(words(between)):
             continue
-        pairs = []  # (first, second) of each part holding one value of each measure, in the claim's order
+        pairs = []  # (first, second) of each part holding one value of each measure, in whichever order the part
+        # gives them ("2 euros for the first 30 minutes and 1 euro for every further 15 minutes")
         for values in parts:
             firsts = [i for i, q in enumerate(values) if _measure(q) == _measure(a)]
             seconds = [i for i, q in enumerate(values) if _measure(q) == _measure(b)]
-            if len(firsts) == len(seconds) == 1 and firsts[0] < seconds[0]:
+            if len(firsts) == len(seconds) == 1:
                 pairs.append((values[firsts[0]], values[seconds[0]]))
         rel_a, rel_b = (0.10 if q.approx else 1e-9 for q in (a, b))
         holds_a = [second for first, second in pairs if _close(first.value, a.value, rel_a)]
@@ -2128,6 +2135,20 @@ def _weekdays_outside(evidence_text: str, claim_text: str) -> list[str]:
     return [_WEEKDAYS[day].capitalize() for day in sorted(claimed - given)]
 
 
+_ALL_YEAR = re.compile(r"\b(?:all\s+year(?:\s+(?:round|long))?|year[\s-]round|throughout\s+the\s+year|"
+                       r"the\s+whole\s+year|every\s+month\s+of\s+the\s+year)\b", re.IGNORECASE)
+_MONTH_WORD = re.compile(rf"\b(?:{'|'.join(MONTHS)})\b")
+
+
+def _months_instead_of_all_year(evidence_text: str, claim_text: str) -> list[str]:
+    """The months the sentence the claim restates gives, where the claim says all year and the evidence never does:
+    "Bikes can be taken at any time of day all year round." over "... at any time of day from March to November."
+    (the verifier entails it; the winter rules are the next sentence)."""
+    if not _ALL_YEAR.search(claim_text) or _ALL_YEAR.search(evidence_text):
+        return []
+    return list(dict.fromkeys(_MONTH_WORD.findall(_restated_sentence(evidence_text, claim_text) or "")))
+
+
 def _quantifier_rank(text_words: list[str]) -> int:
     found = _has_any(_without_frequencies(text_words).split(), QUANTIFIER_RANK)
     return max((QUANTIFIER_RANK[f] for f in found), default=0)
@@ -2273,6 +2294,10 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (outside := _weekdays_outside(evidence_text, claim_text)):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
                                      f"claim names {outside}; the evidence's sentence gives other days"))
+    # the whole year where the one sentence it restates gives months
+    if (months := _months_instead_of_all_year(evidence_text, claim_text)):
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                                     f"claim says all year; the evidence's sentence gives {months}"))
     # dosing / event frequency
     # against the sentence the claim restates when that one states a frequency ("every three years"), not any of the
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's

@@ -2303,3 +2303,44 @@ def test_a_clause_after_a_colon_is_a_statement_of_its_own():
     assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(CUPS, "Cups are handed out at aid stations."))
     assert ReasonCode.NEGATION_MISMATCH in codes(
         check_negation(CUPS, "Runners do not need to carry a reusable cup of at least 150 ml."))
+
+
+WINTER = ("Bikes can be taken at any time of day from March to November. From December to February, service stops at "
+          "midnight and restarts at 6:00.")
+
+
+@pytest.mark.parametrize("claim", [
+    # shown over corpus d: "all year round" where the sentence restated gives months
+    "Bikes can be taken at any time of day all year round.",
+    "Bikes can be taken year-round at any time of day.",
+    "Bikes can be taken at any time of day throughout the year.",
+])
+def test_all_year_where_the_sentence_gives_months_is_a_timeframe_drift(claim):
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(WINTER, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (WINTER, "From March to November, bikes can be taken at any time of day."),
+    ("The pool is open all year round, and in July and August until 22:00.", "The pool is open all year round."),
+    ("The pool is open all year round.", "The pool is open year-round."),
+])
+def test_all_year_said_by_the_evidence_or_its_months_kept_is_no_drift(evidence, claim):
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(evidence, claim))
+
+
+RIDE_PRICES = ("A single ride costs 2 euros for the first 30 minutes and 1 euro for every further 15 minutes.")
+
+
+def test_two_values_paired_otherwise_whatever_order_the_sentence_gives_them():
+    # shown over corpus d: the claim gives its two values in the other order than the sentence's parts
+    assert codes(check_numbers(RIDE_PRICES, "Each additional 15 minutes costs 2 euros.")) == {ReasonCode.NUMBER_MISMATCH}
+    assert codes(check_numbers(RIDE_PRICES, "The first 30 minutes cost 1 euro.")) == {ReasonCode.NUMBER_MISMATCH}
+    assert not codes(check_numbers(RIDE_PRICES, "Each additional 15 minutes of a single ride costs 1 euro."))
+    assert not codes(check_numbers(RIDE_PRICES, "The first 30 minutes of a single ride cost 2 euros."))
+
+
+def test_the_sentence_whose_values_a_claim_pairs_otherwise_is_the_one_stating_both():
+    # shown over corpus d: the monthly pass's sentence tied on words and, shorter, was read instead
+    evidence = RIDE_PRICES + " The monthly pass costs 15 euros and includes unlimited rides of up to 45 minutes each."
+    assert codes(check_numbers(evidence, "Each additional 15 minutes costs 2 euros.")) == {ReasonCode.NUMBER_MISMATCH}
+    assert not codes(check_numbers(evidence, "Each additional 15 minutes of a single ride costs 1 euro."))
