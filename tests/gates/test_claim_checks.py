@@ -2344,3 +2344,18 @@ def test_the_sentence_whose_values_a_claim_pairs_otherwise_is_the_one_stating_bo
     evidence = RIDE_PRICES + " The monthly pass costs 15 euros and includes unlimited rides of up to 45 minutes each."
     assert codes(check_numbers(evidence, "Each additional 15 minutes costs 2 euros.")) == {ReasonCode.NUMBER_MISMATCH}
     assert not codes(check_numbers(evidence, "Each additional 15 minutes of a single ride costs 1 euro."))
+
+
+BIBS = ("Bibs are collected on Friday from 15:00 to 20:00 at the community hall, or on race morning until 45 minutes "
+        "before your start.")
+
+
+def test_only_leaving_out_the_other_way_the_sentence_gives_is_a_qualifier_drift():
+    # shown over corpus d: "only" where the sentence gives a second way after ", or"
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(BIBS, "Bibs can only be collected on Friday."))
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(BIBS, "Bibs can only be collected on race morning."))
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(
+        check_qualifiers(BIBS, "Bibs can be collected on Friday at the community hall."))
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(
+        check_qualifiers(BIBS, "Bibs can only be collected on Friday at the community hall or on race morning."))
+
