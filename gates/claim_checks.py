@@ -371,7 +371,11 @@ def quantities(text: str) -> list[Quantity]:
 def _words_before(text: str, start: int) -> list[str]:
     """The last few words before a number (BOUND_WORDS, and a negation's reach before them), which make it a bound
     or an approximation."""
-    return words(text[max(0, start - 40):start])[-(BOUND_WORDS + NEGATED_BOUND_REACH):]
+    window = max(0, start - 40)
+    found = words(text[window:start])
+    if window and text[window - 1].isalnum():
+        found = found[1:]  # the end of a word cut by the window ("not" of "cannot") is no word of its own
+    return found[-(BOUND_WORDS + NEGATED_BOUND_REACH):]
 
 
 @memo_by_text

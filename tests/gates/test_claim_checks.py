@@ -928,7 +928,7 @@ def test_a_unit_of_time_the_evidence_measures_alike_or_a_rate_is_no_number_misma
      "before your start.", "On race morning, bibs can be collected until 15 minutes before your start."),
     ("The meeting starts at 9:30 and lasts 45 minutes.", "The meeting lasts 30 minutes."),
 ])
-def test_a_length_of_time_is_not_the_value_of_a_count_a_share_a_date_a_clock_time_or_a_list_item_number(evidence, claim):
+def test_a_length_of_time_is_not_a_count_a_share_a_date_a_clock_time_or_a_list_item_number(evidence, claim):
     assert codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}
 
 
@@ -2268,8 +2268,8 @@ def test_a_bound_turned_the_other_way_is_still_refused(evidence, claim):
     assert codes(run_checks(evidence, claim)) & {ReasonCode.NEGATION_MISMATCH, ReasonCode.NUMBER_MISMATCH}
 
 
-FULL_STATION = ("If a station is full, the app shows the nearest station with free docks and adds 15 minutes to the ride "
-                "at no charge.")
+FULL_STATION = ("If a station is full, the app shows the nearest station with free docks and adds 15 minutes to the "
+                "ride at no charge.")
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
@@ -2333,7 +2333,8 @@ RIDE_PRICES = ("A single ride costs 2 euros for the first 30 minutes and 1 euro 
 
 def test_two_values_paired_otherwise_whatever_order_the_sentence_gives_them():
     # shown over corpus d: the claim gives its two values in the other order than the sentence's parts
-    assert codes(check_numbers(RIDE_PRICES, "Each additional 15 minutes costs 2 euros.")) == {ReasonCode.NUMBER_MISMATCH}
+    assert codes(check_numbers(RIDE_PRICES, "Each additional 15 minutes costs 2 euros.")) == \
+        {ReasonCode.NUMBER_MISMATCH}
     assert codes(check_numbers(RIDE_PRICES, "The first 30 minutes cost 1 euro.")) == {ReasonCode.NUMBER_MISMATCH}
     assert not codes(check_numbers(RIDE_PRICES, "Each additional 15 minutes of a single ride costs 1 euro."))
     assert not codes(check_numbers(RIDE_PRICES, "The first 30 minutes of a single ride cost 2 euros."))
