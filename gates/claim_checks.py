@@ -1063,7 +1063,29 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
                                      f"them {other.text!r} and states {claimed.text!r} of something else")]
     return (_value_of_another_part(holding, claimed, units, claim_text)
             or _value_of_another_gapped_part(holding, claimed, units, claim_text)
-            or _value_of_another_sentence(sentences, holding, claimed, units, claim_text))
+            or _value_of_another_sentence(sentences, holding, claimed, units, claim_text)
+            or _price_of_what_is_free(sentences, claimed, claim_text))
+
+
+_CURRENCIES = frozenset({"€", "$", "£"})
+_FREE = re.compile(r"\b(?:free|at\s+no\s+(?:extra\s+|additional\s+)?(?:charge|cost))\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:for|if|when|unless|except|after|before|until|during|per|with|without)\b", re.IGNORECASE)
+
+
+def _price_of_what_is_free(sentences: Sequence[str], claimed: Quantity, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for a price the claim gives, without a condition, to the subject of a sentence that says it
+    is free and names no price: "A library card costs 3 euros." over "A library card is free for everyone who lives
+    ... in Ostby. A lost card can be replaced at the front desk for 3 euros." (the verifier entails it)."""
+    if claimed.unit not in _CURRENCIES or _FREE.search(claim_text) or \
+            _CONDITION.search(claim_text[claimed.span[1]:]) or not (subject := subject_of(claim_text)):
+        return []
+    named = content_stem_set(subject)
+    for sentence in sentences:
+        if named and _FREE.search(sentence) and named <= content_stem_set(subject_of(sentence) or "") and \
+                not any(q.unit in _CURRENCIES for q in quantities(sentence)):
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim gives {subject!r} the price {claimed.text!r}; the evidence says it is free")]
+    return []
 
 
 def _value_of_another_sentence(sentences: Sequence[str], holding: Sequence[str], claimed: Quantity,

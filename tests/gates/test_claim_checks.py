@@ -2360,3 +2360,17 @@ def test_only_leaving_out_the_other_way_the_sentence_gives_is_a_qualifier_drift(
     assert ReasonCode.QUALIFIER_DRIFT not in codes(
         check_qualifiers(BIBS, "Bibs can only be collected on Friday at the community hall or on race morning."))
 
+
+
+CARDS = ("A library card is free for everyone who lives, works or studies in Ostby. A lost card can be replaced at the "
+         "front desk for 3 euros.")
+
+
+def test_a_price_for_what_the_evidence_says_is_free_is_a_number_mismatch():
+    # shown over corpus d: the price of another thing ("a lost card can be replaced ... for 3 euros")
+    assert codes(check_numbers(CARDS, "A library card costs 3 euros.")) == {ReasonCode.NUMBER_MISMATCH}
+    assert not codes(check_numbers(CARDS, "Replacing a lost card costs 3 euros."))
+    assert not codes(check_numbers(CARDS, "A lost library card can be replaced for 3 euros."))
+    # a price with a condition of its own is not read against the free one
+    assert not codes(check_numbers("Entry is free for children. Entry costs 18 euros for adults.",
+                                   "Entry costs 18 euros for adults."))
