@@ -169,7 +169,6 @@ LIES_STILL_SHOWN = {
     "A ride ends when the bike is parked anywhere in the city. [E2]",  # "locked at a station dock"
     "Faulty bikes are reported by calling customer service. [E3]",  # the wrench button on the dock
     "From December to February, service stops at 22:00. [E4]",  # at midnight; 22:00 is the phone line's
-    "A library card costs 3 euros. [E5]",  # free; 3 euros replaces a lost one
     "The late fee has no maximum. [E7]",  # "up to a maximum of 6 euros"
     "Runners who miss a cut-off may continue at their own risk. [E11]",  # the shuttle bus; entailed at 0.39
 }
