@@ -968,6 +968,12 @@ def _named(text: str) -> frozenset[str]:
     return content_stem_set(text) | _code_words(text)
 
 
+def _measured(claimed: Quantity, units: Collection[str]) -> bool:
+    """Whether the claimed value is measured in something a part of a sentence can give otherwise: a unit (the
+    claim's or the evidence's), a length of time or a time of day."""
+    return bool(units) or claimed.kind in ("time", "clock")
+
+
 def _same_measure(value: Quantity, claimed: Quantity, units: Collection[str]) -> bool:
     """Whether ``value`` counts what ``claimed`` counts: another duration, or a number in one of ``units`` (the
     claim's and the evidence's for the claimed value, none of them empty)."""
@@ -1068,7 +1074,9 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
 
 
 _CURRENCIES = frozenset({"€", "$", "£"})
-_FREE = re.compile(r"\b(?:free|at\s+no\s+(?:extra\s+|additional\s+)?(?:charge|cost))\b", re.IGNORECASE)
+# what costs nothing: "at no (extra) charge", "at no cost" (after "no"), read by _FREE and by the negation check
+_NO_CHARGE = r"\s+(?:extra\s+|additional\s+)?(?:charge|cost)\b"
+_FREE = re.compile(rf"\b(?:free\b|at\s+no{_NO_CHARGE})", re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:for|if|when|unless|except|after|before|until|during|per|with|without)\b", re.IGNORECASE)
 
 
@@ -1129,7 +1137,7 @@ def _value_of_another_part(holding: Sequence[str], claimed: Quantity, units: Col
     its parts, its first cell their subject: "Support ticket attachments are kept for 2 years." over "| support
     tickets | 2 years after the ticket is closed | attachments deleted after 6 months |"."""
     rel = 0.10 if claimed.approx else 1e-9
-    if not units and claimed.kind not in ("time", "clock"):
+    if not _measured(claimed, units):
         return []
     for sentence in holding:
         cells = _row_cells(sentence)
@@ -1166,7 +1174,7 @@ def _value_of_another_gapped_part(holding: Sequence[str], claimed: Quantity, uni
     audiobooks are lent for three weeks, DVDs and board games for one week." Not where the claim names the subject of
     a part that states the claimed value ("The half marathon starts at 9:00.")."""
     rel = 0.10 if claimed.approx else 1e-9
-    if not units and claimed.kind not in ("time", "clock"):
+    if not _measured(claimed, units):
         return []
     claim_stems = content_stem_set(claim_text)
     named = content_stem_set(subject_of(claim_text) or "")
@@ -1691,7 +1699,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 
 
 # "at no charge", "at no extra cost": free, which negates nothing ("for free", "free of charge" say it without a "no")
-_AT_NO_COST = re.compile(r"\b(at\s+)no(?=\s+(?:extra\s+|additional\s+)?(?:charge|cost)\b)", re.IGNORECASE)
+_AT_NO_COST = re.compile(rf"\b(at\s+)no(?={_NO_CHARGE})", re.IGNORECASE)
 
 
 def _without_costless(text: str) -> str:
