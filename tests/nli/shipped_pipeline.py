@@ -69,3 +69,24 @@ def respond_over_pages(plane_for, text: str, folder: Path, pages: list[str], que
         return first
     return plane_for(GateHarness.envelope(text, claims, mode=first.mode, domain_flags=first.domain_flags)).respond(
         question, evidence=evidence)
+
+
+def assert_shown_verified_as_written(response, text: str) -> None:
+    """A faithful answer: passed, verified, and shown exactly as the model wrote it."""
+    assert response.status == "pass" and response.verified, response.assistant_text
+    assert response.assistant_text == text
+
+
+def assert_neither_verified_nor_shown(response, text: str) -> None:
+    """A lie: not verified, and its sentence (markers left out) nowhere in the reply."""
+    assert not response.verified, response.assistant_text
+    assert re.sub(r"\s*\[E\d+\]", "", text).rstrip(".") not in response.assistant_text, response.assistant_text
+
+
+def assert_gap_lists_name_wordings(faithful: list[str], known_gaps: set[str], lies: list[str],
+                                   lies_still_shown: set[str]) -> None:
+    """A known gap or a lie still shown that names no wording of its set (a typo) would exempt nothing; and no
+    wording is in a set twice or in both."""
+    assert known_gaps <= set(faithful) and lies_still_shown <= set(lies)
+    assert len(set(faithful)) == len(faithful) and len(set(lies)) == len(lies) and not set(faithful) & set(lies)
+
