@@ -2374,3 +2374,20 @@ def test_a_price_for_what_the_evidence_says_is_free_is_a_number_mismatch():
     # a price with a condition of its own is not read against the free one
     assert not codes(check_numbers("Entry is free for children. Entry costs 18 euros for adults.",
                                    "Entry costs 18 euros for adults."))
+
+
+WINTER_HOURS = ("From December to February, service stops at midnight and restarts at 6:00. The customer service line "
+                "answers from 7:00 to 22:00 on every day of the year.")
+
+
+def test_a_value_the_restated_sentence_gives_otherwise_taken_from_another_sentence_is_a_number_mismatch():
+    # shown over corpus d: 22:00 is the phone line's, in the next sentence; the verifier entails the claim (0.73)
+    assert codes(check_numbers(WINTER_HOURS, "From December to February, service stops at 22:00.")) == \
+        {ReasonCode.NUMBER_MISMATCH}
+    assert codes(check_numbers(WINTER_HOURS, "From December to February, service restarts at 7:00.")) == \
+        {ReasonCode.NUMBER_MISMATCH}
+    assert not codes(check_numbers(WINTER_HOURS, "From December to February, service restarts at 6:00."))
+    assert not codes(check_numbers(WINTER_HOURS, "Customer service answers from 7:00 to 22:00 every day."))
+    # a value the restated sentence states of another measure, or none, is not read against it
+    assert not codes(check_numbers("The race has 400 runners. It starts at 9:00 in the square.",
+                                   "The race starts at 9:00."))
