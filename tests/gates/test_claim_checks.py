@@ -2391,3 +2391,20 @@ def test_a_value_the_restated_sentence_gives_otherwise_taken_from_another_senten
     # a value the restated sentence states of another measure, or none, is not read against it
     assert not codes(check_numbers("The race has 400 runners. It starts at 9:00 in the square.",
                                    "The race starts at 9:00."))
+
+
+LATE_FEES = ("Overdue adult items cost 20 cents per day, up to a maximum of 6 euros per item. Children's items are "
+             "never charged late fees.")
+
+
+def test_denying_what_the_evidence_gives_a_value_is_a_negation_mismatch():
+    # shown over corpus d: the next sentence's "never" evened out the claim's "no" for the pair of sentences
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(LATE_FEES, "The late fee has no maximum."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(
+        check_negation("A deposit of 50 euros is taken for each kayak.", "Kayaks are hired without a deposit."))
+    assert ReasonCode.NEGATION_MISMATCH not in codes(
+        check_negation(LATE_FEES, "Overdue adult items cost at most 6 euros per item."))
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(LATE_FEES, "Children's items have no late fees."))
+    # the evidence denies it too, of something
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        "Deposits are a maximum of 50 euros. Fines have no maximum.", "Fines have no maximum."))

@@ -173,7 +173,6 @@ LIES_STILL_SHOWN = {
     "Bikes can be unlocked with a credit card at the dock. [E2]",  # the app or a transit card
     "A ride ends when the bike is parked anywhere in the city. [E2]",  # "locked at a station dock"
     "Faulty bikes are reported by calling customer service. [E3]",  # the wrench button on the dock
-    "The late fee has no maximum. [E7]",  # "up to a maximum of 6 euros"
     "Runners who miss a cut-off may continue at their own risk. [E11]",  # the shuttle bus; entailed at 0.39
 }
 
