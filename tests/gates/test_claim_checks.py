@@ -2408,3 +2408,23 @@ def test_denying_what_the_evidence_gives_a_value_is_a_negation_mismatch():
     # the evidence denies it too, of something
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
         "Deposits are a maximum of 50 euros. Fines have no maximum.", "Fines have no maximum."))
+
+
+MONTHLY_PASS = "The monthly pass costs 15 euros and includes unlimited rides of up to 45 minutes each."
+
+
+def test_a_bound_the_claim_lifts_is_a_qualifier_drift():
+    # shown over corpus d: "of any length" where the sentence says "of up to 45 minutes each" (the verifier: 0.39)
+    assert ReasonCode.QUALIFIER_DRIFT in codes(
+        check_qualifiers(MONTHLY_PASS, "The monthly pass includes unlimited rides of any length."))
+    assert ReasonCode.QUALIFIER_DRIFT in codes(
+        check_qualifiers("Files of up to 2 GB can be uploaded to the portal.",
+                         "Files of any size can be uploaded to the portal."))
+    assert ReasonCode.QUALIFIER_DRIFT in codes(
+        check_qualifiers("Guests may borrow at most 10 items at a time.", "Guests may borrow without a limit."))
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(
+        check_qualifiers(MONTHLY_PASS, "The monthly pass includes unlimited rides of up to 45 minutes."))
+    # the evidence lifts it too
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(
+        check_qualifiers("Files of any size can be uploaded, in parts of up to 2 GB.",
+                         "Files of any size can be uploaded."))

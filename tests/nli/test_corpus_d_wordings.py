@@ -169,7 +169,6 @@ KNOWN_GAPS = {
 }
 # Lies still shown verified, each named in README.md (not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
-    "The monthly pass includes unlimited rides of any length. [E1]",  # "of up to 45 minutes each"
     "Bikes can be unlocked with a credit card at the dock. [E2]",  # the app or a transit card
     "A ride ends when the bike is parked anywhere in the city. [E2]",  # "locked at a station dock"
     "Faulty bikes are reported by calling customer service. [E3]",  # the wrench button on the dock
