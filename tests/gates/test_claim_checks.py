@@ -2428,3 +2428,21 @@ def test_a_bound_the_claim_lifts_is_a_qualifier_drift():
     assert ReasonCode.QUALIFIER_DRIFT not in codes(
         check_qualifiers("Files of any size can be uploaded, in parts of up to 2 GB.",
                          "Files of any size can be uploaded."))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown over corpus d: what is lent is what can be borrowed, and said of the thing, the two say the same
+    ("Books and audiobooks are lent for three weeks.", "Books and audiobooks can be borrowed for three weeks."),
+    ("The house was sold in 2019.", "The house was bought in 2019."),
+])
+def test_converse_verbs_said_of_the_thing_passed_on_are_no_opposites(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    ("The company acquired the startup.", "The company sold the startup."),  # who gives and who takes
+    ("The startup was acquired by Orion.", "The startup was sold by Orion."),  # the agent said: its role swapped
+    ("Books are lent by the library.", "Books are borrowed by the library."),
+])
+def test_converse_verbs_with_their_agent_are_still_opposites(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))
