@@ -2446,3 +2446,34 @@ def test_converse_verbs_said_of_the_thing_passed_on_are_no_opposites(evidence, c
 ])
 def test_converse_verbs_with_their_agent_are_still_opposites(evidence, claim):
     assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))
+
+
+CARD_FOR_EVERYONE = ("A library card is free for everyone who lives, works or studies in Ostby. Children under 12 need "
+                     "a parent or guardian to sign the application.")
+
+
+def test_people_for_everyone_is_no_other_population():
+    # shown over corpus d: "people who live ..." for "everyone who lives ..." was read as a group the evidence never
+    # names, beside the children it does
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(
+        CARD_FOR_EVERYONE, "The library card is free for people who live, work or study in Ostby."))
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(
+        CARD_FOR_EVERYONE, "The library card is free for students who live, work or study in Ostby."))
+
+
+def test_only_one_of_a_list_of_verbs_is_a_qualifier_drift():
+    # over corpus d: "live" for the list's "lives" (stemmed "liv") was not found among its members, so the "only"
+    # left out nothing (the population check used to refuse it by chance: "people" beside the evidence's children)
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(
+        CARD_FOR_EVERYONE, "Only people who live in Ostby can get a library card."))
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(
+        CARD_FOR_EVERYONE, "Only people who live, work or study in Ostby get a free library card."))
+
+
+def test_headings_alone_are_no_sentence_a_claim_restates():
+    # over corpus d: the chunk's two headings, read as a pair, tied with the sentence on the claim's words and, being
+    # shorter, were read instead, so the "only" check saw no list
+    chunk = "# Ostby Public Library: borrowing guide\n\n## Library cards\n\n" + CARD_FOR_EVERYONE
+    claim = "Only people who live in Ostby can get a library card."
+    assert best_sentence(chunk, claim)[0] == CARD_FOR_EVERYONE.split(" Children")[0]
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(chunk, claim))

@@ -304,7 +304,9 @@ def test_the_example_corpus_does_not_conflict_with_itself_and_its_edits_do():
     """The example corpus states no contradiction: each of its sentences (split into atomic claims) against every
     other chunk about the same thing raises only the two known false conflicts, both fragments the splitter leaves
     ("No e-mail addresses.", "Effective 2025-04-01."; 3 before the subject and negation-scope rules). Its sentences
-    with a number changed, or "not" put after is/are/must/may/can/will, conflict with their own chunk as before."""
+    with a number changed, or "not" put after is/are/must/may/can/will, conflict with their own chunk as before (but
+    for the heading "## When a limit is exceeded", which a heading made claim no longer restates: a heading alone
+    is no sentence a claim restates)."""
     import re
 
     from controlplane.contracts.text import sentence_texts
@@ -329,4 +331,4 @@ def test_the_example_corpus_does_not_conflict_with_itself_and_its_edits_do():
             if m := re.search(r"\b(is|are|must|may|can|will)\b(?! not)", sentence):
                 found["negation"][0] += 1
                 found["negation"][1] += bool(deterministic_conflict(text, sentence[:m.end()] + " not" + sentence[m.end():]))
-    assert found == {"numbers": [59, 55], "negation": [52, 49]}
+    assert found == {"numbers": [59, 55], "negation": [52, 48]}

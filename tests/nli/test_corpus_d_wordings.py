@@ -158,7 +158,6 @@ KNOWN_GAPS = {
     "If the organisers cancel the race, 80% of the entry fee is refunded. [E12]",
     # "A runner who cannot start can defer ..."
     "Deferring an entry to next year is free if the organisers are told at least two weeks before race day. [E12]",
-    "The library card is free for people who live, work or study in Ostby. [E5]",  # "everyone who" put as "people who"
     "There are no late fees on children's items. [E7]",  # the verifier reads it as contradicted
     # evidence_conflicts: the verifier reads E6's "Members may borrow up to 30 items at a time" as contradicting it
     "Members can reserve up to 15 items. [E8]",
