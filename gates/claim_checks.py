@@ -1518,10 +1518,21 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
     own_stems = {stem(w) for w in ws}
     other_stems = {stem(w) for w in other_words} - own_stems
     return sum(1 for i, w in enumerate(ws)
-               if (is_negative_word(w) and not _negates_nothing(ws, i) and
+               if (is_negative_word(w) and not _negates_nothing(ws, i) and not _continues_a_negation(ws, i) and
                    not (w in describing and (anywhere or _describes_its_noun(ws, i)))) or
                (w not in other_words and prefix_negated(w, other_stems)) or
                _non_before_what_the_other_says(ws, i, other_sequence))
+
+
+# A "nor" after one of these goes on with its negation ("must not be used before 9:00, nor at any time on Sundays",
+# "neither cats nor dogs"): one negation, not two that cancel out. On the dev splits and nli-train the NLI gate's
+# verdicts change on 24 claims: 10 not entailed newly refused and 6 entailed freed, against 4 entailed refused and 4
+# others freed.
+_NEGATION_A_NOR_CONTINUES = frozenset({"not", "no", "never", "neither", "cannot", "none", "nobody", "nothing"})
+
+
+def _continues_a_negation(ws: Sequence[str], i: int) -> bool:
+    return ws[i] == "nor" and any(w in _NEGATION_A_NOR_CONTINUES or w.endswith("n't") for w in ws[:i])
 
 
 # Negative participles that also describe a noun: "failed webhook deliveries", "each denied claim". Put before the

@@ -2477,3 +2477,19 @@ def test_headings_alone_are_no_sentence_a_claim_restates():
     claim = "Only people who live in Ostby can get a library card."
     assert best_sentence(chunk, claim)[0] == CARD_FOR_EVERYONE.split(" Children")[0]
     assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(chunk, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown over corpus e: "not ... nor" counted as two negations, so the claim without one had the same parity
+    ("Power tools must not be used before 9:00 or after 19:00, nor at any time on Sundays.",
+     "Power tools may be used on Sunday afternoons."),
+    ("Neither cats nor dogs are allowed in the rooms.", "Cats are allowed in the rooms."),
+])
+def test_a_nor_goes_on_with_the_negation_before_it(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))
+
+
+def test_neither_nor_is_one_negation():
+    assert ReasonCode.NEGATION_MISMATCH not in codes(
+        check_negation("Neither cats nor dogs are allowed in the rooms.", "Cats and dogs are not allowed in the rooms."))
+
