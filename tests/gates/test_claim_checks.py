@@ -2493,3 +2493,16 @@ def test_neither_nor_is_one_negation():
     assert ReasonCode.NEGATION_MISMATCH not in codes(
         check_negation("Neither cats nor dogs are allowed in the rooms.", "Cats and dogs are not allowed in the rooms."))
 
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus e: two clauses of one sentence, each with its own subject and the same verb
+    ("A check-up takes 30 minutes and a hygienist cleaning takes 45 minutes.", "A check-up takes 45 minutes.", True),
+    ("A full plot of 250 square metres costs 80 euros a year and a half plot costs 45 euros a year.",
+     "A full plot costs 45 euros a year.", True),
+    ("A check-up takes 30 minutes and a hygienist cleaning takes 45 minutes.", "A check-up takes 30 minutes.", False),
+    ("A full plot of 250 square metres costs 80 euros a year and a half plot costs 45 euros a year.",
+     "A half plot costs 45 euros a year.", False),
+])
+def test_a_value_of_the_clause_beside_with_its_own_subject_is_a_number_mismatch(evidence, claim, mismatch):
+    assert (codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}) is mismatch
