@@ -2506,3 +2506,18 @@ def test_neither_nor_is_one_negation():
 ])
 def test_a_value_of_the_clause_beside_with_its_own_subject_is_a_number_mismatch(evidence, claim, mismatch):
     assert (codes(check_numbers(evidence, claim)) == {ReasonCode.NUMBER_MISMATCH}) is mismatch
+
+
+RECEPTION = ("The reception is staffed from 8:30 to 18:00 on weekdays and is closed at weekends and on public "
+             "holidays.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "drift"), [
+    # shown over corpus e: "every day" where the sentence restated says "on weekdays"
+    (RECEPTION, "The reception is staffed from 8:30 to 18:00 every day, including weekends.", True),
+    (RECEPTION, "The reception is staffed from 8:30 to 18:00 every day.", True),
+    (RECEPTION, "The reception is staffed from 8:30 to 18:00 on weekdays.", False),
+    ("The hall is open every day. The desk is staffed on weekdays.", "The hall is open every day.", False),
+])
+def test_every_day_where_the_sentence_says_weekdays_is_a_timeframe_drift(evidence, claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift

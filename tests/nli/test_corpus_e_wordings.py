@@ -194,7 +194,6 @@ LIES_STILL_SHOWN = {
     # "stops at midnight and restarts at 6:00"; left out)
     "Patients in severe pain are seen on the same day if they call before noon. [E4]",
     "Printing is included in all prices. [E5]",  # "..., but printing is charged at 10 cents a page"
-    "The reception is staffed from 8:30 to 18:00 every day, including weekends. [E6]",  # "on weekdays"
     "Meeting rooms can be booked for up to 8 hours at a time. [E7]",  # up to 4 hours; 8 is the Residents' free hours
     "Flex members get 8 free meeting room hours a month. [E7]",  # Flex 2, Residents 8 (a gapped verb, three clauses)
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
