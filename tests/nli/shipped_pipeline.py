@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,3 +92,28 @@ def assert_gap_lists_name_wordings(faithful: list[str], known_gaps: set[str], li
     assert known_gaps <= set(faithful) and lies_still_shown <= set(lies)
     assert len(set(faithful)) == len(faithful) and len(set(lies)) == len(lies) and not set(faithful) & set(lies)
 
+
+def corpus_wordings_tests(faithful: list[str], known_gaps: set[str], lies: list[str], lies_still_shown: set[str],
+                          respond: Callable[[Any, str], Any]) -> tuple[Callable[..., None], ...]:
+    """The four tests of a corpus's wordings, for its module to bind to names of its own: each faithful answer not a
+    known gap is verified and shown as written, each known gap is still not verified, each lie not still shown is
+    neither verified nor shown, and the gap lists name wordings of the set. ``respond(plane_for, text)`` answers one
+    wording over the corpus."""
+
+    @pytest.mark.parametrize("text", [t for t in faithful if t not in known_gaps])
+    def faithful_answer_verified(text: str, plane_for: Any) -> None:
+        assert_shown_verified_as_written(respond(plane_for, text), text)
+
+    @pytest.mark.parametrize("text", sorted(known_gaps))
+    def known_gap_still_not_verified(text: str, plane_for: Any) -> None:
+        assert not respond(plane_for, text).verified
+
+    @pytest.mark.parametrize("text", [t for t in lies if t not in lies_still_shown])
+    def lie_neither_verified_nor_shown(text: str, plane_for: Any) -> None:
+        assert_neither_verified_nor_shown(respond(plane_for, text), text)
+
+    def gap_lists_name_wordings() -> None:
+        assert_gap_lists_name_wordings(faithful, known_gaps, lies, lies_still_shown)
+
+    return faithful_answer_verified, known_gap_still_not_verified, lie_neither_verified_nor_shown, \
+        gap_lists_name_wordings
