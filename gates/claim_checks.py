@@ -121,8 +121,11 @@ _HEADING = re.compile(r"(?:^|\s)#{1,6}\s+[^#]*$")  # the last sentence of a text
 def _is_heading(sentence: str) -> bool:
     """Whether a sentence is a markdown heading: it names what follows and states nothing a claim restates alone
     (a chunk's title and section heading, read as a pair, tied with its first sentence on a claim's words and were
-    read instead, being shorter); read with the sentence after it, it is."""
-    return sentence.lstrip().startswith("#")
+    read instead, being shorter); read with the sentence after it, it is. Not "#1 priority ..." or a "#tag"."""
+    return _MARKDOWN_HEADING.match(sentence) is not None
+
+
+_MARKDOWN_HEADING = re.compile(r"\s*#{1,6}\s")
 
 
 def _heading_question(text: str) -> bool:

@@ -2477,6 +2477,9 @@ def test_headings_alone_are_no_sentence_a_claim_restates():
     claim = "Only people who live in Ostby can get a library card."
     assert best_sentence(chunk, claim)[0] == CARD_FOR_EVERYONE.split(" Children")[0]
     assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(chunk, claim))
+    # a number or a tag after "#" is no heading
+    assert best_sentence("#1 priority is patching. Patching is weekly.", "The #1 priority is patching.")[0] == \
+        "#1 priority is patching."
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
