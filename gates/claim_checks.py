@@ -1210,11 +1210,13 @@ def _value_of_a_parallel_clause(holding: Sequence[str], claimed: Quantity, units
             read.append((content_stem_set(subject), found[0]))
         else:
             subjects = [subject for subject, _ in read]
+            holds = [j for j, (_, v) in enumerate(read) if _close(v.value, claimed.value, rel)]
             for i, (subject, value) in enumerate(read):
+                if i in holds or not holds:
+                    continue
                 own = subject - frozenset().union(*(other for j, other in enumerate(subjects) if j != i))
-                holds = [j for j, (_, v) in enumerate(read) if _close(v.value, claimed.value, rel)]
                 holding_own = frozenset().union(*(subjects[j] - subject for j in holds))
-                if i not in holds and holds and own & named and not holding_own & named:
+                if own & named and not holding_own & named:
                     return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                          f"claim gives {claimed.text!r} to {sorted(own & named)}; the evidence gives "
                                          f"them {value.text!r} in the clause beside")]
@@ -2507,9 +2509,9 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             elif c_mods - e_mods and not (c_mods & e_mods) and (e_mods or c_mods):
                 findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
                                              f"claim restricts {noun!r} to {sorted(c_mods)}, which the evidence does not"))
+    all_ev = set(words(evidence_text))
     # a different population altogether: the claim is about a group the evidence never names, while it names others
-    foreign = sorted(set(c_pop) - set(e_pop) - (_GENERIC_POPULATION if _EVERYONE & set(words(evidence_text)) else
-                                                set()))
+    foreign = sorted(set(c_pop) - set(e_pop) - (_GENERIC_POPULATION if _EVERYONE & all_ev else set()))
     if foreign and e_pop:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
                                      f"claim is about {foreign}; the evidence is about {sorted(e_pop)}"))
@@ -2519,7 +2521,6 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "bound",
                                      f"claim says {lifted[0]!r} where the evidence bounds it: {lifted[1]!r}"))
     # animal / in-vitro evidence stated of humans
-    all_ev = set(words(evidence_text))
     if SETTINGS_NONHUMAN & all_ev and not SETTINGS_HUMAN & all_ev and SETTINGS_HUMAN & set(cw) \
             and not SETTINGS_NONHUMAN & set(cw):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "setting",
