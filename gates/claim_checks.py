@@ -1557,7 +1557,8 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
     title negates nothing (``_without_titles``), nor do the participles of ``describing`` where they describe the
     noun after them (``_describes_its_noun``), or ``anywhere`` (the evidence's "the effort failed" for the claim's
     "their failed effort")."""
-    text = _NOT_A_NEGATION.sub(" ", text)
+    text = _NOT_A_NEGATION.sub(" ", _FREE_OF_CHARGE.sub("free", text))
+    other = _FREE_OF_CHARGE.sub("free", other)
     titles = _titles(text) | _titles(other)  # quoted on one side, a title is one on both ("The Man Nobody Knows")
     if titles:
         text, other = _without_titles(text, titles), _without_titles(other, titles)
@@ -1569,7 +1570,22 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
                if (is_negative_word(w) and not _negates_nothing(ws, i) and not _continues_a_negation(ws, i) and
                    not (w in describing and (anywhere or _describes_its_noun(ws, i)))) or
                (w not in other_words and prefix_negated(w, other_stems)) or
-               _non_before_what_the_other_says(ws, i, other_sequence))
+               _non_before_what_the_other_says(ws, i, other_sequence) or
+               _says_not(w, other_words))
+
+
+# Words that say "not" of what the other side says: "banned" is "not allowed", "free" is "not charged". Each counts as
+# a negation only where the other side says the word it denies, so "banned" over "banned" or "free" over "free"
+# compare as they did.
+_SAYS_NOT = (
+    (frozenset({"banned", "prohibited", "forbidden"}), frozenset({"allowed", "permitted"})),
+    (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
+)
+_FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free" alone: its "charge" denies none
+
+
+def _says_not(word: str, other_words: Collection[str]) -> bool:
+    return any(word in denying and not denied.isdisjoint(other_words) for denying, denied in _SAYS_NOT)
 
 
 # A "nor" after one of these goes on with its negation ("must not be used before 9:00, nor at any time on Sundays",
@@ -1614,11 +1630,13 @@ _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
 def _negates_nothing(ws: Sequence[str], i: int) -> bool:
     """A negative word that negates nothing: an "absence" that is time away ("the first day of absence", "a leave of
     absence"), not the absence of something ("the absence of symptoms"); "not only", "doesn't just" ("... but also"),
-    which add. On the dev splits of attributionbench and WiCE "not only" / "not just" made every one of six
+    which add; the "not" of "whether or not". On the dev splits of attributionbench and WiCE "not only" / "not just" made every one of six
     NEGATION_MISMATCH findings that the rule removes, three on supported claims and three on unsupported ones."""
     following = ws[i + 1] if i + 1 < len(ws) else ""
     if ws[i] == "absence":
         return following != "of"
+    if ws[i] == "not" and ws[max(0, i - 2):i] == ["whether", "or"]:
+        return True  # "whether or not": either way
     return following in _NOT_ONLY and (ws[i] == "not" or ws[i].endswith("n't"))
 
 
@@ -1644,8 +1662,8 @@ _BUT_NEW_SUBJECT = re.compile(r",\s+but\s+(?=(?:the|a|an|this|that|these|those|i
 # expires, and a claim saying so is not negated by the first clause's "not". The subject is the words before the
 # first verb of a small closed set (an auxiliary or a modal), at most _SUBJECT_WORDS of them; none found, no subject.
 _PRONOUN_SUBJECT = re.compile(r"\s*(?:it|they)\b", re.IGNORECASE)
-_FINITE_VERB = re.compile(r"\s(?:is|are|was|were|has|have|had|can|cannot|must|will|may|might|should|shall|does|do|"
-                          r"did|would|could)\b", re.IGNORECASE)
+_FINITE_VERBS = r"(?:is|are|was|were|has|have|had|can|cannot|must|will|may|might|should|shall|does|do|did|would|could)\b"
+_FINITE_VERB = re.compile(r"\s" + _FINITE_VERBS, re.IGNORECASE)
 _SUBJECT_WORDS = 8
 
 
@@ -1665,6 +1683,17 @@ def _subject_before_a_negation(clause: str) -> str:
     return " ".join(ws[:at]) if at <= _SUBJECT_WORDS else ""
 
 
+def _statement_subject(statement: str) -> str:
+    """The subject a statement names, if any. A contrast cut after a comma (", never to water a plot directly, and
+    sprinklers are banned") goes on with the subject of the clause before it: read to its first verb, it gave
+    "never to water a plot directly, and sprinklers" as a subject, and a claim that took those words from it seemed
+    to take only its subject."""
+    opening = words(_NOT_A_NEGATION.sub(" ", statement))[:1]  # an answer's "No." opens no contrast
+    if opening and is_negative_word(opening[0]):
+        return ""
+    return _subject_of(statement) or _subject_before_a_negation(statement)
+
+
 # An aside in parentheses of two words or more ("(never over the primary)") is a statement of its own; a one-word
 # one ("(SEV3)", "(ams)") names or glosses the word before it and stays in place
 _ASIDE = re.compile(r"\(([^()]*\s[^()]*)\)")
@@ -1676,9 +1705,27 @@ _STATEMENT_BREAK = re.compile(r";|:\s+(?=(?:[a-z]+\s+){0,3}(?:must|may|can|canno
                               r"have|need|needs)\b)")
 
 
-def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
+# ", and" before a clause with its own subject and verb ("Rent is due by 31 January, and a tenant who has not paid by
+# 1 March loses the plot."): a statement of its own for the negation check; the subject is at most four words before
+# a finite verb, and the words before have a verb of their own. Not after a list with no verb ("Carpets, tyres, and
+# asbestos must never ...", "My Life in Art, Faith, and Idiocy is a non-fiction book"): there the words after "and"
+# end the list that is the subject.
+_AND_NEW_CLAUSE = re.compile(r",\s+and\s+(?=(?:[\w'-]+\s+){1,4}" + _FINITE_VERBS + ")", re.IGNORECASE)
+
+
+def _and_clauses(text: str) -> list[str]:
+    parts, start = [], 0
+    for joint in _AND_NEW_CLAUSE.finditer(text):
+        if _FINITE_VERB.search(before := text[start:joint.start()]):
+            parts.append(before)
+            start = joint.end()
+    return [*parts, text[start:]]
+
+
+def _statements(sentence: str, but_clauses: bool = False, and_clauses: bool = False) -> list[str]:
     """The statements of ``sentence``: its clauses between semicolons, each cut before a contrast after a comma (and,
-    with ``but_clauses``, before ", but" with a subject of its own). A table row ("| application logs | 30 days |
+    with ``but_clauses``, before ", but" with a subject of its own; with ``and_clauses``, before ", and" with a
+    subject and a verb of its own). A table row ("| application logs | 30 days |
     must not contain card data |") states each of its other cells of the thing its first cell names: one statement
     per cell, with the first cell before it."""
     if (cells := _row_cells(sentence)) and all(cells):  # one row (two rows joined hold "| |")
@@ -1692,21 +1739,27 @@ def _statements(sentence: str, but_clauses: bool = False) -> list[str]:
         subject = _subject_of(clause)
         parts += [aside.group(1) for aside in _ASIDE.finditer(clause)]  # "(never over the primary)"
         clause = _ASIDE.sub(" ", clause)
-        for part in _BUT_NEW_SUBJECT.split(clause) if but_clauses else [clause]:
+        for part in _clauses(clause, but_clauses, and_clauses):
             contrast = _CONTRAST.search(part)
             parts += [part[:contrast.start()], part[contrast.start() + 1:]] if contrast else [part]
     return [part.strip() for part in parts if part.strip()]
 
 
-def _restated_clause(sentence: str, claim_text: str, share: float, but_clauses: bool = False) -> str:
+def _clauses(clause: str, but_clauses: bool, and_clauses: bool) -> list[str]:
+    parts = _BUT_NEW_SUBJECT.split(clause) if but_clauses else [clause]
+    return [piece for part in parts for piece in (_and_clauses(part) if and_clauses else [part])]
+
+
+def _restated_clause(sentence: str, claim_text: str, share: float, but_clauses: bool = False,
+                     and_clauses: bool = False) -> str:
     """The statement of ``sentence`` (``_statements``) that holds as much of the claim as the whole sentence does, when
     one does and the claim does not join statements itself; else the sentence. "Submit expense claims in Pleo within
     30 days; claims older than 90 days are not paid." is two statements: a claim restating the first is not negated by
     the second; so is "Monitors must be ordered through the IT service desk, not bought privately."
     """
-    statements = _statements(sentence, but_clauses)
+    statements = _statements(sentence, but_clauses, and_clauses)
     if len(statements) < 2 or ";" in claim_text or _CONTRAST.search(claim_text) or \
-            (but_clauses and _BUT_NEW_SUBJECT.search(claim_text)):
+            (but_clauses and _BUT_NEW_SUBJECT.search(claim_text)) or (and_clauses and _AND_NEW_CLAUSE.search(claim_text)):
         return sentence
     claim_set = content_stem_set(claim_text)
     for statement in statements:
@@ -1727,8 +1780,7 @@ def _statements_drawn_on(statements: Sequence[str], claim_set: frozenset[str] | 
     # nothing of the first: "The only network traffic quarry makes is to the databases you configure." over "quarry
     # never sends usage data; the only network traffic is to ..."; not "Reads always go to the primary." over "Writes
     # always go to the primary; reads may be served by a replica" (a subject put for another)
-    subjects = [content_stem_set(_subject_of(statement) or _subject_before_a_negation(statement))
-                for statement in statements]
+    subjects = [content_stem_set(_statement_subject(statement)) for statement in statements]
     only_subject = [i for i in drawn if not (stems[i] - shared - subjects[i]) & claim_set]
     restated = [i for i in drawn if i not in only_subject]
     subjects_taken: list[frozenset[str]] = []
@@ -1764,7 +1816,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
-    sentence = _restated_clause(sentence, claim_text, share)
+    sentence = _restated_clause(sentence, claim_text, share, and_clauses=True)
     findings = []
     describing = _described_by_negative_participles(claim_text)
     # a negation that bounds a value the other side states ("no more than 5", "must not weigh more than 8 kg") is
@@ -1787,7 +1839,8 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     for x, y in _ANTONYM_PAIRS:
         if x in cw and y in ew and x not in ew and y not in cw and \
                 not prefix_negated(x, {stem(y)}) and not prefix_negated(y, {stem(x)}) and \
-                not _converses_of_the_thing(x, claim_words, y, sentence_words):  # counted above
+                not _converses_of_the_thing(x, claim_words, y, sentence_words) and \
+                not _says_not(x, (y,)) and not _says_not(y, (x,)):  # counted above
             findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                          f"claim says {x!r} where the evidence says {y!r}"))
     if (exchanged := _without_exchanged(sentence, claim_text)) is not None:

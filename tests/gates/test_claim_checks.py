@@ -2524,3 +2524,81 @@ RECEPTION = ("The reception is staffed from 8:30 to 18:00 on weekdays and is clo
 ])
 def test_every_day_where_the_sentence_says_weekdays_is_a_timeframe_drift(evidence, claim, drift):
     assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift
+
+
+HOSES = ("Hoses may be used only to fill water butts, never to water a plot directly, and sprinklers are banned at all "
+         "times.")
+
+
+def test_a_contrast_after_a_comma_has_no_subject_of_its_own():
+    """Shown over corpus e: "Hoses may be used to water plots directly." The contrast ", never to water a plot
+    directly, and sprinklers are ..." was read as a statement whose subject ran to its first verb, so the claim took
+    "only its subject" from it and was compared with the first statement alone, which has no negation."""
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(HOSES, "Hoses may be used to water plots directly."))
+    assert check_negation(HOSES, "Hoses may be used only to fill water butts.") == []
+    assert check_negation(HOSES, "Hoses may never be used to water a plot directly.") == []
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus e: the other clause's negation refused a faithful claim, or evened out a dropped one
+    ("Rent is due by 31 January, and a tenant who has not paid by 1 March loses the plot.",
+     "The rent is due by 31 January.", False),
+    ("Only Millbrook residents can rent a plot, and no household may hold more than one full plot.",
+     "Plots can only be rented by Millbrook residents.", False),
+    ("Chickens and rabbits may be kept only with the council's written permission, and cockerels are not allowed at "
+     "all.", "You need the council's written permission to keep chickens.", False),
+    ("Chickens and rabbits may be kept only with the council's written permission, and cockerels are not allowed at "
+     "all.", "Chickens and rabbits may be kept without permission.", True),
+    ("Chickens and rabbits may be kept only with the council's written permission, and cockerels are not allowed at "
+     "all.", "Cockerels are allowed.", True),
+    ("Rent is due by 31 January, and a tenant who has not paid by 1 March loses the plot.",
+     "A tenant who has paid by 1 March loses the plot.", True),
+    # a list's last member after ", and" is no clause of its own
+    ("Carpets, tyres, and asbestos must never be brought onto the site.", "Tyres may be brought onto the site.", True),
+])
+def test_a_clause_after_and_with_its_own_subject_is_its_own_statement_for_the_negation_check(evidence, claim, mismatch):
+    assert (ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))) is mismatch
+
+
+SPRINKLERS = "Sprinklers are banned at all times. Bonfires are allowed only from November to February."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus e: "banned" says "not allowed"; read as no negation it evened out a lie's parity or refused the truth
+    (SPRINKLERS, "Sprinklers are never allowed.", False),
+    (SPRINKLERS, "Sprinklers are not permitted.", False),
+    (SPRINKLERS, "Sprinklers are allowed in the evening.", True),
+    ("Smoking is prohibited on the platforms.", "Smoking is not allowed on the platforms.", False),
+    ("Smoking is allowed on the platforms.", "Smoking is forbidden on the platforms.", True),
+    ("Smoking is not allowed on the platforms.", "Smoking is banned on the platforms.", False),
+])
+def test_banned_where_the_other_side_says_allowed_is_a_negation(evidence, claim, mismatch):
+    assert (ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus e: "free of charge" says "not charged"
+    ("The first late cancellation in each calendar year is not charged.",
+     "Your first late cancellation in a calendar year is free of charge.", False),
+    ("The first late cancellation in each calendar year is not charged.",
+     "Your first late cancellation in a calendar year is free.", False),
+    ("The first late cancellation in each calendar year is free of charge.",
+     "Your first late cancellation in a calendar year is not charged.", False),
+    ("The first late cancellation in each calendar year is free.",
+     "Your first late cancellation in a calendar year is free of charge.", False),
+    ("The first late cancellation in each calendar year is charged.",
+     "Your first late cancellation in a calendar year is free of charge.", True),
+    ("The first late cancellation in each calendar year is free of charge.",
+     "Your first late cancellation in a calendar year is charged.", True),
+])
+def test_free_of_charge_says_not_charged(evidence, claim, mismatch):
+    assert (ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, claim))) is mismatch
+
+
+@pytest.mark.parametrize("evidence", ["Flash photography is not allowed inside the palace.",
+                                      "Flash photography is forbidden inside the palace."])
+def test_whether_or_not_negates_nothing(evidence):
+    assert check_negation(evidence, "Whether or not it is dark, flash photography is not allowed inside the palace.") \
+        == []
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
+        evidence, "Whether or not it is dark, flash photography is allowed inside the palace."))

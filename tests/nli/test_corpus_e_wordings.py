@@ -67,6 +67,8 @@ FAITHFUL = [
     "If you cancel a booking less than 2 hours ahead, you pay for it in full even if nobody uses the room. [E7]",
     "Members can bring up to two guests a day for free, but the guests must be signed in and leave by 18:00. [E7]",
     "Memberships renew automatically on the first day of every month. [E8]",
+    # STRENGTH_INFLATION: "Members may cancel with ..." read as a hedge the claim leaves out (the negation of the
+    # clause after ", and notice given by phone is not accepted" no longer counts against it)
     "To cancel, give one full calendar month's notice in writing by email; notice by phone is not accepted. [E8]",
     "A Resident member on a 12-month contract can only cancel early if they move more than 50 km away. [E8]",
     "Residents get their 300 euro deposit back within 30 days of handing back their key card. [E8]",
@@ -78,6 +80,7 @@ FAITHFUL = [
     "At least two thirds of a plot must be cultivated with fruit, vegetables or flowers. [E10]",
     "The only trees allowed are dwarf fruit trees up to 2.5 metres tall. [E10]",
     "Each plot may have one shed of up to 6 square metres and one greenhouse of up to 10 square metres. [E10]",
+    # STRENGTH_INFLATION: "Chickens and rabbits may be kept only with ..." (the "may" read as a hedge)
     "You need the council's written permission to keep chickens or rabbits, and cockerels are not allowed. [E10]",
     "Mains water is available from April to October, and the rent covers its cost. [E11]",
     "Hoses may only be used to fill water butts, not to water plots directly. [E11]",
@@ -168,14 +171,19 @@ KNOWN_GAPS = {
     "Wi-Fi, coffee and tea are included in all prices, but printing costs 10 cents per page. [E5]",
     "The 20% student discount applies only to the Flex plan. [E5]",  # QUALIFIER_DRIFT: "but not off the Resident plan"
     "Members can bring up to two guests a day for free, but the guests must be signed in and leave by 18:00. [E7]",
+    # STRENGTH_INFLATION: "Members may cancel with ..." read as a hedge the claim leaves out (the negation of the
+    # clause after ", and notice given by phone is not accepted" no longer counts against it)
     "To cancel, give one full calendar month's notice in writing by email; notice by phone is not accepted. [E8]",
     # "cannot cancel before the end of the term, except when moving more than 50 km away"
     "A Resident member on a 12-month contract can only cancel early if they move more than 50 km away. [E8]",
-    "The rent has to be paid by 31 January. [E9]",  # ", and a tenant who has not paid by 1 March loses the plot"
+    # "is due" said as "has to be paid": "paid" is a word of the clause after ", and a tenant who has not paid by 1
+    # March loses the plot", so the claim is compared with both clauses and their "not"
+    "The rent has to be paid by 31 January. [E9]",
     "Plots can only be rented by Millbrook residents, and each household can have at most one full plot. [E9]",
     # read as a pair with the next sentence, whose "neither may stand on a concrete base" the claim does not restate
     "The only trees allowed are dwarf fruit trees up to 2.5 metres tall. [E10]",
     "Each plot may have one shed of up to 6 square metres and one greenhouse of up to 10 square metres. [E10]",
+    # STRENGTH_INFLATION: "Chickens and rabbits may be kept only with ..." (the "may" read as a hedge)
     "You need the council's written permission to keep chickens or rabbits, and cockerels are not allowed. [E10]",
     "Power tools like strimmers cannot be used at all on Sundays, and on other days only from 9:00 to 19:00. [E11]",
     "Tenants who leave within their first year get no rent back. [E12]",  # "except to tenants who leave within ..."
@@ -190,9 +198,6 @@ LIES_STILL_SHOWN = {
     "Flex members get 8 free meeting room hours a month. [E7]",  # Flex 2, Residents 8 (a gapped verb, three clauses)
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
     "Tenants who have not paid the rent by 31 January lose their plot. [E9]",  # by 1 March
-    # "only with the council's written permission, and cockerels are not allowed": the other clause's "not" evens out
-    "Chickens and rabbits may be kept without permission. [E10]",
-    "Hoses may be used to water plots directly. [E11]",  # "only to fill water butts, never to water a plot directly"
     "The tenancy of a neglected plot ends at once, without notice. [E12]",  # "with one month's notice"
     "Tenants who leave within their first year get back the rent for each full unused month. [E12]",  # "except to"
 }
