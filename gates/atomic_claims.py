@@ -244,6 +244,12 @@ def _relative(text: str) -> list[str] | None:
 
 # "one and a half times", "an hour and a half": a fraction of one quantity, not a second item or clause
 _A_HALF = re.compile(r"a\s+half\b", re.IGNORECASE)
+# "65 or older", "18 years and over", "3 or more": one bound of one number, not a second clause
+_OR_MORE = re.compile(r"(?:older|younger|over|under|more|less|fewer|above|below|earlier|later|longer|shorter|"
+                      r"higher|lower)\b", re.IGNORECASE)
+# a condition before its main clause: what is joined inside it is not yet a statement
+_OPENS_A_CONDITION = re.compile(r"(?:if|when|whenever|unless|once|as long as|provided that)\b", re.IGNORECASE)
+_ENDS_IN_A_NUMBER = re.compile(r"\d(?:[\d,.]*\d)?%?(?:\s+[A-Za-z]+)?$")
 
 
 def _split_conjunction(text: str) -> list[str] | None:
@@ -253,8 +259,10 @@ def _split_conjunction(text: str) -> list[str] | None:
         left, right = _core(text[: match.start()]), _core(text[match.end():])
         if not left or not right:
             continue
-        if _A_HALF.match(text, match.end()):
+        if _A_HALF.match(text, match.end()) or _OR_MORE.match(text, match.end()) and _ENDS_IN_A_NUMBER.search(left):
             continue
+        if _OPENS_A_CONDITION.match(left) and "," not in left and "," in right:
+            continue  # "If you are 65 or older, or a student ..., a swim costs 4 euros": two conditions of one clause
         between = re.search(r"\b(between|both|either|neither|from)\b", left, re.IGNORECASE)
         if between and not is_verb_after(left, between.end()):
             continue  # "between A and B", "both A and B": one relation, not two facts

@@ -46,7 +46,7 @@ from controlplane.contracts.text import (
     words,
 )
 
-from .atomic_claims import AUXILIARIES, IRREGULAR_PAST, IRREGULAR_PAST_FORMS, NUMBER_TEXT, subject_of
+from .atomic_claims import AUXILIARIES, IRREGULAR_PAST, IRREGULAR_PAST_FORMS, NUMBER_TEXT, has_clause, subject_of
 
 
 @dataclass(frozen=True)
@@ -511,7 +511,20 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                             *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
                             core=(m.start(), m.end("scale") if m.group("scale") else m.end("w")),
                             counts=_counted(m.group("unit"), unit, m.group("scale"), text, m.end())))
-    return _ranges_in_one_unit(text, out)
+    return _ranges_in_one_unit(text, [_deadline(text, q) for q in out])
+
+
+# "up to 48 hours before it starts": a deadline, which a later time misses; as a bound it is at least 48 hours before
+# ("at least 24 hours before" says the same of 24, and "up to 24 hours before" is a later deadline than 48)
+_BEFORE_AFTER_A_LENGTH = re.compile(r"\s+(?:before|ahead|in\s+advance|prior\b)", re.IGNORECASE)
+
+
+def _deadline(text: str, quantity: Quantity) -> Quantity:
+    if quantity.kind != "time" or quantity.bound != "below" or quantity.strict or \
+            [w.lower() for w in _words_before(text, quantity.span[0])[-2:]] != ["up", "to"] or \
+            not _BEFORE_AFTER_A_LENGTH.match(text, quantity.span[1]):
+        return quantity
+    return replace(quantity, bound="above")
 
 
 # "1. The on-call primary ...": the number of an item of an ordered list, not a quantity
@@ -708,7 +721,27 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                     or _value_taken_from_another_sentence(evidence_text, claim_text)
                     or _replaced_value(evidence_text, claim_text))
     return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
-            + _other_dates(evidence_text, claim_text))
+            + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text))
+
+
+# "the full entry fee" where the evidence returns "80% of the entry fee": the whole of what the evidence gives a share
+# of, which no number of the claim states
+_WHOLE_OF = re.compile(r"\b(?:full|entire|whole)\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+_SHARE_OF = re.compile(r"\b(?P<share>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)\s+of\s+"
+                       r"(?:the\s+|their\s+|its\s+|your\s+)?(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+
+
+def _whole_for_a_share(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    shares = [(content_stem_set(share["thing"]), share[0]) for share in _SHARE_OF.finditer(evidence_text)]
+    for whole in _WHOLE_OF.finditer(claim_text):
+        thing = content_stem_set(whole["thing"])
+        if not thing or _WHOLE_OF.search(evidence_text):
+            continue
+        for stems, said in shares:
+            if thing <= stems or stems <= thing and stems:
+                return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                     f"claim says {whole[0]!r} where the evidence gives {said!r}")]
+    return []
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -1372,6 +1405,9 @@ _RATE_SYNONYMS = {"annum": "year", "capita": "person", "head": "person"}
 _NOT_A_RATE_AFTER = frozenset({"the", "a", "an", "of", "its", "their", "his", "her", "our", "your"})
 _RATE_REACH = 8  # tokens after the number that may still say its rate ("600 requests per minute per key")
 _RATE_SKIPPED = 3  # words between the number and its first rate (the counted noun, a unit)
+# a value paid once, before it: "a one-off fee of 35 euros" is no fee "a day" ("flat" is not: "a flat fee of 60 euros"
+# may be one per visit)
+_PAID_ONCE = frozenset({"one-off", "one-time", "oneoff", "onetime"})
 
 
 def _denominator(token: str) -> str:
@@ -1389,8 +1425,9 @@ def _rates(text: str) -> tuple[tuple[float, frozenset[str], str], ...]:
     for i, token in enumerate(tokens):
         if not _is_number(token):
             continue
-        per: set[str] = set()
-        j, skipped, said = i + 1, 0, []
+        once = [word for word in tokens[max(0, i - _RATE_SKIPPED):i] if word.lower() in _PAID_ONCE]
+        per: set[str] = {"once"} if once else set()
+        j, skipped, said = i + 1, 0, once[-1:]
         while j < min(len(tokens), i + 1 + _RATE_REACH):
             low = tokens[j].lower()
             following = tokens[j + 1] if j + 1 < len(tokens) else ""
@@ -1644,7 +1681,48 @@ def _negates_nothing(ws: Sequence[str], i: int) -> bool:
 # resolved booleans, never the flag rules"), or what follows in time ("Check-in closes 15 minutes before departure,
 # after which passengers are not allowed to board."): a second statement, which a claim may leave out
 _CONTRAST = re.compile(r",\s+(?:(?:but\s+)?(?:not|never)\b|(?=(?:after|before|until)\s+which\s)|"
-                       r"(?=at\s+which\s+(?:point|time)\b))", re.IGNORECASE)
+                       r"(?=at\s+which\s+(?:point|time)\b)|(?=except\b))", re.IGNORECASE)
+
+
+# "..., except X[, who/which ...]": what the sentence says holds for all but X. A claim that names X, and says nothing
+# of what the words after X say of it, states the sentence's predicate of X: the "except" is a negation for it ("Rent
+# is refunded for each full unused month, except to tenants who leave within their first year." says that those
+# tenants get no rent back; "Rentals of 14 days or more have unlimited mileage, except vans, which always include
+# only 200 km a day." denies vans unlimited mileage, and "Vans always include only 200 km a day." restates the rest)
+_EXCEPT = re.compile(r"\bexcept(?:\s+(?:for|to))?\s+(?P<excepted>[^,;.]+?)"
+                     r"(?:,\s*(?:who|which|when|where)\s+(?P<said>[^;.]+))?"
+                     r"(?=[,;.]|$)", re.IGNORECASE)
+
+
+_NOT_A_THING = re.compile(r"\s*(?:[a-z]+ly|more|less|much|far|very|rather)\b", re.IGNORECASE)
+_EXCEPTING = re.compile(r"\b(?:except|unless|other\s+than|apart\s+from|aside\s+from|but\s+for|besides|excluding)\b",
+                        re.IGNORECASE)
+
+
+def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
+    """1 where the claim names what the sentence excepts and restates nothing its own words say of it, else 0. Not
+    where the claim makes an exception itself, nor where both the claim and the sentence's main clause are negated
+    ("Knowledge that you are helping ..., and nothing more." over "Nothing except knowing that you are helping ...":
+    each "nothing" is the other's). A negated main clause with a claim that is not ("Refunds are not given, except
+    when the race is cancelled ...": "If the race is cancelled, 80% of the fee is refunded.") counts: the exception is
+    what the sentence does not deny."""
+    if _EXCEPTING.search(claim_text):
+        return 0
+    claim_stems = content_stem_set(claim_text)
+    claim_negated = any(is_negative_word(word) for word in words(claim_text))
+    if "?" in sentence:
+        return 0  # a question excepts nothing it states
+    for match in _EXCEPT.finditer(sentence):
+        if claim_negated and any(is_negative_word(word) for word in words(sentence[:match.start()])):
+            continue
+        if _NOT_A_THING.match(match["excepted"]):
+            continue  # "like looking into a mirror, except infinitely more realistic": "except" for "but"
+        main = content_stem_set(sentence[:match.start()])
+        said = content_stem_set(match["said"] or "") - main
+        if (content_stem_set(match["excepted"]) - main) & claim_stems and not said & claim_stems and \
+                main & claim_stems:
+            return 1
+    return 0
 
 
 # ", but" before a clause that names its own subject ("..., but the server re-validates every request"): a statement
@@ -1706,17 +1784,17 @@ _STATEMENT_BREAK = re.compile(r";|:\s+(?=(?:[a-z]+\s+){0,3}(?:must|may|can|canno
 
 
 # ", and" before a clause with its own subject and verb ("Rent is due by 31 January, and a tenant who has not paid by
-# 1 March loses the plot."): a statement of its own for the negation check; the subject is at most four words before
-# a finite verb, and the words before have a verb of their own. Not after a list with no verb ("Carpets, tyres, and
-# asbestos must never ...", "My Life in Art, Faith, and Idiocy is a non-fiction book"): there the words after "and"
-# end the list that is the subject.
-_AND_NEW_CLAUSE = re.compile(r",\s+and\s+(?=(?:[\w'-]+\s+){1,4}" + _FINITE_VERBS + ")", re.IGNORECASE)
+# 1 March loses the plot."): a statement of its own for the negation check; the subject is at most six words before
+# a finite verb, and the words before have a verb of their own (an auxiliary, or one has_clause reads). Not after a
+# list with no verb ("Carpets, tyres, and asbestos must never ...", "My Life in Art, Faith, and Idiocy is a
+# non-fiction book"): there the words after "and" end the list that is the subject.
+_AND_NEW_CLAUSE = re.compile(r",\s+and\s+(?=(?:[\w'-]+\s+){1,6}" + _FINITE_VERBS + ")", re.IGNORECASE)
 
 
 def _and_clauses(text: str) -> list[str]:
     parts, start = [], 0
     for joint in _AND_NEW_CLAUSE.finditer(text):
-        if _FINITE_VERB.search(before := text[start:joint.start()]):
+        if _FINITE_VERB.search(before := text[start:joint.start()]) or has_clause(before):
             parts.append(before)
             start = joint.end()
     return [*parts, text[start:]]
@@ -1823,9 +1901,9 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # the bound's, which the number check reads: "at most 5" says the same without one
     claim_neg = _negation_count(_without_bound_negations(_without_costless(claim_text), sentence), sentence,
                                 describing) % 2
-    ev_neg = _negation_count(_with_names_for_definitions(
-        _without_bound_negations(_without_costless(sentence), claim_text), claim_text), claim_text, describing,
-        anywhere=True) % 2
+    ev_neg = (_negation_count(_with_names_for_definitions(
+        _without_bound_negations(_without_costless(sentence), claim_text, unstated=True), claim_text), claim_text,
+        describing, anywhere=True) + _excepted_by_the_claim(sentence, claim_text)) % 2
     if claim_neg != ev_neg:
         which = POLARITY_DETAILS[0] if claim_neg else POLARITY_DETAILS[1]
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
@@ -1849,7 +1927,33 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (denied := _denied_with_a_value(evidence_text, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {denied[0]!r} where the evidence gives {denied[1]!r}"))
+    if (required := _without_what_is_required(sentence, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                     f"claim says {required[0]!r} where the evidence says {required[1]!r}"))
     return findings
+
+
+# What a claim says is done without ("without registering it", "without permission"), where the sentence it restates
+# makes it the condition: "only if it is registered at collection", "only with the council's written permission".
+# The polarity of the two can agree when another clause of the sentence has a negation of its own.
+_CLAIM_WITHOUT = re.compile(r"\bwithout\s+(?:(?:an?|the|any|their|its|your)\s+)?(?P<word>[a-z]{4,})", re.IGNORECASE)
+_ONLY_IF = re.compile(r"\bonly\s+(?:if|with|when|after|once|by|on)\b(?P<condition>(?:\s+[\w'-]+){1,6})",
+                      re.IGNORECASE)
+
+
+def _without_what_is_required(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    for lacking in _CLAIM_WITHOUT.finditer(claim_text):
+        lacked = stem(lacking["word"].lower())
+        if any(stem(word) == lacked for word in _without_words(sentence)):
+            continue  # the sentence says "without" it too
+        for condition in _ONLY_IF.finditer(sentence):
+            if any(stem(word) == lacked for word in words(condition["condition"])):
+                return lacking[0], condition[0].strip()
+    return None
+
+
+def _without_words(sentence: str) -> list[str]:
+    return [match["word"].lower() for match in _CLAIM_WITHOUT.finditer(sentence)]
 
 
 # What a claim says there is none of: "no maximum", "without a deposit", "no late fees" (either of two words)
@@ -1915,16 +2019,21 @@ def _without_costless(text: str) -> str:
 _BOUND_NEGATION = re.compile(r"\b(?:not|no|never|cannot|[a-z]+n't)\b", re.IGNORECASE)
 
 
-def _without_bound_negations(text: str, other: str) -> str:
+def _without_bound_negations(text: str, other: str, unstated: bool = False) -> str:
     """``text`` without the negations that make a bound ``other`` states too, of the same value and on the same side:
     the "no" of "no more than 5", the "not" of "must not weigh more than 8 kg" (_bound_of reads both as at most) over
     "at most". Not where ``other`` bounds the value on the other side ("never fell below ten percent" and "fell below
-    ten percent"): there the negation is what differs."""
-    others = [(q.value, q.bound) for q in quantities(other) if q.bound]
+    ten percent"): there the negation is what differs. With ``unstated`` (the evidence's side), where ``other`` does
+    not state the value at all, the negation is the bound's too ("and have no more than 6 learners per class" says
+    nothing against "Adult lessons are on Monday evenings"); a claim's own bound is left to count, as the number
+    check may not read its value ("no more than twice")."""
+    stated = quantities(other)
+    others = [(q.value, q.bound) for q in stated if q.bound]
     cut = []
     for q in quantities(text):
-        if not q.bound or not any(_close(q.value, value, 1e-9) and bound == q.bound for value, bound in others) or \
-                not _bound_negated(_words_before(text, q.span[0])):
+        if not q.bound or not _bound_negated(_words_before(text, q.span[0])) or \
+                (not any(_close(q.value, value, 1e-9) and bound == q.bound for value, bound in others) and
+                 (not unstated or any(_close(q.value, value.value, 1e-9) for value in stated))):
             continue
         window_start = max(0, q.span[0] - 40)
         found = list(_BOUND_NEGATION.finditer(text, window_start, q.span[0]))

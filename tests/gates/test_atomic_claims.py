@@ -104,3 +104,21 @@ def test_unsplit_cleans_a_claim_as_its_atoms_are_cleaned():
     from controlplane.gates.atomic_claims import unsplit
 
     assert unsplit("We host on aws [E1].") == "We host on aws." == split_atomic("We host on aws [E1].")[0].text
+
+
+@pytest.mark.parametrize("text", ["Students who are 18 or older can vote.",
+                                  "Children who are 8 years and over may swim alone.",
+                                  "Orders of 3 or more items ship free."])
+def test_a_number_s_or_older_is_one_bound_not_a_second_clause(text):
+    # over corpus f: "If you are 65 or older, or a student ..." split into "If you are 65." and "Older, or ..."
+    assert atomic_texts(text) == [text]
+
+
+def test_conditions_joined_before_the_main_clause_are_not_split():
+    # over corpus f: "If you are 65 or older." and "A student ..., a swim costs you 4 euros." were two atoms
+    text = "If you are 65 or older, or a student with a valid student card, a swim costs you 4 euros."
+    assert atomic_texts(text) == [text]
+    assert atomic_texts("If the payment fails and the card expires, the account is locked.") == [
+        "If the payment fails and the card expires, the account is locked."]
+    # a main clause first still splits
+    assert len(atomic_texts("The account is locked if the payment fails, and the owner is told by email.")) == 2

@@ -146,8 +146,6 @@ KNOWN_GAPS = {
     "Riders should check the brakes and tyres before each ride. [E3]",  # "... and you will not be charged ..."
     "Late fees for adult items are 20 cents a day, capped at 6 euros per item. [E7]",  # the next sentence's "never"
     "Members who owe more than 10 euros cannot borrow. [E7]",  # "Borrowing is blocked": a negation said as a verb
-    # "Refunds are not given, except when ..., in which case 80% ... is returned."
-    "If the organisers cancel the race, 80% of the entry fee is refunded. [E12]",
     # "A runner who cannot start can defer ..."
     "Deferring an entry to next year is free if the organisers are told at least two weeks before race day. [E12]",
     "There are no late fees on children's items. [E7]",  # the verifier reads it as contradicted

@@ -154,8 +154,6 @@ LIES = [
 # where the verifier's bar is higher; most others are held to a negation of another clause of the restated sentence
 KNOWN_GAPS = {
     "A hygienist cleaning lasts 45 minutes, while a check-up takes 30 minutes. [E1]",  # LOW_ENTAILMENT at rigor high
-    # NUMBER_MISMATCH: "at least 24 hours before" for "up to 24 hours before" (a deadline's bound read the other way)
-    "Cancelling or moving an appointment is free if you do it at least 24 hours before it starts. [E2]",
     "Cancelling less than 24 hours ahead costs 25 euros, and a missed appointment without notice costs 40 euros. [E2]",
     # the atom before ", but not in cash" is held to "..., and cash is not accepted"
     "You can pay by card at the end of the visit or by bank transfer within 14 days, but not in cash. [E3]",
@@ -164,9 +162,6 @@ KNOWN_GAPS = {
     "With private insurance, you pay the clinic and claim the cost back yourself with the itemised receipt. [E3]",
     "Treatments over 500 euros can be spread over up to six monthly instalments with no interest. [E3]",
     "Before any treatment costing more than 200 euros, you get a free written cost estimate. [E3]",
-    "If you are in severe pain or have knocked out a tooth, call before 10:00 to be seen the same day. [E4]",
-    # "except for registered patients under 18, who pay nothing" said with "but"
-    "An emergency visit costs 60 euros plus any treatment, but registered patients under 18 pay nothing. [E4]",
     "If swelling spreads to the eye or makes breathing difficult, call 112 immediately instead of waiting. [E4]",
     "Wi-Fi, coffee and tea are included in all prices, but printing costs 10 cents per page. [E5]",
     "The 20% student discount applies only to the Flex plan. [E5]",  # QUALIFIER_DRIFT: "but not off the Resident plan"
@@ -174,8 +169,6 @@ KNOWN_GAPS = {
     # STRENGTH_INFLATION: "Members may cancel with ..." read as a hedge the claim leaves out (the negation of the
     # clause after ", and notice given by phone is not accepted" no longer counts against it)
     "To cancel, give one full calendar month's notice in writing by email; notice by phone is not accepted. [E8]",
-    # "cannot cancel before the end of the term, except when moving more than 50 km away"
-    "A Resident member on a 12-month contract can only cancel early if they move more than 50 km away. [E8]",
     # "is due" said as "has to be paid": "paid" is a word of the clause after ", and a tenant who has not paid by 1
     # March loses the plot", so the claim is compared with both clauses and their "not"
     "The rent has to be paid by 31 January. [E9]",
@@ -186,7 +179,6 @@ KNOWN_GAPS = {
     # STRENGTH_INFLATION: "Chickens and rabbits may be kept only with ..." (the "may" read as a hedge)
     "You need the council's written permission to keep chickens or rabbits, and cockerels are not allowed. [E10]",
     "Power tools like strimmers cannot be used at all on Sundays, and on other days only from 9:00 to 19:00. [E11]",
-    "Tenants who leave within their first year get no rent back. [E12]",  # "except to tenants who leave within ..."
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
@@ -199,7 +191,9 @@ LIES_STILL_SHOWN = {
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
     "Tenants who have not paid the rent by 31 January lose their plot. [E9]",  # by 1 March
     "The tenancy of a neglected plot ends at once, without notice. [E12]",  # "with one month's notice"
-    "Tenants who leave within their first year get back the rent for each full unused month. [E12]",  # "except to"
+    # "..., except for registered patients under 18, who pay nothing": an "all" the sentence does not say of them; the
+    # sentence's "nothing" had refused it by chance, and the exception, which the claim names, now evens it out
+    "Emergency visits are free for all patients under 18. [E4]",
 }
 
 
