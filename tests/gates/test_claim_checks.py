@@ -2755,3 +2755,18 @@ def test_an_exception_to_a_negated_clause(evidence, claim, mismatch):
 ])
 def test_an_except_that_names_no_thing_is_no_exception(evidence, claim):
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
+
+
+PRICES = ("A day pass costs 25 euros and can be bought at the reception without a membership. All prices include VAT, "
+          "Wi-Fi, coffee and tea, but printing is charged at 10 cents a page.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus e: the clause after ", but" with its own subject and verb is a statement of its own
+    (PRICES, "Printing costs 10 cents per page.", False),
+    (PRICES, "Printing is not charged at 10 cents a page.", True),
+    ("Tenants may give up their plot at any time, but must not leave rubbish behind.",
+     "Tenants may give up their plot at any time.", True),  # no subject of its own: one statement
+])
+def test_a_clause_after_but_with_its_own_subject_and_verb_is_its_own_statement(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch

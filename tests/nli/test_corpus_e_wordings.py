@@ -163,7 +163,6 @@ KNOWN_GAPS = {
     "Treatments over 500 euros can be spread over up to six monthly instalments with no interest. [E3]",
     "Before any treatment costing more than 200 euros, you get a free written cost estimate. [E3]",
     "If swelling spreads to the eye or makes breathing difficult, call 112 immediately instead of waiting. [E4]",
-    "Wi-Fi, coffee and tea are included in all prices, but printing costs 10 cents per page. [E5]",
     "The 20% student discount applies only to the Flex plan. [E5]",  # QUALIFIER_DRIFT: "but not off the Resident plan"
     "Members can bring up to two guests a day for free, but the guests must be signed in and leave by 18:00. [E7]",
     # STRENGTH_INFLATION: "Members may cancel with ..." read as a hedge the claim leaves out (the negation of the
@@ -173,8 +172,7 @@ KNOWN_GAPS = {
     # March loses the plot", so the claim is compared with both clauses and their "not"
     "The rent has to be paid by 31 January. [E9]",
     "Plots can only be rented by Millbrook residents, and each household can have at most one full plot. [E9]",
-    # read as a pair with the next sentence, whose "neither may stand on a concrete base" the claim does not restate
-    "The only trees allowed are dwarf fruit trees up to 2.5 metres tall. [E10]",
+    # STRENGTH_INFLATION: "are allowed per plot, but neither may stand ...": the "may" read as a hedge
     "Each plot may have one shed of up to 6 square metres and one greenhouse of up to 10 square metres. [E10]",
     # STRENGTH_INFLATION: "Chickens and rabbits may be kept only with ..." (the "may" read as a hedge)
     "You need the council's written permission to keep chickens or rabbits, and cockerels are not allowed. [E10]",
@@ -194,6 +192,9 @@ LIES_STILL_SHOWN = {
     # "..., except for registered patients under 18, who pay nothing": an "all" the sentence does not say of them; the
     # sentence's "nothing" had refused it by chance, and the exception, which the claim names, now evens it out
     "Emergency visits are free for all patients under 18. [E4]",
+    # 10 is the greenhouse's: "One shed of up to 6 square metres and one greenhouse of up to 10 square metres" binds
+    # no noun to a value after "up to"; ", but neither may stand on a concrete base" had refused it by chance
+    "A shed of up to 10 square metres is allowed per plot. [E10]",
 }
 
 

@@ -213,7 +213,8 @@ KNOWN_GAPS = {
     # NUMBER_MISMATCH: the binding check reads "weekdays" with the next sentence's "before 9:00"
     "Between 1 October and 30 April you can swim on weekdays from 7:00 to 20:00 and at weekends from 9:00 to 17:00. "
     "[E1]",
-    # "only sold from 16:00" for ", but it is not sold on weekdays before 16:00" (", but" is no statement break)
+    # a broken atom ("Up to three children, and on weekdays it is only sold from 16:00.") draws on both clauses, and
+    # "only sold from 16:00" says ", but it is not sold on weekdays before 16:00" without a "not"
     "The 15 euro family ticket covers two adults and up to three children, and on weekdays it is only sold from "
     "16:00. [E2]",
     # STRENGTH_INFLATION: the rules' "may" read as a hedge; "One adult" read as a number the page does not state
@@ -224,7 +225,8 @@ KNOWN_GAPS = {
     "The lockers need a 1 euro coin, which you get back when you open the locker. [E4]",  # 43% of its words
     # read over two sentences: "there is no charging fee if they are returned with at least 20%" is drawn on too
     "If an electric car comes back with less than 20% charge, a flat 30 euro charging fee applies. [E6]",
-    # ", but from 30 minutes to 3 hours late ...": the clause before's "not charged extra" (", but" is no break)
+    # ", but from 30 minutes to 3 hours late ...": no subject and verb of its own, so read with the clause before and
+    # its "not charged extra"
     "If you are between 30 minutes and 3 hours late, you pay 15 euros for every started hour, and after 3 hours you "
     "pay for a full extra day. [E7]",
     # each country an atom without "without telling the branch", whose "without" the sentence keeps
