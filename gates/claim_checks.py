@@ -1667,8 +1667,9 @@ _NOT_ONLY = frozenset({"only", "just", "merely", "simply", "solely"})
 def _negates_nothing(ws: Sequence[str], i: int) -> bool:
     """A negative word that negates nothing: an "absence" that is time away ("the first day of absence", "a leave of
     absence"), not the absence of something ("the absence of symptoms"); "not only", "doesn't just" ("... but also"),
-    which add; the "not" of "whether or not". On the dev splits of attributionbench and WiCE "not only" / "not just" made every one of six
-    NEGATION_MISMATCH findings that the rule removes, three on supported claims and three on unsupported ones."""
+    which add; the "not" of "whether or not". On the dev splits of attributionbench and WiCE "not only" / "not just"
+    made every one of six NEGATION_MISMATCH findings that the rule removes, three on supported claims and three on
+    unsupported ones."""
     following = ws[i + 1] if i + 1 < len(ws) else ""
     if ws[i] == "absence":
         return following != "of"
@@ -1706,12 +1707,10 @@ def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
     each "nothing" is the other's). A negated main clause with a claim that is not ("Refunds are not given, except
     when the race is cancelled ...": "If the race is cancelled, 80% of the fee is refunded.") counts: the exception is
     what the sentence does not deny."""
-    if _EXCEPTING.search(claim_text):
-        return 0
+    if _EXCEPTING.search(claim_text) or "?" in sentence:
+        return 0  # the claim's own exception; a question, which states no exception
     claim_stems = content_stem_set(claim_text)
     claim_negated = any(is_negative_word(word) for word in words(claim_text))
-    if "?" in sentence:
-        return 0  # a question excepts nothing it states
     for match in _EXCEPT.finditer(sentence):
         if claim_negated and any(is_negative_word(word) for word in words(sentence[:match.start()])):
             continue
@@ -1740,7 +1739,8 @@ _BUT_NEW_SUBJECT = re.compile(r",\s+but\s+(?=(?:the|a|an|this|that|these|those|i
 # expires, and a claim saying so is not negated by the first clause's "not". The subject is the words before the
 # first verb of a small closed set (an auxiliary or a modal), at most _SUBJECT_WORDS of them; none found, no subject.
 _PRONOUN_SUBJECT = re.compile(r"\s*(?:it|they)\b", re.IGNORECASE)
-_FINITE_VERBS = r"(?:is|are|was|were|has|have|had|can|cannot|must|will|may|might|should|shall|does|do|did|would|could)\b"
+_FINITE_VERBS = (r"(?:is|are|was|were|has|have|had|can|cannot|must|will|may|might|should|shall|does|do|did|would|"
+                 r"could)\b")
 _FINITE_VERB = re.compile(r"\s" + _FINITE_VERBS, re.IGNORECASE)
 _SUBJECT_WORDS = 8
 
@@ -1792,24 +1792,24 @@ _STATEMENT_BREAK = re.compile(r";|:\s+(?=(?:[a-z]+\s+){0,3}(?:must|may|can|canno
 # changes the NLI gate's verdicts on 23 claims: 12 entailed freed and 2 not entailed refused, against 7 not entailed
 # freed and 2 entailed refused (an earlier reading, ", but" before a determiner or a pronoun: 16 entailed freed
 # against 11 others).
-_AND_NEW_CLAUSE = re.compile(r",\s+(?:and|but)\s+(?=(?:[\w'-]+\s+){1,6}" + _FINITE_VERBS + ")", re.IGNORECASE)
+_CONJOINED_CLAUSE = re.compile(r",\s+(?:and|but)\s+(?=(?:[\w'-]+\s+){1,6}" + _FINITE_VERBS + ")", re.IGNORECASE)
 
 
-def _and_clauses(text: str) -> list[str]:
+def _conjoined_clauses(text: str) -> list[str]:
     parts, start = [], 0
-    for joint in _AND_NEW_CLAUSE.finditer(text):
+    for joint in _CONJOINED_CLAUSE.finditer(text):
         if _FINITE_VERB.search(before := text[start:joint.start()]) or has_clause(before):
             parts.append(before)
             start = joint.end()
     return [*parts, text[start:]]
 
 
-def _statements(sentence: str, but_clauses: bool = False, and_clauses: bool = False) -> list[str]:
+def _statements(sentence: str, but_clauses: bool = False, conjoined: bool = False) -> list[str]:
     """The statements of ``sentence``: its clauses between semicolons, each cut before a contrast after a comma (and,
-    with ``but_clauses``, before ", but" with a subject of its own; with ``and_clauses``, before ", and" with a
-    subject and a verb of its own). A table row ("| application logs | 30 days |
-    must not contain card data |") states each of its other cells of the thing its first cell names: one statement
-    per cell, with the first cell before it."""
+    with ``but_clauses``, before ", but" with a subject of its own; with ``conjoined``, before ", and" or ", but" with a
+    subject and a verb of its own: ``_CONJOINED_CLAUSE``). A table row ("| application logs | 30 days | must not
+    contain card data |") states each of its other cells of the thing its first cell names: one statement per cell,
+    with the first cell before it."""
     if (cells := _row_cells(sentence)) and all(cells):  # one row (two rows joined hold "| |")
         # each part of a cell between semicolons is a statement of its own ("pseudonymised; no e-mail addresses")
         return [f"{cells[0]} {part.strip()}" for cell in cells[1:] for part in cell.split(";") if part.strip()]
@@ -1821,27 +1821,28 @@ def _statements(sentence: str, but_clauses: bool = False, and_clauses: bool = Fa
         subject = _subject_of(clause)
         parts += [aside.group(1) for aside in _ASIDE.finditer(clause)]  # "(never over the primary)"
         clause = _ASIDE.sub(" ", clause)
-        for part in _clauses(clause, but_clauses, and_clauses):
+        for part in _clauses(clause, but_clauses, conjoined):
             contrast = _CONTRAST.search(part)
             parts += [part[:contrast.start()], part[contrast.start() + 1:]] if contrast else [part]
     return [part.strip() for part in parts if part.strip()]
 
 
-def _clauses(clause: str, but_clauses: bool, and_clauses: bool) -> list[str]:
+def _clauses(clause: str, but_clauses: bool, conjoined: bool) -> list[str]:
     parts = _BUT_NEW_SUBJECT.split(clause) if but_clauses else [clause]
-    return [piece for part in parts for piece in (_and_clauses(part) if and_clauses else [part])]
+    return [piece for part in parts for piece in (_conjoined_clauses(part) if conjoined else [part])]
 
 
 def _restated_clause(sentence: str, claim_text: str, share: float, but_clauses: bool = False,
-                     and_clauses: bool = False) -> str:
+                     conjoined: bool = False) -> str:
     """The statement of ``sentence`` (``_statements``) that holds as much of the claim as the whole sentence does, when
     one does and the claim does not join statements itself; else the sentence. "Submit expense claims in Pleo within
     30 days; claims older than 90 days are not paid." is two statements: a claim restating the first is not negated by
     the second; so is "Monitors must be ordered through the IT service desk, not bought privately."
     """
-    statements = _statements(sentence, but_clauses, and_clauses)
+    statements = _statements(sentence, but_clauses, conjoined)
     if len(statements) < 2 or ";" in claim_text or _CONTRAST.search(claim_text) or \
-            (but_clauses and _BUT_NEW_SUBJECT.search(claim_text)) or (and_clauses and _AND_NEW_CLAUSE.search(claim_text)):
+            (but_clauses and _BUT_NEW_SUBJECT.search(claim_text)) or \
+            (conjoined and _CONJOINED_CLAUSE.search(claim_text)):
         return sentence
     claim_set = content_stem_set(claim_text)
     for statement in statements:
@@ -1898,7 +1899,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
-    sentence = _restated_clause(sentence, claim_text, share, and_clauses=True)
+    sentence = _restated_clause(sentence, claim_text, share, conjoined=True)
     findings = []
     describing = _described_by_negative_participles(claim_text)
     # a negation that bounds a value the other side states ("no more than 5", "must not weigh more than 8 kg") is
@@ -1948,7 +1949,7 @@ _ONLY_IF = re.compile(r"\bonly\s+(?:if|with|when|after|once|by|on)\b(?P<conditio
 def _without_what_is_required(sentence: str, claim_text: str) -> tuple[str, str] | None:
     for lacking in _CLAIM_WITHOUT.finditer(claim_text):
         lacked = stem(lacking["word"].lower())
-        if any(stem(word) == lacked for word in _without_words(sentence)):
+        if any(stem(word) == lacked for word in _said_without(sentence)):
             continue  # the sentence says "without" it too
         for condition in _ONLY_IF.finditer(sentence):
             if any(stem(word) == lacked for word in words(condition["condition"])):
@@ -1956,7 +1957,7 @@ def _without_what_is_required(sentence: str, claim_text: str) -> tuple[str, str]
     return None
 
 
-def _without_words(sentence: str) -> list[str]:
+def _said_without(sentence: str) -> list[str]:
     return [match["word"].lower() for match in _CLAIM_WITHOUT.finditer(sentence)]
 
 
