@@ -2760,8 +2760,12 @@ CERTAINTY = frozenset({"proves", "proved", "proven", "prove", "confirms", "confi
                        "demonstrates", "demonstrated", "establishes", "established", "clearly"})
 
 
-# "may" that is denied grants no leave ("Nobody may deploy on Fridays.", "You may not ..."): a rule, not a hedge
-_DENIED_MAY = re.compile(r"\b(?:nobody|no one|none|not|never|cannot)\s+may\b|\bmay\s+(?:not|never)\b", re.IGNORECASE)
+# "may" that is denied grants no leave ("Nobody may deploy on Fridays.", "You may not ..."), nor one that grants it
+# only so far ("Hoses may be used only to fill water butts", "may only be kept with the council's permission"): a
+# rule, not a hedge
+_DENIED_MAY = re.compile(r"\b(?:nobody|no one|none|not|never|cannot)\s+may\b|\bmay\s+(?:not|never)\b|"
+                         r"\bmay\s+only\b|\bmay\s+(?:be\s+)?[a-z]+\s+only\s+(?:if|with|to|when|for|by|after|before|"
+                         r"on|in|at|from|once|where|during|between|until)\b", re.IGNORECASE)
 
 
 def _hedges(text_words: list[str], text: str) -> set[str]:

@@ -2770,3 +2770,22 @@ PRICES = ("A day pass costs 25 euros and can be bought at the reception without 
 ])
 def test_a_clause_after_but_with_its_own_subject_and_verb_is_its_own_statement(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "inflated"), [
+    # over corpus e: a "may" that grants leave only so far is a rule, which a claim may state with "need" or "must"
+    ("Chickens and rabbits may be kept only with the council's written permission.",
+     "You need the council's written permission to keep chickens.", False),
+    ("Hoses may only be used to fill water butts.", "Hoses must only be used to fill water butts.", False),
+    ("Aspirin may lower the risk of a stroke.", "Aspirin lowers the risk of a stroke.", True),
+])
+def test_a_may_that_grants_leave_only_so_far_is_no_hedge(evidence, claim, inflated):
+    assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated
+
+
+def test_may_before_the_only_one_is_still_a_hedge():
+    # measured on nli-train: "may be the only ..." supposes; it grants no leave
+    evidence = "Wing Chun may be the only type of Kung-Fu created by a woman."
+    assert check_strength(evidence, "Wing Chun may be the only type of Kung-Fu created by a woman.") == []
+    assert ReasonCode.STRENGTH_INFLATION in codes(check_strength(
+        evidence, "Wing Chun is the only type of Kung-Fu created by a woman."))
