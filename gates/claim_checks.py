@@ -519,10 +519,13 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
 _BEFORE_AFTER_A_LENGTH = re.compile(r"\s+(?:before|ahead|in\s+advance|prior\b)", re.IGNORECASE)
 
 
+_LASTING = frozenset({"for", "of", "last", "lasts", "take", "takes"})  # "kept for up to 30 days before ...": how long
+
+
 def _deadline(text: str, quantity: Quantity) -> Quantity:
-    if quantity.kind != "time" or quantity.bound != "below" or quantity.strict or \
-            [w.lower() for w in _words_before(text, quantity.span[0])[-2:]] != ["up", "to"] or \
-            not _BEFORE_AFTER_A_LENGTH.match(text, quantity.span[1]):
+    before = [w.lower() for w in _words_before(text, quantity.span[0])[-3:]]
+    if quantity.kind != "time" or quantity.bound != "below" or quantity.strict or before[-2:] != ["up", "to"] or \
+            before[:1] and before[0] in _LASTING or not _BEFORE_AFTER_A_LENGTH.match(text, quantity.span[1]):
         return quantity
     return replace(quantity, bound="above")
 

@@ -2700,8 +2700,10 @@ CANCEL_FREE = "Bookings can be cancelled free of charge up to 48 hours before th
     (CANCEL_FREE, "You can cancel a booking for free up to 48 hours before the collection time.", False),
     ("An appointment can be cancelled or moved free of charge up to 24 hours before it starts.",
      "Cancelling or moving an appointment is free if you do it at least 24 hours before it starts.", False),
-    # not a deadline: "up to 45 minutes" of a ride
+    # not a deadline: "up to 45 minutes" of a ride, "for up to 30 days" that something lasts before another thing
     ("Rides of up to 45 minutes are included.", "Rides of at least 45 minutes are included.", True),
+    ("Logs are kept for up to 30 days before they are deleted.", "Logs are kept for up to 30 days.", False),
+    ("Logs are kept for up to 30 days before they are deleted.", "Logs are kept for at least 30 days.", True),
 ])
 def test_up_to_a_length_of_time_before_is_a_deadline(evidence, claim, mismatch):
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
