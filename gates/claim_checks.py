@@ -523,9 +523,11 @@ _LASTING = frozenset({"for", "of", "last", "lasts", "take", "takes"})  # "kept f
 
 
 def _deadline(text: str, quantity: Quantity) -> Quantity:
+    if quantity.kind != "time" or quantity.bound != "below" or quantity.strict or \
+            not _BEFORE_AFTER_A_LENGTH.match(text, quantity.span[1]):
+        return quantity  # most quantities: no words before them to read
     before = [w.lower() for w in _words_before(text, quantity.span[0])[-3:]]
-    if quantity.kind != "time" or quantity.bound != "below" or quantity.strict or before[-2:] != ["up", "to"] or \
-            before[:1] and before[0] in _LASTING or not _BEFORE_AFTER_A_LENGTH.match(text, quantity.span[1]):
+    if before[-2:] != ["up", "to"] or before[:1] and before[0] in _LASTING:
         return quantity
     return replace(quantity, bound="above")
 
@@ -735,10 +737,12 @@ _SHARE_OF = re.compile(r"\b(?P<share>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cen
 
 
 def _whole_for_a_share(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    if _WHOLE_OF.search(evidence_text):
+        return []  # the evidence says the whole too
     shares = [(content_stem_set(share["thing"]), share[0]) for share in _SHARE_OF.finditer(evidence_text)]
     for whole in _WHOLE_OF.finditer(claim_text):
         thing = content_stem_set(whole["thing"])
-        if not thing or _WHOLE_OF.search(evidence_text):
+        if not thing:
             continue
         for stems, said in shares:
             if thing <= stems or stems <= thing and stems:
