@@ -2831,14 +2831,22 @@ def _only_describes(verb_stem: str, claim_words: Sequence[str], claim_stems: Seq
         claim_words[i - 1] not in _MAKES_IT_A_VERB and not claim_words[i - 1].endswith("ly") for i in places)
 
 
+# What makes a sentence one of rules, where a "may" grants leave: an obligation or a permission said outright. Not a
+# bare "can" or "should", which hedged reports use too ("..., and there may be sharks"; "..., and may have saved ...")
+_STATES_A_RULE = re.compile(r"\b(?:must|required|allowed|permitted|forbidden|prohibited|banned)\b", re.IGNORECASE)
+
+
 def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.3:
         return []
     # as for negation: a claim restating one statement of the sentence is held to that statement ("Writes always go
-    # to the primary." is not hedged by "...; reads may be served by a replica")
-    sentence = _restated_clause(sentence, claim_text, share, but_clauses=True)
+    # to the primary." is not hedged by "...; reads may be served by a replica"); in a sentence of rules, so is one
+    # restating a clause after ", and" / ", but" ("An adult must stay in the building." over "Children aged 8 to 11
+    # may swim alone ..., and an adult must stay in the building")
+    sentence = _restated_clause(sentence, claim_text, share, but_clauses=True,
+                                conjoined=_STATES_A_RULE.search(sentence) is not None)
     cw, ew = words(claim_text), words(sentence)
     c_causal, e_causal = _has_any(cw, CAUSAL), _has_any(ew, CAUSAL)
     e_corr, c_corr = _has_any(ew, CORRELATIONAL), _has_any(cw, CORRELATIONAL)

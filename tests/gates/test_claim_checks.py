@@ -2791,3 +2791,25 @@ def test_may_before_the_only_one_is_still_a_hedge():
     assert check_strength(evidence, "Wing Chun may be the only type of Kung-Fu created by a woman.") == []
     assert ReasonCode.STRENGTH_INFLATION in codes(check_strength(
         evidence, "Wing Chun is the only type of Kung-Fu created by a woman."))
+
+
+POOL_CHILDREN = ("Children aged 8 to 11 may swim without an adult in the water only if they can swim 25 metres "
+                 "unaided, and an adult must stay in the building while they swim.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "inflated"), [
+    # over corpora e and f: in a sentence of rules, a clause after ", and" / ", but" is held to its own strength, not to
+    # the "may" of the clause beside it
+    (POOL_CHILDREN, "An adult has to stay in the building.", False),
+    ("Children under 8 must be accompanied in the water by an adult at all times, and no adult may supervise more "
+     "than two children under 8.", "An adult must be in the water with a child under 8 at all times.", False),
+    ("Each member may bring up to two guests a day free of charge, but guests must be signed in at the reception "
+     "and cannot stay after 18:00.", "Guests must be signed in at the reception.", False),
+    # the clause the claim restates keeps its own "may"
+    (POOL_CHILDREN, "Children aged 8 to 11 swim without an adult in the water.", True),
+    # not in a sentence that states no rule: "and there may be sharks" is a hedge of a report (nli-train)
+    ("In Mumbai, both beaches are definitely a bad idea, and though the beaches in Chennai are cleaner, there may "
+     "be sharks.", "There are sharks at the beaches in Chennai.", True),
+])
+def test_a_clause_of_a_sentence_of_rules_is_held_to_its_own_strength(evidence, claim, inflated):
+    assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated

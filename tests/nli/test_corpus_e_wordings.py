@@ -172,8 +172,6 @@ KNOWN_GAPS = {
     # March loses the plot", so the claim is compared with both clauses and their "not"
     "The rent has to be paid by 31 January. [E9]",
     "Plots can only be rented by Millbrook residents, and each household can have at most one full plot. [E9]",
-    # STRENGTH_INFLATION: "are allowed per plot, but neither may stand ...": the "may" read as a hedge
-    "Each plot may have one shed of up to 6 square metres and one greenhouse of up to 10 square metres. [E10]",
     "Power tools like strimmers cannot be used at all on Sundays, and on other days only from 9:00 to 19:00. [E11]",
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)

@@ -217,11 +217,9 @@ KNOWN_GAPS = {
     # "only sold from 16:00" says ", but it is not sold on weekdays before 16:00" without a "not"
     "The 15 euro family ticket covers two adults and up to three children, and on weekdays it is only sold from "
     "16:00. [E2]",
-    # STRENGTH_INFLATION: the rules' "may" read as a hedge; "One adult" read as a number the page does not state
+    # "One adult" read as a number the page does not state (the rules' "may" of the clause beside it no longer counts)
     "An adult must be in the water with a child under 8 at all times, and one adult can look after no more than two "
     "children under 8. [E3]",
-    "Children aged 8 to 11 can swim without an adult in the water only if they can swim 25 metres unaided, and an "
-    "adult has to stay in the building. [E3]",
     "The lockers need a 1 euro coin, which you get back when you open the locker. [E4]",  # 43% of its words
     # read over two sentences: "there is no charging fee if they are returned with at least 20%" is drawn on too
     "If an electric car comes back with less than 20% charge, a flat 30 euro charging fee applies. [E6]",
