@@ -665,7 +665,34 @@ def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, 
     if claimed.kind == "time":
         # a claim's own clock time ("at 02:15 hrs") may read as hours: it is matched with the evidence's clock times
         return _no_length_of_time(evidence_text, value, clock_times=not _within(claimed, _CLOCK_TIME, claim_text))
+    if claimed.unit in CURRENCY_SIGNS and not value.unit and _STATES_A_CURRENCY.search(claimed.text):
+        # (an amount in so many words: not one given the currency of the range it reads as, "from $10 in 2019 to")
+        return _bare_beside_amounts(evidence_text, claimed.unit, value)
+    if claimed.counts and not claimed.unit and value.kind == "time":
+        # "up to two levels above" is no "within the first two weeks" where the evidence counts levels otherwise
+        # ("more than one level above"); the word after a number is not always what it counts ("at age 57 due to")
+        counted = stem(claimed.counts.lower())
+        return any(other.counts and stem(other.counts.lower()) == counted and other.value != claimed.value
+                   for other in quantities(evidence_text))
     return claimed.text == "once" and not value.unit and bool(value.counts)
+
+
+_STATES_A_CURRENCY = re.compile(r"[$\u20ac\u00a3]|\b(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b", re.IGNORECASE)
+# A bare number that shares the currency of the amount beside it: "3 or 5 euros", "4-6 euros", "$4-6" (not the 3
+# of "aged 3 to 17")
+_BEFORE_AN_AMOUNT = re.compile(r"\s*(?:-|\u2013|to|or|and)\s*(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*\s*(?:euros?|dollars?|"
+                               r"pounds?|" + CURRENCY_CODE + r")\b)")
+_AFTER_AN_AMOUNT = re.compile(r"[$\u20ac\u00a3]\s?\d[\d.,]*\s*(?:-|\u2013|to|or|and)\s*$")
+
+
+def _bare_beside_amounts(evidence_text: str, currency: str, value: Quantity) -> bool:
+    """Whether a bare number of the evidence is no amount of ``currency``: the evidence states its amounts of money
+    in that currency, and this number is no part of a range or a choice of them. "You can buy a padlock for 3
+    euros." over "... children under 3 stay free ... buy one at reception for 5 euros": the 3 is an age."""
+    if value.span[0] < 0 or _BEFORE_AN_AMOUNT.match(evidence_text, value.span[1]) or \
+            _AFTER_AN_AMOUNT.search(evidence_text[:value.span[0]]):
+        return False
+    return any(amount.unit == currency for amount in quantities(evidence_text))
 
 
 def _no_length_of_time(evidence_text: str, value: Quantity, clock_times: bool = True) -> bool:
@@ -734,16 +761,19 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 _WHOLE_OF = re.compile(r"\b(?:full|entire|whole)\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
 _SHARE_OF = re.compile(r"\b(?P<share>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)\s+of\s+"
                        r"(?:the\s+|their\s+|its\s+|your\s+)?(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+# ... or gives "minus" / "less" an amount: "brings the fee back minus 20 euros" (not "less than")
+_LESS_AN_AMOUNT = re.compile(r"\b(?P<thing>(?:[a-z]+\s+){0,4}[a-z]+)\s+(?P<less>(?:minus|less)\s+(?:an?\s+)?"
+                             r"[$\u20ac\u00a3]?\d[\d.,]*(?:\s*(?:%|euros?|dollars?|pounds?))?)", re.IGNORECASE)
 
 
 def _whole_for_a_share(evidence_text: str, claim_text: str) -> list[CheckFinding]:
-    if _WHOLE_OF.search(evidence_text):
-        return []  # the evidence says the whole too
-    shares = [(content_stem_set(share["thing"]), share[0]) for share in _SHARE_OF.finditer(evidence_text)]
+    wholes = [content_stem_set(whole["thing"]) for whole in _WHOLE_OF.finditer(evidence_text)]
+    shares = [(content_stem_set(share["thing"]), share.groupdict().get("less") or share[0])
+              for pattern in (_SHARE_OF, _LESS_AN_AMOUNT) for share in pattern.finditer(evidence_text)]
     for whole in _WHOLE_OF.finditer(claim_text):
         thing = content_stem_set(whole["thing"])
-        if not thing:
-            continue
+        if not thing or any(thing & said for said in wholes):
+            continue  # the evidence says the whole of it too ("a full refund" is no whole fee)
         for stems, said in shares:
             if thing <= stems or stems <= thing and stems:
                 return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
@@ -1615,7 +1645,7 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
                    not (w in describing and (anywhere or _describes_its_noun(ws, i)))) or
                (w not in other_words and prefix_negated(w, other_stems)) or
                _non_before_what_the_other_says(ws, i, other_sequence) or
-               _says_not(w, other_words))
+               (_says_not(w, other_words) and not _says_it_denied(ws, w)))
 
 
 # Words that say "not" of what the other side says: "banned" is "not allowed", "free" is "not charged". Each counts as
@@ -1624,12 +1654,20 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
 _SAYS_NOT = (
     (frozenset({"banned", "prohibited", "forbidden"}), frozenset({"allowed", "permitted"})),
     (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
+    (frozenset({"extra"}), frozenset({"included"})),  # "course books ... are extra": not included in the fee
 )
 _FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free" alone: its "charge" denies none
 
 
 def _says_not(word: str, other_words: Collection[str]) -> bool:
     return any(word in denying and not denied.isdisjoint(other_words) for denying, denied in _SAYS_NOT)
+
+
+def _says_it_denied(ws: Sequence[str], word: str) -> bool:
+    """Whether a text denies the word ``word`` says "not" of in so many words as well ("The sauna is not included in
+    any ticket and costs 6 euros extra."): its "extra" restates that "not", and is no second negation."""
+    denied = next((denied for denying, denied in _SAYS_NOT if word in denying), frozenset())
+    return any(w in denied and any(is_negative_word(x) for x in ws[max(0, i - 3):i]) for i, w in enumerate(ws))
 
 
 # A "nor" after one of these goes on with its negation ("must not be used before 9:00, nor at any time on Sundays",
@@ -2640,10 +2678,12 @@ def _restates(sentence: str, claim_words: Sequence[str]) -> bool:
     return bool(claim_set) and len(claim_set & content_stem_set(sentence)) / len(claim_set) >= RESTATED_SHARE
 
 
-# What a claim says has no bound: "of any length", "of any size", "without a limit" ("indefinitely", "permanently"
-# are a timeframe, read by the timeframe check)
+# What a claim says has no bound: "of any length", "of any size", "without a limit", "as often as you like", "any
+# number of times" ("indefinitely", "permanently" are a timeframe, read by the timeframe check)
 _UNBOUNDED = re.compile(r"\b(?:(?:of|for)\s+any\s+(?:length|duration|size|amount|distance|number)|without\s+"
-                        r"(?:a\s+|any\s+)?(?:limit|cap|maximum))\b", re.IGNORECASE)
+                        r"(?:a\s+|any\s+)?(?:limit|cap|maximum)|as\s+(?:often|many\s+times)\s+as\s+(?:you|they|we|"
+                        r"he|she|one|members|guests)\s+(?:like|likes|want|wants|need|needs|wish|wishes|please|pleases)|"
+                        r"any\s+number\s+of\s+times)\b", re.IGNORECASE)
 
 
 def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:

@@ -2813,3 +2813,70 @@ POOL_CHILDREN = ("Children aged 8 to 11 may swim without an adult in the water o
 ])
 def test_a_clause_of_a_sentence_of_rules_is_held_to_its_own_strength(evidence, claim, inflated):
     assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated
+
+
+CANCELLATION = ("A course runs only if at least 6 students have enrolled, and if it does not run, students choose a full "
+                "refund or another course. Cancelling in writing at least 14 days before the first lesson brings the "
+                "fee back minus 20 euros.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # shown over corpus g: the whole of what the evidence gives back less an amount; its "full refund" is of another
+    # thing (a course that does not run)
+    ("If you cancel in writing 14 or more days before the first lesson, you get the whole fee back.", True),
+    ("If you cancel in writing 14 or more days before the first lesson, you get the fee back minus 20 euros.", False),
+    ("If a course does not run, students can choose a full refund.", False),
+])
+def test_the_whole_of_what_the_evidence_gives_less_an_amount_is_a_number_mismatch(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(CANCELLATION, claim))) is mismatch
+
+
+LOCKERS = ("Dormitory guests must be at least 18, children aged 3 to 17 may stay only in a private room, and children "
+           "under 3 stay free. Each dormitory bed has a locker, but guests must bring a padlock or buy one at "
+           "reception for 5 euros.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus g: an amount of money is not borne out by a bare number of something else (an age) where the
+    # evidence states its amounts in that currency
+    (LOCKERS, "You can buy a padlock at reception for 3 euros.", True),
+    (LOCKERS, "You can buy a padlock at reception for 5 euros.", False),
+    # a bare number that shares the currency of the amount beside it
+    ("Course books cost 3 or 5 euros each.", "Course books cost 3 euros.", False),
+    ("Towels cost $4-6 a day.", "Towels cost $6 a day.", False),
+    # nor a count by a length of time, where the evidence counts the same thing otherwise
+    ("You may not join a course more than one level above your result, but you may move down a level within the "
+     "first two weeks.", "You can join a course up to two levels above your result.", True),
+    # the word after a number is not always what it counts (nli-train: "at age 57 due to" over "57 years of age")
+    ("She died last Friday due to complications with diabetes; she was only 57 years of age.",
+     "She passed away at age 57 due to complications with diabetes.", False),
+])
+def test_a_number_of_another_measure_does_not_bear_out_a_claimed_value(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus g: "extra" says "not included" where the other side says "included"
+    ("A standard course costs 240 euros, and course books, from 25 to 35 euros, are extra.",
+     "The course book is included in the course fee.", True),
+    ("A standard course costs 240 euros, and course books, from 25 to 35 euros, are extra.",
+     "Course books are not included in the course fee.", False),
+    # where the sentence says "not included" in so many words, its "extra" restates it (corpus f's lie was shown when
+    # the two counted as two negations)
+    ("The sauna is not included in any ticket and costs 6 euros extra.",
+     "Use of the sauna is included in the adult ticket.", True),
+])
+def test_extra_says_not_included(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "drift"), [
+    # shown over corpus g: "as often as you need" where the sentence bounds it
+    ("Missed lessons cannot be made up, except by joining a parallel class at the same level, at most twice per "
+     "course.", "You can make up missed lessons in a parallel class as often as you need to.", True),
+    # the evidence says so itself
+    ("Cars may come as often as they like, but vans need a permit.", "You can come by car as often as you want.",
+     False),
+])
+def test_as_often_as_you_like_where_the_sentence_bounds_it_is_qualifier_drift(evidence, claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift
