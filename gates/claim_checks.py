@@ -1944,6 +1944,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
+    read = sentence
     sentence = _restated_clause(sentence, claim_text, share, conjoined=True)
     findings = []
     describing = _described_by_negative_participles(claim_text)
@@ -1951,12 +1952,18 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # the bound's, which the number check reads: "at most 5" says the same without one
     claim_neg = _negation_count(_without_bound_negations(_without_costless(claim_text), sentence), sentence,
                                 describing) % 2
-    ev_neg = (_negation_count(_with_names_for_definitions(
-        _without_bound_negations(_without_costless(sentence), claim_text, unstated=True), claim_text), claim_text,
-        describing, anywhere=True) + _excepted_by_the_claim(sentence, claim_text)) % 2
+    polar = sentence  # what the polarity is read from
+    ev_neg = _polarity(polar, claim_text, describing)
+    if claim_neg == ev_neg and (own := _sentence_of_the_pair(read, claim_text)) is not None and \
+            all(_polarity(one, claim_text, describing) for one in sentence_texts(read)):
+        # read over two sentences, each negated, the negation of one evens out the other's: the sentence that holds
+        # most of the claim is held to its own polarity too ("Returning students pay the registration fee again."
+        # over "... but not off the registration fee. ..., which returning students do not pay again.")
+        polar = _restated_clause(own[0], claim_text, own[1], conjoined=True)
+        ev_neg = _polarity(polar, claim_text, describing)
     if claim_neg != ev_neg:
         which = POLARITY_DETAILS[0] if claim_neg else POLARITY_DETAILS[1]
-        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {sentence[:160]!r}"))
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {polar[:160]!r}"))
     claim_words, sentence_words = words(claim_text), words(sentence)
     cw, ew = set(claim_words), set(sentence_words)
     claim_joined, sentence_joined = f" {' '.join(claim_words)} ", f" {' '.join(sentence_words)} "
@@ -1981,6 +1988,27 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {required[0]!r} where the evidence says {required[1]!r}"))
     return findings
+
+
+def _polarity(sentence: str, claim_text: str, describing: Collection[str]) -> int:
+    return (_negation_count(_with_names_for_definitions(
+        _without_bound_negations(_without_costless(sentence), claim_text, unstated=True), claim_text), claim_text,
+        describing, anywhere=True) + _excepted_by_the_claim(sentence, claim_text)) % 2
+
+
+PAIR_SENTENCE_SHARE = 2 / 3
+
+
+def _sentence_of_the_pair(read: str, claim_text: str) -> tuple[str, float] | None:
+    """Of a pair of sentences read for a claim, the one that holds more of the claim's words than the other, and at
+    least two thirds of them, with its share."""
+    pair = sentence_texts(read)
+    claim_set = content_stem_set(claim_text)
+    if len(pair) != 2 or not claim_set:
+        return None
+    shares = [len(claim_set & content_stem_set(s)) / len(claim_set) for s in pair]
+    own = 0 if shares[0] > shares[1] else 1 if shares[1] > shares[0] else None
+    return (pair[own], shares[own]) if own is not None and shares[own] >= PAIR_SENTENCE_SHARE else None
 
 
 # What a claim says is done without ("without registering it", "without permission"), where the sentence it restates

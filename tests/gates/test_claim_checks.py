@@ -2880,3 +2880,25 @@ def test_extra_says_not_included(evidence, claim, mismatch):
 ])
 def test_as_often_as_you_like_where_the_sentence_bounds_it_is_qualifier_drift(evidence, claim, drift):
     assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift
+
+
+FEES = ("Employers paying for 3 or more staff get 10% off each course, but not off the registration fee. Each new "
+        "student pays a one-off registration fee of 15 euros, which returning students do not pay again.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus g: read over two sentences, each negated, one "not" evened out the other's
+    (FEES, "Returning students pay the 15 euro registration fee again for every course.", True),
+    (FEES, "An employer who pays for at least 3 members of staff gets 10% off each course and off the registration "
+           "fee.", True),
+    (FEES, "Returning students do not pay the registration fee again.", False),
+    # where only one of the two is negated, the pair's polarity stands: "can be renewed ..., unless another member
+    # has reserved the item" is the "cannot ... if" of the claim (corpus d), and the claim draws on both sentences
+    ("A loan can be renewed twice online or at the desk, unless another member has reserved the item. New releases "
+     "are lent for two weeks and cannot be renewed.", "A loan cannot be renewed if another member has reserved the "
+                                                       "item.", False),
+    ("All of the houses on Reynolds Road have roofs made of shingles. No shingles are purple.",
+     "None of the houses on Reynolds Road have purple roofs.", False),
+])
+def test_the_sentence_of_a_pair_that_holds_the_claim_is_held_to_its_own_polarity(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
