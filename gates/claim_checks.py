@@ -631,14 +631,28 @@ def _bound_holds(evidence: Quantity, claimed: Quantity) -> bool:
     or "more than 46,000", not for 44,000, "more than 44,000" or "less than 46,000" (and the other way round)."""
     if evidence.bound and evidence.bound != claimed.bound:
         return False
+    value = _in_units_of(evidence, claimed)  # "at most 7 days" bears out "no longer than a week"
+    if value is None:
+        return False
     # the evidence's own value is no value beyond it; "more than one" is the idiom for "several", which no number of
     # the evidence states: read as before, inclusive
     if claimed.strict and not evidence.bound and not (claimed.bound == "above" and claimed.value == 1):
-        return evidence.value > claimed.value + 1e-9 if claimed.bound == "above" else \
-            evidence.value < claimed.value - 1e-9
+        return value > claimed.value + 1e-9 if claimed.bound == "above" else value < claimed.value - 1e-9
     if claimed.bound == "above":
-        return evidence.value >= claimed.value - 1e-9
-    return evidence.value <= claimed.value + 1e-9
+        return value >= claimed.value - 1e-9
+    return value <= claimed.value + 1e-9
+
+
+def _in_units_of(evidence: Quantity, claimed: Quantity) -> float | None:
+    """The evidence's value in the claimed value's unit of time, where both are lengths of time of one scale; None
+    where the evidence's is no bound: a length said in another unit and bounding nothing is as often of something
+    else ("up to 24 hours before collection" over "up to 48 hours before ... costs one day's rental"), and bears out
+    no bound."""
+    if evidence.kind == claimed.kind == "time" and evidence.unit != claimed.unit:
+        for scale in _DURATIONS:
+            if evidence.unit in scale and claimed.unit in scale:
+                return evidence.value * scale[evidence.unit] / scale[claimed.unit] if evidence.bound else None
+    return evidence.value
 
 
 def _word_number(words_: str) -> float:
@@ -1954,7 +1968,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                 describing) % 2
     polar = sentence  # what the polarity is read from
     ev_neg = _polarity(polar, claim_text, describing)
-    if claim_neg == ev_neg and (own := _sentence_of_the_pair(read, claim_text)) is not None and \
+    if (own := _sentence_of_the_pair(read, claim_text)) is not None and \
             all(_polarity(one, claim_text, describing) for one in sentence_texts(read)):
         # read over two sentences, each negated, the negation of one evens out the other's: the sentence that holds
         # most of the claim is held to its own polarity too ("Returning students pay the registration fee again."

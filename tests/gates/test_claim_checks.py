@@ -2902,3 +2902,37 @@ FEES = ("Employers paying for 3 or more staff get 10% off each course, but not o
 ])
 def test_the_sentence_of_a_pair_that_holds_the_claim_is_held_to_its_own_polarity(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # refused over corpus g: a bound in another unit of time is compared in the claim's unit
+    ("The hostel keeps bags for no longer than a week.", False),
+    ("The hostel keeps bags for up to 7 days.", False),
+    ("The hostel keeps bags for no longer than two weeks.", True),
+    ("Bags are kept for up to 10 days.", True),
+])
+def test_a_bound_in_another_unit_of_time_is_compared_in_the_claims_unit(claim, mismatch):
+    evidence = "Bags are kept for at most 7 days, and neither bicycles nor surfboards can be stored."
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+def test_a_length_in_another_unit_that_bounds_nothing_bears_out_no_bound():
+    # corpus f's lie, shown by the first version of the unit comparison: the "one day" is a day's rental
+    evidence = ("Bookings can be cancelled free of charge up to 48 hours before the collection time. A later "
+                "cancellation costs one day's rental.")
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers(
+        evidence, "Bookings can be cancelled free of charge up to 24 hours before collection."))
+
+
+def test_the_sentence_of_a_pair_that_holds_the_claim_frees_it_of_the_other_sentences_negation():
+    # over corpus g: the pair's two negations ("not a complete beginner", "may not join") evened out, and the claim's
+    # own "can't" was read against them; the sentence it restates has one, as the claim does (the wording is still
+    # refused, by an atom read over the pair)
+    evidence = ("Everyone who is not a complete beginner takes a free 45-minute placement test, online or at the "
+                "school. You may not join a course more than one level above your result, but you may move down a "
+                "level free within the first two weeks.")
+    assert not negation_mismatch(evidence, "You can't enrol in a course more than one level above your placement "
+                                           "result, but within the first two weeks you can move down a level at no "
+                                           "charge.")
+    assert negation_mismatch(evidence, "You can enrol in a course more than one level above your placement result, "
+                                       "and within the first two weeks you can move down a level at no charge.")

@@ -247,8 +247,6 @@ KNOWN_GAPS = {
     "euros, is not included. [E10]",
     "If you are a full-time student or over 65, you pay 15% less, but you cannot also get the 20% discount for a "
     "second course in the same term. [E10]",
-    "An employer who pays for at least 3 members of staff gets 10% off each course, though the registration fee is "
-    "not reduced. [E10]",
     "To get an attendance certificate you must be present at no fewer than 10 of the 12 lessons. [E11]",
     "For a level certificate you also have to pass the final test in week 12, which costs 30 euros, and you can "
     "retake it once for free within a month. [E11]",
