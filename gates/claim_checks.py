@@ -691,7 +691,8 @@ def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, 
     return claimed.text == "once" and not value.unit and bool(value.counts)
 
 
-_STATES_A_CURRENCY = re.compile(r"[$\u20ac\u00a3]|\b(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b", re.IGNORECASE)
+_STATES_A_CURRENCY = re.compile(r"[$\u20ac\u00a3]|\b(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b",
+                                re.IGNORECASE)
 # A bare number that shares the currency of the amount beside it: "3 or 5 euros", "4-6 euros", "$4-6" (not the 3
 # of "aged 3 to 17")
 _BEFORE_AN_AMOUNT = re.compile(r"\s*(?:-|\u2013|to|or|and)\s*(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*\s*(?:euros?|dollars?|"
@@ -767,7 +768,32 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                     or _value_taken_from_another_sentence(evidence_text, claim_text)
                     or _replaced_value(evidence_text, claim_text))
     return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
-            + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text))
+            + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text)
+            + _free_where_priced(evidence_text, claim_text))
+
+
+# What a claim says costs nothing ("free", not "free to ..." or "free from ..."), and what a sentence says so with
+_SAID_FREE = re.compile(r"\bfree\b(?!\s+(?:to|from|of\s+(?!charge)))|\b(?:costs?|pays?|charged?)\s+nothing\b",
+                        re.IGNORECASE)
+_SAYS_COSTLESS = re.compile(r"\b(?:free|nothing|no\s+(?:extra\s+)?(?:charges?|costs?|fees?)|not\s+charged|without\s+"
+                            r"charge|complimentary|included|waived)\b", re.IGNORECASE)
+
+
+def _free_where_priced(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """A claim that says free what the sentence it restates gives a price and calls nothing free: "Breakfast is free
+    for children under 12." over "Breakfast ... costs 7.50 euros, or 4 euros for children under 12." (the claim states
+    no amount for the value check to read)."""
+    free = _SAID_FREE.search(claim_text)
+    if free is None or any(q.unit in CURRENCY_SIGNS for q in quantities(claim_text)):
+        return []
+    sentence, share = best_sentence(evidence_text, claim_text)
+    if share < 0.5 or _SAYS_COSTLESS.search(sentence):
+        return []
+    price = next((q for q in quantities(sentence) if q.unit in CURRENCY_SIGNS), None)
+    if price is None:
+        return []
+    return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                         f"claim says {free[0]!r} where the evidence gives {price.text!r}")]
 
 
 # "the full entry fee" where the evidence returns "80% of the entry fee": the whole of what the evidence gives a share

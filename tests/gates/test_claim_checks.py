@@ -2936,3 +2936,21 @@ def test_the_sentence_of_a_pair_that_holds_the_claim_frees_it_of_the_other_sente
                                            "charge.")
     assert negation_mismatch(evidence, "You can enrol in a course more than one level above your placement result, "
                                        "and within the first two weeks you can move down a level at no charge.")
+
+
+BREAKFAST = "Breakfast, served from 7:30 to 10:00, costs 7.50 euros, or 4 euros for children under 12."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus g: "free" where the sentence gives a price and calls nothing free
+    (BREAKFAST, "Breakfast is free for children under 12.", True),
+    (BREAKFAST, "Breakfast costs nothing for children under 12.", True),
+    (BREAKFAST, "Children under 12 pay 4 euros for breakfast.", False),
+    ("A single swim costs 5.50 euros for adults, and children under 4 swim free.", "Under-4s swim free.", False),
+    ("Towels cost 2 euros, and guests may bring their own.", "You are free to bring your own towels.", False),
+    # corpus f: "is not charged extra" says it costs nothing
+    ("A car returned up to 29 minutes late is not charged extra, but from 30 minutes to 3 hours late each started "
+     "hour costs 15 euros.", "Returning the car up to 29 minutes late costs nothing extra.", False),
+])
+def test_free_where_the_sentence_gives_a_price_is_a_number_mismatch(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch

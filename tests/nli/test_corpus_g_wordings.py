@@ -261,7 +261,7 @@ LIES_STILL_SHOWN = {
     # the week, by phone, in a dormitory, every guest, a conversation course); the sentence that denies it not the one
     # read ("The registration fee and books are never refunded."), or an antonym read over two sentences ("closed"
     # on Saturdays over "... Saturdays included. It is closed on public holidays ..."); a time said of another day
-    # ("the day you arrive" for "the day before arrival"); "free" for a price the page gives; a value of the clause
+    # ("the day you arrive" for "the day before arrival"); a value of the clause
     # beside without a verb of its own ("and conversation classes at most 8"); and "nothing is" after the second
     # lesson, a clause with no words of its own (a rule for it refused the faithful "Until the second lesson, half
     # the fee is refunded.")
@@ -272,7 +272,6 @@ LIES_STILL_SHOWN = {
     "[E2]",
     "Children aged 3 to 17 can stay in a dormitory if a parent or guardian sleeps in the same room. [E3]",
     "The tourist tax of 2.50 euros per night is added for every guest, children included. [E4]",
-    "Breakfast is free for children under 12. [E4]",
     "From 1 October to 31 March the centre is closed on Saturdays. [E5]",
     "A conversation class can have up to 12 students. [E9]",
     "A conversation course can also be paid in three monthly instalments. [E11]",
