@@ -772,7 +772,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             + _free_where_priced(evidence_text, claim_text))
 
 
-# What a claim says costs nothing ("free", not "free to ..." or "free from ..."), and what a sentence says so with
+# What a claim says costs nothing with ("free", not "free to ..." or "free from ..."), and the words a sentence says
+# it with
 _SAID_FREE = re.compile(r"\bfree\b(?!\s+(?:to|from|of\s+(?!charge)))|\b(?:costs?|pays?|charged?)\s+nothing\b",
                         re.IGNORECASE)
 _SAYS_COSTLESS = re.compile(r"\b(?:free|nothing|no\s+(?:extra\s+)?(?:charges?|costs?|fees?)|not\s+charged|without\s+"
@@ -1997,8 +1998,9 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (own := _sentence_of_the_pair(read, claim_text)) is not None and \
             all(_polarity(one, claim_text, describing) for one in sentence_texts(read)):
         # read over two sentences, each negated, the negation of one evens out the other's: the sentence that holds
-        # most of the claim is held to its own polarity too ("Returning students pay the registration fee again."
-        # over "... but not off the registration fee. ..., which returning students do not pay again.")
+        # most of the claim is read on its own instead ("Returning students pay the registration fee again." over
+        # "... but not off the registration fee. ..., which returning students do not pay again." is refused, and
+        # "..., though the registration fee is not reduced." over the same two verified)
         polar = _restated_clause(own[0], claim_text, own[1], conjoined=True)
         ev_neg = _polarity(polar, claim_text, describing)
     if claim_neg != ev_neg:
@@ -2031,12 +2033,13 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 
 
 def _polarity(sentence: str, claim_text: str, describing: Collection[str]) -> int:
+    """1 where the evidence's ``sentence`` is negated as read for the claim, else 0."""
     return (_negation_count(_with_names_for_definitions(
         _without_bound_negations(_without_costless(sentence), claim_text, unstated=True), claim_text), claim_text,
         describing, anywhere=True) + _excepted_by_the_claim(sentence, claim_text)) % 2
 
 
-PAIR_SENTENCE_SHARE = 2 / 3
+PAIR_SENTENCE_SHARE = 2 / 3  # at 0.8, corpus g's two lies were no longer caught
 
 
 def _sentence_of_the_pair(read: str, claim_text: str) -> tuple[str, float] | None:
