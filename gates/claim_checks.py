@@ -160,8 +160,10 @@ def _has_any(text_words: Iterable[str], vocab: Iterable[str]) -> set[str]:
 CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£"}
 CURRENCY_SIGNS = frozenset(CURRENCY_CODES.values())
 CURRENCY_CODE = "|".join(CURRENCY_CODES)  # the codes as a regex alternation
+_CURRENCY_SIGN = "[" + "".join(sorted(CURRENCY_SIGNS)) + "]"  # a sign, as a regex class
+_CURRENCY_WORD = r"(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")"  # a currency said after its amount
 _NUM_TOKEN = re.compile(
-    r"(?P<cur>[$€£]|(?<![A-Za-z])(?:" + CURRENCY_CODE + r")(?=\s?\d))?\s?"
+    r"(?P<cur>" + _CURRENCY_SIGN + r"|(?<![A-Za-z])(?:" + CURRENCY_CODE + r")(?=\s?\d))?\s?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<pct>%)?"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mln)\b)?"
     r"(?:[\s-]?(?P<unit>per cent|percent|percentage|[A-Za-zµ°]+))?",
@@ -344,7 +346,7 @@ def _unit_of(raw: str | None, pct: str | None, cur: str | None) -> tuple[str, st
     return "", ""
 
 
-_CURRENCY_AFTER = re.compile(r"\s+(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b")
+_CURRENCY_AFTER = re.compile(r"\s+" + _CURRENCY_WORD + r"\b")
 
 
 # "a day", "an hour" after a word that measures out a length of time ("blocked for an hour", "takes about a week",
@@ -600,9 +602,15 @@ def same_duration(evidence: Quantity, claimed: Quantity, rel: float) -> bool:
     """Whether two lengths of time are one length in two units ("about a day" and "about 24 hours")."""
     if evidence.kind != "time" or claimed.kind != "time" or evidence.unit == claimed.unit:
         return False
-    return any(evidence.unit in scale and claimed.unit in scale and
-               _close(evidence.value * scale[evidence.unit], claimed.value * scale[claimed.unit], rel)
-               for scale in _DURATIONS)
+    ratio = _time_ratio(evidence.unit, claimed.unit)
+    return ratio is not None and _close(evidence.value * ratio, claimed.value, rel)
+
+
+def _time_ratio(unit: str, to_unit: str) -> float | None:
+    """How many ``to_unit`` one ``unit`` is, where both are units of time of one scale (a week is 7 days; a month is
+    no number of days)."""
+    scale = next((scale for scale in _DURATIONS if unit in scale and to_unit in scale), None)
+    return scale[unit] / scale[to_unit] if scale is not None else None
 
 
 # "1.5m users": an "m" glued to the number, with no currency to settle it ("$1.5m", "5k" and "3bn" are scales outright,
@@ -648,10 +656,9 @@ def _in_units_of(evidence: Quantity, claimed: Quantity) -> float | None:
     where the evidence's is no bound: a length said in another unit and bounding nothing is as often of something
     else ("up to 24 hours before collection" over "up to 48 hours before ... costs one day's rental"), and bears out
     no bound."""
-    if evidence.kind == claimed.kind == "time" and evidence.unit != claimed.unit:
-        for scale in _DURATIONS:
-            if evidence.unit in scale and claimed.unit in scale:
-                return evidence.value * scale[evidence.unit] / scale[claimed.unit] if evidence.bound else None
+    if evidence.kind == claimed.kind == "time" and evidence.unit != claimed.unit and \
+            (ratio := _time_ratio(evidence.unit, claimed.unit)) is not None:
+        return evidence.value * ratio if evidence.bound else None
     return evidence.value
 
 
@@ -691,13 +698,12 @@ def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, 
     return claimed.text == "once" and not value.unit and bool(value.counts)
 
 
-_STATES_A_CURRENCY = re.compile(r"[$\u20ac\u00a3]|\b(?:euros?|dollars?|pounds?|" + CURRENCY_CODE + r")\b",
-                                re.IGNORECASE)
+_STATES_A_CURRENCY = re.compile(_CURRENCY_SIGN + r"|\b" + _CURRENCY_WORD + r"\b", re.IGNORECASE)
 # A bare number that shares the currency of the amount beside it: "3 or 5 euros", "4-6 euros", "$4-6" (not the 3
 # of "aged 3 to 17")
-_BEFORE_AN_AMOUNT = re.compile(r"\s*(?:-|\u2013|to|or|and)\s*(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*\s*(?:euros?|dollars?|"
-                               r"pounds?|" + CURRENCY_CODE + r")\b)")
-_AFTER_AN_AMOUNT = re.compile(r"[$\u20ac\u00a3]\s?\d[\d.,]*\s*(?:-|\u2013|to|or|and)\s*$")
+_BEFORE_AN_AMOUNT = re.compile(r"\s*(?:-|\u2013|to|or|and)\s*(?:" + _CURRENCY_SIGN + r"\s?\d|\d[\d.,]*\s*"
+                               + _CURRENCY_WORD + r"\b)")
+_AFTER_AN_AMOUNT = re.compile(_CURRENCY_SIGN + r"\s?\d[\d.,]*\s*(?:-|\u2013|to|or|and)\s*$")
 
 
 def _bare_beside_amounts(evidence_text: str, currency: str, value: Quantity) -> bool:
@@ -783,7 +789,7 @@ _SAYS_COSTLESS = re.compile(r"\b(?:free|nothing|no\s+(?:extra\s+)?(?:charges?|co
 def _free_where_priced(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     """A claim that says free what the sentence it restates gives a price and calls nothing free: "Breakfast is free
     for children under 12." over "Breakfast ... costs 7.50 euros, or 4 euros for children under 12." (the claim states
-    no amount for the value check to read)."""
+    no amount for the value check to read). The other way round is _price_of_what_is_free."""
     free = _SAID_FREE.search(claim_text)
     if free is None or any(q.unit in CURRENCY_SIGNS for q in quantities(claim_text)):
         return []
@@ -804,7 +810,7 @@ _SHARE_OF = re.compile(r"\b(?P<share>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cen
                        r"(?:the\s+|their\s+|its\s+|your\s+)?(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
 # ... or gives "minus" / "less" an amount: "brings the fee back minus 20 euros" (not "less than")
 _LESS_AN_AMOUNT = re.compile(r"\b(?P<thing>(?:[a-z]+\s+){0,4}[a-z]+)\s+(?P<less>(?:minus|less)\s+(?:an?\s+)?"
-                             r"[$\u20ac\u00a3]?\d[\d.,]*(?:\s*(?:%|euros?|dollars?|pounds?))?)", re.IGNORECASE)
+                             + _CURRENCY_SIGN + r"?\d[\d.,]*(?:\s*(?:%|euros?|dollars?|pounds?))?)", re.IGNORECASE)
 
 
 def _whole_for_a_share(evidence_text: str, claim_text: str) -> list[CheckFinding]:
@@ -1197,7 +1203,6 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
             or _price_of_what_is_free(sentences, claimed, claim_text))
 
 
-_CURRENCIES = frozenset({"€", "$", "£"})
 # what costs nothing: "at no (extra) charge", "at no cost" (after "no"), read by _FREE and by the negation check
 _NO_CHARGE = r"\s+(?:extra\s+|additional\s+)?(?:charge|cost)\b"
 _FREE = re.compile(rf"\b(?:free\b|at\s+no{_NO_CHARGE})", re.IGNORECASE)
@@ -1208,13 +1213,13 @@ def _price_of_what_is_free(sentences: Sequence[str], claimed: Quantity, claim_te
     """NUMBER_MISMATCH for a price the claim gives, without a condition, to the subject of a sentence that says it
     is free and names no price: "A library card costs 3 euros." over "A library card is free for everyone who lives
     ... in Ostby. A lost card can be replaced at the front desk for 3 euros." (the verifier entails it)."""
-    if claimed.unit not in _CURRENCIES or _FREE.search(claim_text) or \
+    if claimed.unit not in CURRENCY_SIGNS or _FREE.search(claim_text) or \
             _CONDITION.search(claim_text[claimed.span[1]:]) or not (subject := subject_of(claim_text)):
         return []
     named = content_stem_set(subject)
     for sentence in sentences:
         if named and _FREE.search(sentence) and named <= content_stem_set(subject_of(sentence) or "") and \
-                not any(q.unit in _CURRENCIES for q in quantities(sentence)):
+                not any(q.unit in CURRENCY_SIGNS for q in quantities(sentence)):
             return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                                  f"claim gives {subject!r} the price {claimed.text!r}; the evidence says it is free")]
     return []
