@@ -112,7 +112,8 @@ _NOUN_PHRASE_OPENERS = DETERMINERS | frozenset({"most", "many", "few", "several"
 def subject_of(text: str) -> str | None:
     """The words before the first verb (the clause's subject), or None. A word that is a verb only by its ending is
     not one right after a determiner, a number or a quantifier, nor right after such a word ("At most five unused
-    days can ...", "The cached pages are ...")."""
+    days can ...", "The cached pages are ..."), nor the first word where an auxiliary follows it ("Classes have ...",
+    "Taxes are ...")."""
     ws = list(re.finditer(_WORD, text))
     in_noun_phrase = False
     for index, match in enumerate(ws):
@@ -120,6 +121,8 @@ def subject_of(text: str) -> str | None:
         by_ending_only = word not in AUXILIARIES and word not in COMMON_VERBS and word not in IRREGULAR_PAST
         if is_verb(word) and by_ending_only and in_noun_phrase:
             continue
+        if is_verb(word) and by_ending_only and index == 0 and len(ws) > 1 and ws[1].group().lower() in AUXILIARIES:
+            continue  # a plural before its verb opens the sentence: "Classes have at most 12 students."
         if is_verb(word):
             if index == 0:
                 return None

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
-from itertools import pairwise
+from itertools import dropwhile, pairwise, takewhile
 from pathlib import Path
 from typing import Any
 
@@ -1345,19 +1345,27 @@ def _value_of_another_gapped_part(holding: Sequence[str], claimed: Quantity, uni
     parts after the first leave out the verb (_gapped_parts): "The marathon starts at 9:00." over "The marathon
     starts at 7:30, the half at 9:00 and the fun run at 10:30"; "DVDs are lent for three weeks." over "Books and
     audiobooks are lent for three weeks, DVDs and board games for one week." Not where the claim names the subject of
-    a part that states the claimed value ("The half marathon starts at 9:00.")."""
+    a part that states the claimed value ("The half marathon starts at 9:00."), unless it names all of another part's
+    subject that narrows that one's: "A conversation class can have up to 12 students." over "Classes have at most 12
+    students, and conversation classes at most 8." A count of something (12 students) is
+    read so too, against the bare numbers of the parts after the first."""
     rel = 0.10 if claimed.approx else 1e-9
-    if not _measured(claimed, units):
+    counted = bool(claimed.counts) and not (claimed.unit or claimed.kind)
+    if not (_measured(claimed, units) or counted):
         return []
     claim_stems = content_stem_set(claim_text)
     named = content_stem_set(subject_of(claim_text) or "")
     if not named:
         return []
     for sentence in holding:
-        if not (parts := _gapped_parts(sentence, claimed, units)):
+        # a count is compared with counts, not with the units of the evidence's other values of that number
+        if not (parts := _gapped_parts(sentence, claimed, () if counted else units)):
             continue
         holds = [i for i, (found, _) in enumerate(parts) if any(_close(q.value, claimed.value, rel) for q in found)]
-        if not holds or any(parts[i][1] & claim_stems for i in holds):
+        subjects = [subject for _, subject in parts]
+        narrowed = [i for i in holds if any(subjects[i] < subjects[j] <= claim_stems
+                                            for j in range(len(parts)) if j not in holds)]
+        if not holds or any(subjects[i] & claim_stems for i in holds if i not in narrowed):
             continue
         for i, (found, subject) in enumerate(parts):
             other = next((q for q in found if not _close(q.value, claimed.value, rel)), None)
@@ -1380,7 +1388,8 @@ def _gapped_parts(sentence: str, claimed: Quantity, units: Collection[str],
     parts: list[tuple[str, list[Quantity]]] = []
     pending = ""
     for part in _COORDINATED.split(sentence):
-        if found := [q for q in quantities(f"{pending}{part}") if _same_measure(q, claimed, units)]:
+        if found := [q for q in quantities(f"{pending}{part}") if _same_measure(q, claimed, units) or
+                     (not units and _counted_alike(q, claimed))]:
             parts.append((f"{pending}{part}", found))  # the values' spans are in the part as read, with its start
             pending = ""
         elif part.strip():
@@ -1400,7 +1409,14 @@ def _gapped_parts(sentence: str, claimed: Quantity, units: Collection[str],
 
 
 _GAP_JOINTS = frozenset({"at", "for", "on", "in", "to", "from", "by", "of", "per", "until", "after", "before", "with",
-                         "within", "every"})
+                         "within", "every", "most", "least"})
+
+
+def _counted_alike(value: Quantity, claimed: Quantity) -> bool:
+    """Whether ``value`` may count what the claimed count counts ("12 students"): a plain number counting the same
+    thing or, where a part leaves its noun out ("conversation classes at most 8"), nothing."""
+    return bool(claimed.counts) and not (claimed.unit or claimed.kind or value.unit or value.kind) and \
+        value.counts in ("", claimed.counts)
 
 
 # A sentence that lists pairs of values ("10% of users on day 1, 50% on day 3 and 100% on day 5") pairs each value
@@ -2034,7 +2050,38 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (required := _without_what_is_required(sentence, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {required[0]!r} where the evidence says {required[1]!r}"))
+    if not claim_neg and not findings and (denial := _denied_outright(evidence_text, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                     f"the evidence says {denial!r} of the claim's subject"))
     return findings
+
+
+# A clause that denies a thing outright, its verb last: "The registration fee and books are never refunded", "sleeping
+# bags are not allowed". A condition or a place after the verb ("never allowed in the bar") limits the denial, and an
+# exception in the sentence ("unless", "except") lifts it in part.
+_DENIED_OUTRIGHT = re.compile(r"^(?P<subject>(?:[\w'-]+\s+){1,6}?)(?:is|are|was|were|will\s+be|can\s+be|gets?)\s+"
+                              r"(?:never|not)\s+(?:be\s+)?(?P<verb>[a-z]{3,})(?:\s+again)?$", re.IGNORECASE)
+_DENIAL_CLAUSES = re.compile(r"\s*(?:[,;:]\s*(?:and|but|while|whereas)?|\s+(?:and|but)\s+(?=(?:the|a|an)\s))\s*")
+_LIFTS_A_DENIAL = re.compile(r"\b(?:unless|except|apart\s+from|other\s+than|save\s+for)\b", re.IGNORECASE)
+
+
+def _denied_outright(evidence_text: str, claim_text: str) -> str | None:
+    """A clause of another sentence that denies outright (_DENIED_OUTRIGHT) what the claim, not negated, says of its
+    subject: the claim's verb is the clause's, and every content word of the claim's subject is in the clause's. Over
+    corpus g, "The registration fee is refunded if you cancel at least 14 days before the first lesson." was read
+    over the sentence of the 14 days, and the verifier entails it."""
+    subject = content_stem_set(subject_of(claim_text) or "")
+    claimed = content_stem_set(claim_text)
+    if not subject:
+        return None
+    for sentence in sentence_texts(evidence_text):
+        if _LIFTS_A_DENIAL.search(sentence):
+            continue
+        for clause in _DENIAL_CLAUSES.split(sentence.strip().rstrip(".")):
+            denial = _DENIED_OUTRIGHT.match(clause.strip())
+            if denial and stem(denial["verb"]) in claimed and subject <= content_stem_set(denial["subject"]):
+                return clause.strip()
+    return None
 
 
 def _polarity(sentence: str, claim_text: str, describing: Collection[str]) -> int:
@@ -2616,6 +2663,126 @@ def _named_in(head: str, stems: Collection[str]) -> bool:
     return stem(head) in stems or stem(_singular(head)) in stems
 
 
+# What the sentence allows only one way ("the 10% discount applies only to online bookings", "children ... may stay
+# only in a private room", "which is allowed only for standard courses"), said by a claim that restricts nothing
+# itself and denies nothing, of another way too or instead (the verifier entails each of these over corpus g): a list
+# that names the allowed way and another ("if you book online or by phone"), the verb of the restriction with its
+# preposition and another head ("stay in a dormitory"), or the restricted noun under another modifier ("a
+# conversation course can also be paid ..."). The claim must name something of the clause the restriction limits
+# ("discount"; for a clause opened by "which", the clause before it too): "You can book online, by phone or at
+# reception." restates the sentence's other clause.
+_RESTRICTION_ENDS = frozenset({",", ";", "but", "which", "who", "where", "while", "whereas", "unless", "except",
+                               *_RESTRICTING})
+_RESTRICTION_REACH = 10  # tokens after the restricting word
+_EXAMPLES = frozenset({"including", "such", "especially", "notably", "namely", "like"})
+_CLAUSE_STARTS = frozenset({",", ";", "but", "and", "while", "whereas", "unless", "although", "though"})
+_OWNING = frozenset({"the", "a", "an", "its", "their", "our", "your", "his", "her", "my", "this", "that"})
+_PREPOSITIONS = _BEFORE_A_MEMBER - _OWNING
+
+
+def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[str]) -> str | None:
+    """What the claim allows beside or instead of the one way the sentence allows (the block comment above)."""
+    if _RESTRICTING.intersection(claim_words) or any(is_negative_word(w) for w in claim_words):
+        return None
+    claim_tokens = _LIST_TOKEN.findall(claim_text.lower())
+    claimed = content_stem_set(claim_text)
+    for tokens, at, allowed_way in _restrictions(sentence):
+        if not _content_stems_of(_clause_before(tokens, at)) & claimed:
+            continue
+        allowed = _content_stems_of(allowed_way)
+        for heads in _listed_heads(claim_text):
+            named = [h for h in heads if _named_in(h, allowed)]
+            others = [h for h in heads if not _named_in(h, allowed)]
+            if named and others:
+                return f"{others} beside {named}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
+        if (other := _other_head_of_the_verb(tokens[at - 1] if at else "", allowed_way, claim_tokens, allowed)):
+            return f"{other!r}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
+        if (other := _other_modifier(allowed_way, claim_tokens, allowed)):
+            return f"{other!r}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
+    return None
+
+
+def _restrictions(text: str) -> Iterator[tuple[list[str], int, list[str]]]:
+    """Each restricting word of each sentence of ``text``: the sentence's tokens, the word's place among them and the
+    one way it allows (``_allowed_way``). Not "not only" (which adds), "the only ..." (which names) or an "only"
+    before an amount ("only 67 statues": as few as)."""
+    for one in sentence_texts(text):
+        tokens = _LIST_TOKEN.findall(one.lower())
+        for at, word in enumerate(tokens):
+            if word not in _RESTRICTING or (at and tokens[at - 1] in _NOT_RESTRICTING_AFTER | _OWNING):
+                continue
+            allowed_way = _allowed_way(tokens[at + 1:])
+            if allowed_way and not (allowed_way[0] in _AN_AMOUNT_AFTER or allowed_way[0] in NUMBER_WORDS or
+                                    allowed_way[0][:1].isdigit()):
+                yield tokens, at, allowed_way
+
+
+def _allowed_way(tokens: Sequence[str]) -> list[str]:
+    """The tokens after a restricting word up to the end of its clause (``_RESTRICTION_REACH`` at most), and on
+    through the examples it gives ("only in Asian countries, including India, Thailand and Japan, ...")."""
+    allowed: list[str] = []
+    examples = False
+    for i, token in enumerate(tokens):
+        examples = examples or token in _EXAMPLES
+        if token in _RESTRICTION_ENDS and not (token == "," and (examples or tokens[i + 1:i + 2] and
+                                                                tokens[i + 1] in _EXAMPLES)):
+            break
+        if len(allowed) >= _RESTRICTION_REACH and not examples:
+            break
+        allowed.append(token)
+    return allowed
+
+
+def _content_stems_of(tokens: Iterable[str]) -> set[str]:
+    """The stems of the content words among ``tokens``, in their own form and their singular's."""
+    content = [t for t in tokens if t != "," and t not in STOPWORDS]
+    return {stem(t) for t in content} | {stem(_singular(t)) for t in content}
+
+
+def _clause_before(tokens: Sequence[str], at: int) -> list[str]:
+    """The tokens of the clause before ``at``, back to a comma, "but", "and" ...; a clause that opens with "which"
+    takes the clause before it too (what "which" stands for)."""
+    start = next((i + 1 for i in range(at - 1, -1, -1) if tokens[i] in _CLAUSE_STARTS), 0)
+    if start < len(tokens) and tokens[start] == "which":
+        start = next((i + 1 for i in range(start - 2, -1, -1) if tokens[i] in _CLAUSE_STARTS), 0)
+    return list(tokens[start:at])
+
+
+def _other_head_of_the_verb(before: str, allowed_way: Sequence[str], claim_tokens: Sequence[str],
+                            allowed: set[str]) -> str | None:
+    """Another head after the restricted verb and its preposition in the claim: "stay in a dormitory" over "may stay
+    only in a private room" (or "may only stay in ...")."""
+    if before and before not in STOPWORDS and allowed_way[0] in _PREPOSITIONS:
+        verb, preposition = before, allowed_way[0]
+    elif len(allowed_way) > 1 and allowed_way[0] not in STOPWORDS and allowed_way[1] in _PREPOSITIONS:
+        verb, preposition = allowed_way[0], allowed_way[1]
+    else:
+        return None
+    for i, token in enumerate(claim_tokens[:-1]):
+        if stem(token) == stem(verb) and claim_tokens[i + 1] == preposition:
+            head = _member_head(claim_tokens, i + 2)
+            if head is not None and not _named_in(head, allowed):
+                return head
+    return None
+
+
+def _other_modifier(allowed_way: Sequence[str], claim_tokens: Sequence[str], allowed: set[str]) -> str | None:
+    """The restricted noun under another modifier in the claim, which names none of the sentence's: "a conversation
+    course" over "allowed only for standard courses"."""
+    noun_phrase = list(takewhile(lambda t: t not in STOPWORDS and t != ",",
+                                 dropwhile(lambda t: t in _BEFORE_A_MEMBER, allowed_way)))
+    if len(noun_phrase) < 2 or any(t[:1].isdigit() for t in noun_phrase):
+        return None
+    modifiers, noun = noun_phrase[:-1], _singular(noun_phrase[-1])
+    if _content_stems_of(modifiers) & _content_stems_of(claim_tokens):
+        return None
+    for before, token in pairwise(claim_tokens):
+        if _singular(token) == noun and before != "," and before not in STOPWORDS and not before[:1].isdigit() \
+                and before not in NUMBER_WORDS and not _named_in(before, allowed):
+            return f"{before} {token}"
+    return None
+
+
 # a second way of doing what the sentence says, when, where or how ("..., or on race morning"); not a list's last
 # member ("... inland silverside, or mysid")
 _ALTERNATIVE = re.compile(r",\s+or\s+(?=(?:on|at|in|by|through|with|via|from|before|after|until|during|online|over)\b)",
@@ -2665,6 +2832,46 @@ def _months_instead_of_all_year(evidence_text: str, claim_text: str) -> list[str
     if not _ALL_YEAR.search(claim_text) or _ALL_YEAR.search(evidence_text):
         return []
     return list(dict.fromkeys(_MONTH_WORD.findall(_restated_sentence(evidence_text, claim_text) or "")))
+
+
+# Every day of the week: not "daily", which as often gives a rate ("3 euros daily") as it says on which days
+_ALL_DAYS_OF_THE_WEEK = re.compile(r"\b(?:(?:every|any|each)\s+day(?:\s+of\s+the\s+week)?|"
+                                   r"(?:seven|7)\s+days\s+a\s+week|all\s+week(?:\s+long)?)\b", re.IGNORECASE)
+
+
+def _days_instead_of_every_day(evidence_text: str, claim_text: str) -> list[str]:
+    """The weekdays the sentence the claim restates names, short of all seven, where the claim says every day, names
+    no day itself and the evidence never says every day: "Late check-out ... is available on every day of the week."
+    over "... late check-out until 13:00 costs 8 euros, but not on Fridays or Saturdays." (the verifier entails
+    it)."""
+    every_day = _ALL_DAYS_OF_THE_WEEK.search
+    if not every_day(claim_text) or every_day(evidence_text) or _days(claim_text):
+        return []
+    days = _days(_restated_sentence(evidence_text, claim_text))
+    return [_WEEKDAYS[day].capitalize() for day in sorted(days)] if len(days) < len(_WEEKDAYS) else []
+
+
+# "the day before arrival" (or after), and what a claim calls that event's own day: "the day you arrive", "the day of
+# (your) arrival"
+_DAY_AROUND = re.compile(r"\bday\s+(?P<which>before|after)\s+(?:the\s+|your\s+|their\s+|his\s+|her\s+)?"
+                         r"(?P<event>[a-z]{4,})", re.IGNORECASE)
+_DAY_OF = re.compile(r"\bday\s+(?:of\s+(?:the\s+|your\s+|their\s+|his\s+|her\s+)?|(?:you|they|we|guests?|he|she)\s+"
+                     r"(?:will\s+)?)(?P<event>[a-z]{4,})", re.IGNORECASE)
+
+
+def _day_of_for_the_day_around(evidence_text: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "the day you arrive" where the evidence gives only "the day before arrival" (or after) of that
+    event: (the claim's words, the evidence's). The verifier entails "... until 18:00 on the day you arrive." over
+    "... until 18:00 on the day before arrival"."""
+    if _DAY_AROUND.search(claim_text):
+        return None
+    said = {stem(m["event"]) for m in _DAY_OF.finditer(evidence_text)}
+    for claimed in _DAY_OF.finditer(claim_text):
+        event = stem(claimed["event"])
+        around = next((m for m in _DAY_AROUND.finditer(evidence_text) if stem(m["event"]) == event), None)
+        if around is not None and event not in said:
+            return claimed[0], around[0]
+    return None
 
 
 def _quantifier_rank(text_words: list[str]) -> int:
@@ -2807,6 +3014,8 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                      f"claim is about {foreign}; the evidence is about {sorted(e_pop)}"))
     if (only := _exclusive_only(claim_text, cw, ref, ew)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "exclusive", f"claim says {only}"))
+    if (widened := _restriction_widened(ref, claim_text, cw)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "restriction", f"claim allows {widened}"))
     if ref is sentence and (lifted := _bound_lifted(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "bound",
                                      f"claim says {lifted[0]!r} where the evidence bounds it: {lifted[1]!r}"))
@@ -2846,6 +3055,12 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (months := _months_instead_of_all_year(evidence_text, claim_text)):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
                                      f"claim says all year; the evidence's sentence gives {months}"))
+    if (day := _day_of_for_the_day_around(evidence_text, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                                     f"claim says {day[0]!r}; the evidence says {day[1]!r}"))
+    if (days := _days_instead_of_every_day(evidence_text, claim_text)):
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "timeframe",
+                                     f"claim says every day; the evidence's sentence gives {days}"))
     # dosing / event frequency
     # against the sentence the claim restates when that one states a frequency ("every three years"), not any of the
     # evidence's ("per year" of another sentence); "restates": most of the claim's words are that sentence's

@@ -2954,3 +2954,121 @@ BREAKFAST = "Breakfast, served from 7:30 to 10:00, costs 7.50 euros, or 4 euros 
 ])
 def test_free_where_the_sentence_gives_a_price_is_a_number_mismatch(evidence, claim, mismatch):
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+CHECK_OUT = ("Check-out is by 10:30, and late check-out until 13:00 costs 8 euros, but not on Fridays or Saturdays.")
+
+
+@pytest.mark.parametrize("claim", [
+    # shown over corpus g: every day where the sentence restated leaves days out
+    "Late check-out until 13:00 costs 8 euros and is available on every day of the week.",
+    "Late check-out until 13:00 is possible any day for 8 euros.",
+    "Late check-out until 13:00 costs 8 euros, seven days a week.",
+])
+def test_every_day_where_the_sentence_leaves_days_out_is_a_timeframe_drift(claim):
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(CHECK_OUT, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (CHECK_OUT, "Late check-out until 13:00 costs 8 euros, except on Fridays and Saturdays."),
+    ("The museum is open from Monday to Sunday, 9:00 to 17:00.", "The museum is open every day of the week."),
+    ("The pool is open every day, and on Sundays until 14:00.", "The pool is open every day."),
+    ("The cafe opens every day at 8:00, including Saturdays and Sundays.", "The cafe opens at 8:00 every day."),
+])
+def test_every_day_said_by_the_evidence_or_its_days_kept_is_no_drift(evidence, claim):
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(evidence, claim))
+
+
+BOOKING = "You can book online, by phone or at reception, but the 10% discount applies only to online bookings."
+INSTALMENTS = ("The fee is due in full before the first lesson, unless you pay in three monthly instalments of 85 "
+               "euros, which is allowed only for standard courses and only by direct debit.")
+CHILDREN = ("Dormitory guests must be at least 18, children aged 3 to 17 may stay only in a private room with a "
+            "parent or guardian, and children under 3 stay free.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # shown over corpus g: what the sentence allows only one way, said of another too or instead
+    (BOOKING, "You get the 10% discount if you book online or by phone."),
+    (BOOKING, "The 10% discount applies to bookings made by phone or online."),
+    (INSTALMENTS, "A conversation course can also be paid in three monthly instalments."),
+    (CHILDREN, "Children aged 3 to 17 can stay in a dormitory if a parent or guardian sleeps in the same room."),
+])
+def test_what_the_sentence_allows_only_one_way_said_of_another_is_a_qualifier_drift(evidence, claim):
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (BOOKING, "You get the 10% discount only if you book online, not when you book by phone or at reception."),
+    (BOOKING, "You can book online, by phone or at reception."),
+    (BOOKING, "The 10% discount applies to online bookings."),
+    (INSTALMENTS, "A standard course can be paid in three monthly instalments of 85 euros by direct debit."),
+    (CHILDREN, "Children aged 3 to 17 can stay in a private room with a parent or guardian."),
+    ("Alcohol is allowed only in the bar and on the terrace.", "You can drink alcohol in the bar or on the terrace."),
+    ("Parking is free only for electric cars.", "Electric cars park free."),
+])
+def test_what_the_sentence_allows_only_one_way_said_so_is_no_drift(evidence, claim):
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(evidence, claim))
+
+
+CLASS_SIZES = "Classes have at most 12 students, and conversation classes at most 8."
+
+
+def test_a_count_given_to_the_subject_of_a_part_without_a_verb_that_gives_another_is_a_number_mismatch():
+    # shown over corpus g: the 12 of classes given to the conversation classes, whose part gives 8
+    for evidence in (CLASS_SIZES, f"{CLASS_SIZES} A course runs for 12 weeks."):  # a 12 of another measure beside
+        assert ReasonCode.NUMBER_MISMATCH in codes(
+            check_numbers(evidence, "A conversation class can have up to 12 students.")), evidence
+
+
+@pytest.mark.parametrize("claim", [
+    "A conversation class has no more than 8 students.",
+    "Classes can have up to 12 students.",
+    "A class has at most 12 students.",
+])
+def test_a_count_given_to_the_part_that_gives_it_is_no_mismatch(claim):
+    assert ReasonCode.NUMBER_MISMATCH not in codes(check_numbers(CLASS_SIZES, claim))
+
+
+HOSTEL_CANCELLATION = ("Standard bookings can be cancelled free until 18:00 on the day before arrival, and a later "
+                "cancellation or a no-show costs the first night.")
+
+
+def test_the_day_of_what_the_evidence_gives_the_day_before_is_a_timeframe_drift():
+    # shown over corpus g: "the day you arrive" for "the day before arrival"
+    for claim in ("A standard booking can be cancelled at no cost until 18:00 on the day you arrive.",
+                  "Standard bookings can be cancelled free until 18:00 on the day of arrival."):
+        assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(HOSTEL_CANCELLATION, claim)), claim
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (HOSTEL_CANCELLATION, "A standard booking can be cancelled at no cost up to 18:00 the day before you arrive."),
+    (HOSTEL_CANCELLATION + " Check-in on the day of arrival is from 14:00.", "You can check in from 14:00 on the day you "
+                                                                     "arrive."),
+])
+def test_the_day_before_kept_or_the_day_of_said_too_is_no_drift(evidence, claim):
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(evidence, claim))
+
+
+REFUNDS = ("Cancelling in writing at least 14 days before the first lesson brings the fee back minus 20 euros. After "
+           "that and until the second lesson, half the fee is refunded, and after the second lesson nothing is. The "
+           "registration fee and books are never refunded, and books written in cannot be returned.")
+
+
+def test_what_another_sentence_says_is_never_done_said_of_its_subject_is_a_negation_mismatch():
+    # shown over corpus g: read over the sentence of the 14 days, the sentence that denies it not read
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
+        REFUNDS, "The registration fee is refunded if you cancel at least 14 days before the first lesson."))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (REFUNDS, "If you cancel in writing at least 14 days before the first lesson, you get your fee back except for "
+              "20 euros."),
+    (REFUNDS, "Until the second lesson, half the fee is refunded."),
+    (REFUNDS, "The registration fee is never refunded."),
+    ("Bikes are allowed in the yard. The shed is locked at night, and bikes are never allowed in the rooms.",
+     "Bikes are allowed in the yard."),
+    ("Deposits are refunded within a week. Deposits are never refunded, unless the room is damaged.",
+     "Deposits are refunded within a week."),
+])
+def test_what_another_sentence_denies_only_so_far_or_the_claim_denies_too_is_no_mismatch(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
