@@ -1717,6 +1717,9 @@ _SAYS_NOT = (
     (frozenset({"banned", "prohibited", "forbidden"}), frozenset({"allowed", "permitted"})),
     (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
     (frozenset({"extra"}), frozenset({"included"})),  # "course books ... are extra": not included in the fee
+    # "a no-show costs the first night": if you don't turn up; a no-show of "neither arrived nor called" is its
+    # neither/nor, read there
+    (frozenset({"no-show", "no-shows"}), frozenset({"turn", "turns", "show", "shows", "appear", "appears"})),
 )
 _FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free" alone: its "charge" denies none
 
@@ -1817,7 +1820,10 @@ def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
     if _EXCEPTING.search(claim_text) or "?" in sentence:
         return 0  # the claim's own exception; a question, which states no exception
     claim_stems = content_stem_set(claim_text)
-    claim_negated = any(is_negative_word(word) for word in words(claim_text))
+    # as the claim's polarity is read: the "no" of a bound the sentence states too ("no more than twice" over "at
+    # most twice") is the bound's
+    claim_negated = any(is_negative_word(word)
+                        for word in words(_without_bound_negations(_without_costless(claim_text), sentence)))
     for match in _EXCEPT.finditer(sentence):
         if claim_negated and any(is_negative_word(word) for word in words(sentence[:match.start()])):
             continue
@@ -2012,8 +2018,8 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     describing = _described_by_negative_participles(claim_text)
     # a negation that bounds a value the other side states ("no more than 5", "must not weigh more than 8 kg") is
     # the bound's, which the number check reads: "at most 5" says the same without one
-    claim_neg = _negation_count(_without_bound_negations(_without_costless(claim_text), sentence), sentence,
-                                describing) % 2
+    claim_neg = _negation_count(_without_bound_negations(
+        _without_costless(_without_what_only_leaves_out(claim_text, sentence)), sentence), sentence, describing) % 2
     polar = sentence  # what the polarity is read from
     ev_neg = _polarity(polar, claim_text, describing)
     if (own := _sentence_of_the_pair(read, claim_text)) is not None and \
@@ -2084,6 +2090,23 @@ def _denied_outright(evidence_text: str, claim_text: str) -> str | None:
     return None
 
 
+# A claim's "only X, not Y": its "not" says what its "only" leaves out, which a sentence that restricts with "only"
+# leaves out as well, without a "not" ("You get the 10% discount only if you book online, not when you book by phone."
+# over "... the 10% discount applies only to online bookings")
+# (not where the sentence says it with a negation too: "Hoses may be used only to fill water butts, never to water a
+# plot directly.")
+_ONLY_THEN_NOT = re.compile(r"((?<!\bnot\s)\bonly\b[^,;.]*),\s+(?:and\s+|but\s+)?not\s+[^,;.]*", re.IGNORECASE)
+_ONLY_THEN_NEGATED = re.compile(r"\bonly\b[^,;.]*,\s+(?:and\s+|but\s+)?(?:not|never)\b", re.IGNORECASE)
+
+
+def _without_what_only_leaves_out(claim_text: str, sentence: str) -> str:
+    """``claim_text`` without the ", not ..." after its "only", where ``sentence`` restricts with a word of its own
+    and does not say what it leaves out with a negation."""
+    if not _RESTRICTING.intersection(words(sentence)) or _ONLY_THEN_NEGATED.search(sentence):
+        return claim_text
+    return _ONLY_THEN_NOT.sub(r"\1", claim_text)
+
+
 def _polarity(sentence: str, claim_text: str, describing: Collection[str]) -> int:
     """1 where the evidence's ``sentence`` is negated as read for the claim, else 0."""
     return (_negation_count(_with_names_for_definitions(
@@ -2098,7 +2121,8 @@ def _sentence_of_the_pair(read: str, claim_text: str) -> tuple[str, float] | Non
     """Of a pair of sentences read for a claim, the one that holds more of the claim's words than the other, and at
     least two thirds of them, with its share."""
     pair = sentence_texts(read)
-    claim_set = content_stem_set(claim_text)
+    # the claim's words less its negations, whose polarity is what the sentence is read for ("can't" is no stopword)
+    claim_set = {word for word in content_stem_set(claim_text) if not is_negative_word(word)}
     if len(pair) != 2 or not claim_set:
         return None
     shares = [len(claim_set & content_stem_set(s)) / len(claim_set) for s in pair]

@@ -3072,3 +3072,67 @@ def test_what_another_sentence_says_is_never_done_said_of_its_subject_is_a_negat
 ])
 def test_what_another_sentence_denies_only_so_far_or_the_claim_denies_too_is_no_mismatch(evidence, claim):
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
+
+
+
+def test_a_no_show_is_not_turning_up():
+    # refused over corpus g: "don't turn up" for "a no-show", each a negation
+    evidence = HOSTEL_CANCELLATION
+    for claim in ("If you cancel later or don't turn up, you pay for the first night.",
+                  "A no-show costs the first night."):
+        assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim)), claim
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(evidence, "A no-show does not cost the first night."))
+
+
+MAKE_UP = ("Missed lessons cannot be made up, except by joining a parallel class at the same level, at most twice per "
+           "course.")
+
+
+def test_the_exception_of_a_denial_restated_with_a_bound_of_its_own_is_no_negation_mismatch():
+    # refused over corpus g: the claim's "no more than" is the sentence's "at most", not a negation of the claim
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        MAKE_UP, "You can make up a missed lesson only by joining a parallel class at the same level, and no more than "
+                 "twice in a course."))
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        MAKE_UP, "You can make up a missed lesson only by joining a parallel class at the same level."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(MAKE_UP, "Missed lessons can be made up."))
+
+
+LEVELS = ("Everyone who is not a complete beginner takes a free 45-minute placement test, online or at the school. You "
+          "may not join a course more than one level above your result, but you may move down a level free within the "
+          "first two weeks.")
+
+
+def test_the_sentence_of_a_negated_pair_is_found_by_the_claims_words_less_its_negation():
+    # refused over corpus g: the claim's "can't" counted as one of the words the sentence must hold
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        LEVELS, "You can't enrol in a course more than one level above your placement result."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
+        LEVELS, "You can enrol in a course more than one level above your placement result."))
+
+
+def test_a_no_show_says_not_only_where_the_other_side_says_turning_up():
+    # the clause of a rule beside a no-show is read on its own; and "neither arrived nor called" is the no-show's own
+    # negation, which the sentence states itself
+    no_show = ("A guest who has neither arrived nor called by midnight is a no-show, and the rest of the booking is "
+               "cancelled.")
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        HOSTEL_CANCELLATION, "A standard booking can be cancelled at no cost up to 18:00 the day before you arrive."))
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        no_show, "Guests who have neither arrived nor called by midnight lose the rest of their booking."))
+
+
+def test_what_a_claims_only_leaves_out_said_with_not_is_no_second_negation_where_the_sentence_restricts_too():
+    # refused over corpus g: ", not when you book by phone" restates what the sentence's "only" leaves out
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        BOOKING, "You get the 10% discount only if you book online, not when you book by phone or at reception."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
+        "You can book online, by phone or at reception, and the 10% discount applies to online bookings.",
+        "You get the 10% discount only if you book online, not when you book by phone or at reception."))
+
+
+def test_what_a_claims_only_leaves_out_said_with_not_counts_where_the_sentence_says_it_with_never():
+    # corpus e's faithful wording, refused by a first version
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        "Hoses may be used only to fill water butts, never to water a plot directly, and sprinklers are banned at all "
+        "times.", "Hoses may only be used to fill water butts, not to water plots directly."))
