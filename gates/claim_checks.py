@@ -2963,6 +2963,27 @@ _EVERYONE = frozenset({"everyone", "everybody", "anyone", "anybody"})
 _GENERIC_POPULATION = frozenset({"people", "person", "individual"})
 
 
+# Whom a sentence limits by age ("each guest aged 16 or over", "children aged 3 to 17"), and a claim's "every guest"
+# (or "all guests") with no age of its own
+_AGED = re.compile(r"\b(?P<noun>[a-z]{3,})\s+aged\s+(?P<age>\d+)\b", re.IGNORECASE)
+_EVERY_ONE_OF = re.compile(r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?P<noun>[a-z]{3,})\b(?!\s+(?:aged|who|under|over))",
+                           re.IGNORECASE)
+
+
+def _age_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "every guest" where the sentence it restates limits guests by age ("for each guest aged 16 or
+    over") and the claim gives no age: (the claim's words, the sentence's). The verifier entails "The tourist tax ...
+    is added for every guest, children included." over "... is added for each guest aged 16 or over."."""
+    if any(is_negative_word(word) for word in words(claim_text)):
+        return None  # "not for all patients" claims no more than the limit
+    limited = {_singular(m["noun"].lower()): m for m in _AGED.finditer(sentence)}
+    for every in _EVERY_ONE_OF.finditer(claim_text):
+        aged = limited.get(_singular(every["noun"].lower()))
+        if aged is not None and aged["age"] not in claim_text:
+            return every[0], sentence[aged.start():aged.end()]
+    return None
+
+
 def _population_phrases(text: str) -> dict[str, set[str]]:
     """population noun stem -> modifiers directly before it (up to two words)."""
     ws = words(text)
@@ -3038,6 +3059,9 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                      f"claim is about {foreign}; the evidence is about {sorted(e_pop)}"))
     if (only := _exclusive_only(claim_text, cw, ref, ew)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "exclusive", f"claim says {only}"))
+    if ref is sentence and (aged := _age_limit_dropped(ref, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
+                                     f"claim says {aged[0]!r}; the evidence says {aged[1]!r}"))
     if (widened := _restriction_widened(ref, claim_text, cw)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "restriction", f"claim allows {widened}"))
     if ref is sentence and (lifted := _bound_lifted(ref, claim_text)) is not None:

@@ -3136,3 +3136,24 @@ def test_what_a_claims_only_leaves_out_said_with_not_counts_where_the_sentence_s
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
         "Hoses may be used only to fill water butts, never to water a plot directly, and sprinklers are banned at all "
         "times.", "Hoses may only be used to fill water butts, not to water plots directly."))
+
+
+
+TOURIST_TAX = "A private double room costs 79 euros a night all year. A tourist tax of 2.50 euros per night is added for "\
+              "each guest aged 16 or over."
+
+
+def test_every_one_of_whom_the_sentence_gives_an_age_limit_is_a_population_drift():
+    # shown over corpus g: "every guest" where the sentence adds the tax for each guest aged 16 or over
+    for claim in ("The tourist tax of 2.50 euros per night is added for every guest, children included.",
+                  "All guests pay a tourist tax of 2.50 euros per night."):
+        assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(TOURIST_TAX, claim)), claim
+
+
+@pytest.mark.parametrize("claim", [
+    "Guests aged 16 or over pay 2.50 euros tourist tax per night on top.",
+    "Every guest aged 16 or over pays a tourist tax of 2.50 euros per night.",
+    "A tourist tax of 2.50 euros a night is added for each guest who is 16 or older.",
+])
+def test_the_age_limit_kept_is_no_population_drift(claim):
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(TOURIST_TAX, claim))

@@ -251,14 +251,12 @@ KNOWN_GAPS = {
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
-    # an item added where the sentence restricts it otherwise than with "only" ("for each guest aged 16 or over":
-    # every guest); what the sentence says of the rest of a booking read as kept ("the rest of the booking is
-    # cancelled"); an antonym read over two sentences ("closed" on Saturdays over "... Saturdays included. It is
-    # closed on public holidays ..."); and "nothing is" after the second lesson, a clause with no words of its own (a
+    # what the sentence says of the rest of a booking read as kept ("the rest of the booking is cancelled"); an
+    # antonym read over two sentences ("closed" on Saturdays over "... Saturdays included. It is closed on public
+    # holidays ..."); and "nothing is" after the second lesson, a clause with no words of its own (a
     # rule for it refused the faithful "Until the second lesson, half the fee is refunded.")
     "If you have neither arrived nor called by midnight, you lose the first night but keep the rest of the booking. "
     "[E2]",
-    "The tourist tax of 2.50 euros per night is added for every guest, children included. [E4]",
     "From 1 October to 31 March the centre is closed on Saturdays. [E5]",
     "If you cancel after the second lesson, half the fee is still refunded. [E12]",
 }
