@@ -1347,8 +1347,8 @@ def _value_of_another_gapped_part(holding: Sequence[str], claimed: Quantity, uni
     audiobooks are lent for three weeks, DVDs and board games for one week." Not where the claim names the subject of
     a part that states the claimed value ("The half marathon starts at 9:00."), unless it names all of another part's
     subject that narrows that one's: "A conversation class can have up to 12 students." over "Classes have at most 12
-    students, and conversation classes at most 8." A count of something (12 students) is
-    read so too, against the bare numbers of the parts after the first."""
+    students, and conversation classes at most 8." A count of something (12 students) is read so too, against the
+    bare numbers of the parts after the first."""
     rel = 0.10 if claimed.approx else 1e-9
     counted = bool(claimed.counts) and not (claimed.unit or claimed.kind)
     if not (_measured(claimed, units) or counted):
@@ -1717,8 +1717,8 @@ _SAYS_NOT = (
     (frozenset({"banned", "prohibited", "forbidden"}), frozenset({"allowed", "permitted"})),
     (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
     (frozenset({"extra"}), frozenset({"included"})),  # "course books ... are extra": not included in the fee
-    # "a no-show costs the first night": if you don't turn up; a no-show of "neither arrived nor called" is its
-    # neither/nor, read there
+    # "a no-show costs the first night": if you don't turn up. Not a negation everywhere: "... has neither arrived
+    # nor called by midnight is a no-show" says its "not" with "neither" and "nor"
     (frozenset({"no-show", "no-shows"}), frozenset({"turn", "turns", "show", "shows", "appear", "appears"})),
 )
 _FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free" alone: its "charge" denies none
@@ -2662,11 +2662,8 @@ def _exclusive_only(claim_text: str, claim_words: Sequence[str], sentence: str, 
     if (universal := _UNIVERSAL.intersection(reference_words)) and not _UNIVERSAL.intersection(claim_words):
         return f"{restricting!r}, where the evidence's sentence says {sorted(universal)}"
     claimed = content_stem_set(claim_text)
-    for heads in _listed_heads(sentence):
-        named = [h for h in heads if _named_in(h, claimed)]
-        left_out = [h for h in heads if not _named_in(h, claimed)]
-        if named and left_out:
-            return f"{restricting!r}, leaving out {left_out} that the evidence lists beside {named}"
+    if (split := _named_and_not(_listed_heads(sentence), claimed)) is not None:
+        return f"{restricting!r}, leaving out {split[1]} that the evidence lists beside {split[0]}"
     # two ways the sentence gives, the second after ", or" and a preposition ("collected on Friday ..., or on race
     # morning ..."): the claim takes the words of one and none of the other's
     if (alternative := _ALTERNATIVE.search(sentence)) is not None:
@@ -2676,6 +2673,16 @@ def _exclusive_only(claim_text: str, claim_words: Sequence[str], sentence: str, 
         for taken, left in ((own_first, own_second), (own_second, own_first)):
             if claimed & taken and left and not claimed & left:
                 return f"{restricting!r}, leaving out the other way the evidence's sentence gives after ', or'"
+    return None
+
+
+def _named_and_not(lists: Iterable[list[str]], stems: Collection[str]) -> tuple[list[str], list[str]] | None:
+    """Of the first list whose members ``stems`` name some of and not all: the members named and the others."""
+    for heads in lists:
+        named = [h for h in heads if _named_in(h, stems)]
+        others = [h for h in heads if not _named_in(h, stems)]
+        if named and others:
+            return named, others
     return None
 
 
@@ -2714,11 +2721,8 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
         if not _content_stems_of(_clause_before(tokens, at)) & claimed:
             continue
         allowed = _content_stems_of(allowed_way)
-        for heads in _listed_heads(claim_text):
-            named = [h for h in heads if _named_in(h, allowed)]
-            others = [h for h in heads if not _named_in(h, allowed)]
-            if named and others:
-                return f"{others} beside {named}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
+        if (split := _named_and_not(_listed_heads(claim_text), allowed)) is not None:
+            return f"{split[1]} beside {split[0]}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
         if (other := _other_head_of_the_verb(tokens[at - 1] if at else "", allowed_way, claim_tokens, allowed)):
             return f"{other!r}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
         if (other := _other_modifier(allowed_way, claim_tokens, allowed)):
