@@ -1306,11 +1306,16 @@ def _value_of_a_parallel_clause(holding: Sequence[str], claimed: Quantity, units
     clauses each have a subject of their own and one value of the claimed kind: "A check-up takes 45 minutes." over
     "A check-up takes 30 minutes and a hygienist cleaning takes 45 minutes." (_value_of_another_part reads every part
     as about the first one's subject). The claim's subject must name words only the other clause's subject has
-    ("full" of "A full plot ..."), and none only the holding clause's. No dev or nli-train finding changes."""
+    ("full" of "A full plot ..."), and none only the holding clause's. No dev or nli-train finding changes. A count
+    of something (8 free hours) is read so too, against the bare numbers of the other clauses ("Flex members get 2
+    free meeting room hours a month and Resident members get 8, ..."), where a clause that counts nothing is left
+    out ("and every further hour costs 20 euros")."""
     rel = 0.10 if claimed.approx else 1e-9
-    if not _measured(claimed, units):
+    counted = bool(claimed.counts) and not (claimed.unit or claimed.kind)
+    if not (_measured(claimed, units) or counted):
         return []
-    named = content_stem_set(subject_of(claim_text) or "")
+    named = content_stem_set(subject_of(claim_text) or
+                             (_subject_before_a_count(claim_text, claimed) if counted else None) or "")
     if not named:
         return []
     for sentence in holding:
@@ -1320,11 +1325,18 @@ def _value_of_a_parallel_clause(holding: Sequence[str], claimed: Quantity, units
         read = []
         for clause in clauses:
             subject = subject_of(clause)
-            found = [q for q in quantities(clause) if _same_measure(q, claimed, units)]
+            found = [q for q in quantities(clause) if _counted_alike(q, claimed, clause)] if counted else \
+                [q for q in quantities(clause) if _same_measure(q, claimed, units)]
+            if counted and not found:
+                continue
+            if counted and not subject and len(found) == 1:
+                subject = _subject_before_a_count(clause, found[0])
             if not subject or len(found) != 1:
                 break
             read.append((content_stem_set(subject), found[0]))
         else:
+            if len(read) < 2:
+                continue
             subjects = [subject for subject, _ in read]
             holds = [j for j, (_, v) in enumerate(read) if _close(v.value, claimed.value, rel)]
             for i, (subject, value) in enumerate(read):
@@ -1337,6 +1349,15 @@ def _value_of_a_parallel_clause(holding: Sequence[str], claimed: Quantity, units
                                          f"claim gives {claimed.text!r} to {sorted(own & named)}; the evidence gives "
                                          f"them {value.text!r} in the clause beside")]
     return []
+
+
+def _subject_before_a_count(clause: str, value: Quantity) -> str | None:
+    """The words before a clause's count and the verb just before it, where subject_of knows no verb there ("Resident
+    members get 8": "Resident members"); None where a function word stands before the count ("at most 8")."""
+    before = words(clause[:value.span[0]])
+    if len(before) < 2 or before[-1] in STOPWORDS:
+        return None
+    return " ".join(before[:-1])
 
 
 def _value_of_another_gapped_part(holding: Sequence[str], claimed: Quantity, units: Collection[str],
@@ -1389,7 +1410,7 @@ def _gapped_parts(sentence: str, claimed: Quantity, units: Collection[str],
     pending = ""
     for part in _COORDINATED.split(sentence):
         if found := [q for q in quantities(f"{pending}{part}") if _same_measure(q, claimed, units) or
-                     (not units and _counted_alike(q, claimed))]:
+                     (not units and _counted_alike(q, claimed, f"{pending}{part}"))]:
             parts.append((f"{pending}{part}", found))  # the values' spans are in the part as read, with its start
             pending = ""
         elif part.strip():
@@ -1412,11 +1433,16 @@ _GAP_JOINTS = frozenset({"at", "for", "on", "in", "to", "from", "by", "of", "per
                          "within", "every", "most", "least"})
 
 
-def _counted_alike(value: Quantity, claimed: Quantity) -> bool:
-    """Whether ``value`` may count what the claimed count counts ("12 students"): a plain number counting the same
-    thing or, where a part leaves its noun out ("conversation classes at most 8"), nothing."""
+def _counted_alike(value: Quantity, claimed: Quantity, text: str) -> bool:
+    """Whether ``value``, read in ``text``, may count what the claimed count counts ("12 students"): a plain number
+    counting the same thing or, where a part leaves its noun out, nothing and last in the part ("conversation classes
+    at most 8", "Resident members get 8"; not the "15" of "15 May 1636")."""
     return bool(claimed.counts) and not (claimed.unit or claimed.kind or value.unit or value.kind) and \
-        value.counts in ("", claimed.counts)
+        (value.counts == claimed.counts or (not value.counts and not re.search(r"\w", text[value.span[1]:]))) and \
+        not _A_YEAR.fullmatch(claimed.text) and not _A_YEAR.fullmatch(value.text)
+
+
+_A_YEAR = re.compile(r"1\d{3}|20\d{2}")  # "a 1990 American horror film", "( 2009 )": a year, not a count
 
 
 # A sentence that lists pairs of values ("10% of users on day 1, 50% on day 3 and 100% on day 5") pairs each value

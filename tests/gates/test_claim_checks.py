@@ -3157,3 +3157,22 @@ def test_every_one_of_whom_the_sentence_gives_an_age_limit_is_a_population_drift
 ])
 def test_the_age_limit_kept_is_no_population_drift(claim):
     assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(TOURIST_TAX, claim))
+
+
+MEETING_HOURS = ("Flex members get 2 free meeting room hours a month and Resident members get 8, and every further "
+                 "hour costs 20 euros.")
+
+
+def test_a_count_given_to_the_subject_of_the_clause_beside_is_a_number_mismatch():
+    # shown over corpus e: the 8 of the Resident members' clause given to Flex members
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers(MEETING_HOURS,
+                                                             "Flex members get 8 free meeting room hours a month."))
+
+
+@pytest.mark.parametrize("claim", [
+    "Resident members get 8 free meeting room hours a month.",
+    "Flex members get 2 free meeting room hours a month.",
+    "Every meeting room hour beyond the free ones costs 20 euros.",
+])
+def test_a_count_given_to_the_subject_of_its_own_clause_is_no_mismatch(claim):
+    assert ReasonCode.NUMBER_MISMATCH not in codes(check_numbers(MEETING_HOURS, claim))

@@ -181,16 +181,12 @@ LIES_STILL_SHOWN = {
     "Patients in severe pain are seen on the same day if they call before noon. [E4]",
     "Printing is included in all prices. [E5]",  # "..., but printing is charged at 10 cents a page"
     "Meeting rooms can be booked for up to 8 hours at a time. [E7]",  # up to 4 hours; 8 is the Residents' free hours
-    "Flex members get 8 free meeting room hours a month. [E7]",  # Flex 2, Residents 8 (a gapped verb, three clauses)
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
     "Tenants who have not paid the rent by 31 January lose their plot. [E9]",  # by 1 March
     "The tenancy of a neglected plot ends at once, without notice. [E12]",  # "with one month's notice"
     # "..., except for registered patients under 18, who pay nothing": an "all" the sentence does not say of them; the
     # sentence's "nothing" had refused it by chance, and the exception, which the claim names, now evens it out
     "Emergency visits are free for all patients under 18. [E4]",
-    # 10 is the greenhouse's: "One shed of up to 6 square metres and one greenhouse of up to 10 square metres" binds
-    # no noun to a value after "up to"; ", but neither may stand on a concrete base" had refused it by chance
-    "A shed of up to 10 square metres is allowed per plot. [E10]",
 }
 
 
