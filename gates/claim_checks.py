@@ -1751,7 +1751,10 @@ _FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free"
 
 
 def _says_not(word: str, other_words: Collection[str]) -> bool:
-    return any(word in denying and not denied.isdisjoint(other_words) for denying, denied in _SAYS_NOT)
+    """Whether ``word`` says "not" of a word the other side says ("banned" of "allowed"); not where the other side
+    denies with a word of its kind too ("forbidden"), its "allowed" then being of something else."""
+    return any(word in denying and not denied.isdisjoint(other_words) and denying.isdisjoint(other_words)
+               for denying, denied in _SAYS_NOT)
 
 
 def _says_it_denied(ws: Sequence[str], word: str) -> bool:

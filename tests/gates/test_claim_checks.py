@@ -3176,3 +3176,14 @@ def test_a_count_given_to_the_subject_of_the_clause_beside_is_a_number_mismatch(
 ])
 def test_a_count_given_to_the_subject_of_its_own_clause_is_no_mismatch(claim):
     assert ReasonCode.NUMBER_MISMATCH not in codes(check_numbers(MEETING_HOURS, claim))
+
+
+def test_a_denying_word_for_another_of_its_kind_is_no_negation_where_the_sentence_allows_something_else():
+    # refused over corpus g: "banned" counted as "not allowed" for the sentence's "allowed" (of alcohol), while the
+    # sentence's own "forbidden" (of smoking) was not
+    evidence = ("Alcohol is allowed only in the bar and on the terrace, and smoking, e-cigarettes included, is forbidden "
+                "everywhere indoors.")
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
+        evidence, "Smoking is banned everywhere indoors, e-cigarettes too."))
+    assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
+        evidence, "Smoking is allowed everywhere indoors, e-cigarettes too."))

@@ -228,8 +228,6 @@ KNOWN_GAPS = {
     "you are charged as soon as you book. [E2]",
     "You have to be 18 or older to sleep in a dormitory, and children aged 3 to 17 can only stay in a private room "
     "with a parent or guardian. [E3]",
-    "You may drink alcohol only in the bar and on the terrace, and smoking is banned everywhere indoors, "
-    "e-cigarettes too. [E3]",
     "In a 6-bed dormitory a bed costs 32 euros a night from November to March and 40 euros from April to October. "
     "[E4]",
     "You can use the guest kitchen for free between 7:00 and 22:30, but food left in the fridge without your name "
