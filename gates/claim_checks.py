@@ -46,7 +46,15 @@ from controlplane.contracts.text import (
     words,
 )
 
-from .atomic_claims import AUXILIARIES, IRREGULAR_PAST, IRREGULAR_PAST_FORMS, NUMBER_TEXT, has_clause, subject_of
+from .atomic_claims import (
+    AUXILIARIES,
+    DETERMINERS,
+    IRREGULAR_PAST,
+    IRREGULAR_PAST_FORMS,
+    NUMBER_TEXT,
+    has_clause,
+    subject_of,
+)
 
 
 @dataclass(frozen=True)
@@ -1311,7 +1319,7 @@ def _value_of_a_parallel_clause(holding: Sequence[str], claimed: Quantity, units
     free meeting room hours a month and Resident members get 8, ..."), where a clause that counts nothing is left
     out ("and every further hour costs 20 euros")."""
     rel = 0.10 if claimed.approx else 1e-9
-    counted = bool(claimed.counts) and not (claimed.unit or claimed.kind)
+    counted = _is_a_count(claimed)
     if not (_measured(claimed, units) or counted):
         return []
     named = content_stem_set(subject_of(claim_text) or
@@ -1371,7 +1379,7 @@ def _value_of_another_gapped_part(holding: Sequence[str], claimed: Quantity, uni
     students, and conversation classes at most 8." A count of something (12 students) is read so too, against the
     bare numbers of the parts after the first."""
     rel = 0.10 if claimed.approx else 1e-9
-    counted = bool(claimed.counts) and not (claimed.unit or claimed.kind)
+    counted = _is_a_count(claimed)
     if not (_measured(claimed, units) or counted):
         return []
     claim_stems = content_stem_set(claim_text)
@@ -1433,11 +1441,16 @@ _GAP_JOINTS = frozenset({"at", "for", "on", "in", "to", "from", "by", "of", "per
                          "within", "every", "most", "least"})
 
 
+def _is_a_count(value: Quantity) -> bool:
+    """Whether a value counts something ("12 students", "8 free hours"), with no unit or kind of its own."""
+    return bool(value.counts) and not (value.unit or value.kind)
+
+
 def _counted_alike(value: Quantity, claimed: Quantity, text: str) -> bool:
     """Whether ``value``, read in ``text``, may count what the claimed count counts ("12 students"): a plain number
     counting the same thing or, where a part leaves its noun out, nothing and last in the part ("conversation classes
     at most 8", "Resident members get 8"; not the "15" of "15 May 1636")."""
-    return bool(claimed.counts) and not (claimed.unit or claimed.kind or value.unit or value.kind) and \
+    return _is_a_count(claimed) and not (value.unit or value.kind) and \
         (value.counts == claimed.counts or (not value.counts and not re.search(r"\w", text[value.span[1]:]))) and \
         not _A_YEAR.fullmatch(claimed.text) and not _A_YEAR.fullmatch(value.text)
 
@@ -1849,10 +1862,7 @@ def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
     if _EXCEPTING.search(claim_text) or "?" in sentence:
         return 0  # the claim's own exception; a question, which states no exception
     claim_stems = content_stem_set(claim_text)
-    # as the claim's polarity is read: the "no" of a bound the sentence states too ("no more than twice" over "at
-    # most twice") is the bound's
-    claim_negated = any(is_negative_word(word)
-                        for word in words(_without_bound_negations(_without_costless(claim_text), sentence)))
+    claim_negated = any(is_negative_word(word) for word in words(_claim_as_its_polarity_reads(claim_text, sentence)))
     for match in _EXCEPT.finditer(sentence):
         if claim_negated and any(is_negative_word(word) for word in words(sentence[:match.start()])):
             continue
@@ -2045,10 +2055,8 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence = _restated_clause(sentence, claim_text, share, conjoined=True)
     findings = []
     describing = _described_by_negative_participles(claim_text)
-    # a negation that bounds a value the other side states ("no more than 5", "must not weigh more than 8 kg") is
-    # the bound's, which the number check reads: "at most 5" says the same without one
-    claim_neg = _negation_count(_without_bound_negations(
-        _without_costless(_without_what_only_leaves_out(claim_text, sentence)), sentence), sentence, describing) % 2
+    claim_neg = _negation_count(_claim_as_its_polarity_reads(_without_what_only_leaves_out(claim_text, sentence),
+                                                             sentence), sentence, describing) % 2
     polar = sentence  # what the polarity is read from
     ev_neg = _polarity(polar, claim_text, describing)
     if (own := _sentence_of_the_pair(read, claim_text)) is not None and \
@@ -2134,6 +2142,13 @@ def _without_what_only_leaves_out(claim_text: str, sentence: str) -> str:
     if not _RESTRICTING.intersection(words(sentence)) or _ONLY_THEN_NEGATED.search(sentence):
         return claim_text
     return _ONLY_THEN_NOT.sub(r"\1", claim_text)
+
+
+def _claim_as_its_polarity_reads(claim_text: str, sentence: str) -> str:
+    """The claim without the negations that are not its own: a negation that bounds a value the sentence states ("no
+    more than 5", "must not weigh more than 8 kg") is the bound's, which the number check reads ("at most 5" says
+    the same without one), and the "no" of "at no cost" says what costs nothing."""
+    return _without_bound_negations(_without_costless(claim_text), sentence)
 
 
 def _polarity(sentence: str, claim_text: str, describing: Collection[str]) -> int:
@@ -2736,8 +2751,7 @@ _RESTRICTION_ENDS = frozenset({",", ";", "but", "which", "who", "where", "while"
 _RESTRICTION_REACH = 10  # tokens after the restricting word
 _EXAMPLES = frozenset({"including", "such", "especially", "notably", "namely", "like"})
 _CLAUSE_STARTS = frozenset({",", ";", "but", "and", "while", "whereas", "unless", "although", "though"})
-_OWNING = frozenset({"the", "a", "an", "its", "their", "our", "your", "his", "her", "my", "this", "that"})
-_PREPOSITIONS = _BEFORE_A_MEMBER - _OWNING
+_PREPOSITIONS = _BEFORE_A_MEMBER - DETERMINERS
 
 
 def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[str]) -> str | None:
@@ -2746,16 +2760,17 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
         return None
     claim_tokens = _LIST_TOKEN.findall(claim_text.lower())
     claimed = content_stem_set(claim_text)
+    claim_lists = _listed_heads(claim_text)
     for tokens, at, allowed_way in _restrictions(sentence):
         if not _content_stems_of(_clause_before(tokens, at)) & claimed:
             continue
         allowed = _content_stems_of(allowed_way)
-        if (split := _named_and_not(_listed_heads(claim_text), allowed)) is not None:
-            return f"{split[1]} beside {split[0]}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
-        if (other := _other_head_of_the_verb(tokens[at - 1] if at else "", allowed_way, claim_tokens, allowed)):
-            return f"{other!r}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
-        if (other := _other_modifier(allowed_way, claim_tokens, allowed)):
-            return f"{other!r}, where the evidence's sentence allows only {' '.join(allowed_way)!r}"
+        only = f"where the evidence's sentence allows only {' '.join(allowed_way)!r}"
+        if (split := _named_and_not(claim_lists, allowed)) is not None:
+            return f"{split[1]} beside {split[0]}, {only}"
+        if (other := _other_head_of_the_verb(tokens[at - 1] if at else "", allowed_way, claim_tokens, allowed)) or \
+                (other := _other_modifier(allowed_way, claim_tokens, allowed)):
+            return f"{other!r}, {only}"
     return None
 
 
@@ -2766,7 +2781,7 @@ def _restrictions(text: str) -> Iterator[tuple[list[str], int, list[str]]]:
     for one in sentence_texts(text):
         tokens = _LIST_TOKEN.findall(one.lower())
         for at, word in enumerate(tokens):
-            if word not in _RESTRICTING or (at and tokens[at - 1] in _NOT_RESTRICTING_AFTER | _OWNING):
+            if word not in _RESTRICTING or (at and tokens[at - 1] in _NOT_RESTRICTING_AFTER | DETERMINERS):
                 continue
             allowed_way = _allowed_way(tokens[at + 1:])
             if allowed_way and not (allowed_way[0] in _AN_AMOUNT_AFTER or allowed_way[0] in NUMBER_WORDS or
