@@ -1847,6 +1847,16 @@ _EXCEPT = re.compile(r"\bexcept(?:\s+(?:for|to))?\s+(?P<excepted>[^,;.]+?)"
                      r"(?=[,;.]|$)", re.IGNORECASE)
 
 
+# "X, unless Y." (the "unless" clause last): X holds but where Y holds ("A loan can be renewed twice ..., unless
+# another member has reserved the item."). A negated claim that names most of Y denies X where Y holds, and restates
+# the sentence ("A loan cannot be renewed if another member has reserved the item."). Only a negated claim: an
+# affirmative one that names Y need not say X ("Wealthy parents are necessary for school." over "school is very
+# prohibitive unless your parents are wealthy"), and an "unless" clause before X's may hold X's words itself. Where X
+# is a denial, the claim that denies it where Y holds denies the exception ("Refunds are not given if the course is
+# cancelled." over "Refunds are not given, unless the course is cancelled.").
+_UNLESS = re.compile(r",\s*unless\s+(?P<excepted>[^,;.]+?)\s*(?=[.;]|$)", re.IGNORECASE)
+_UNLESS_NAMED_SHARE = 0.5
+
 _NOT_A_THING = re.compile(r"\s*(?:[a-z]+ly|more|less|much|far|very|rather)\b", re.IGNORECASE)
 _EXCEPTING = re.compile(r"\b(?:except|unless|other\s+than|apart\s+from|aside\s+from|but\s+for|besides|excluding)\b",
                         re.IGNORECASE)
@@ -1858,7 +1868,8 @@ def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
     ("Knowledge that you are helping ..., and nothing more." over "Nothing except knowing that you are helping ...":
     each "nothing" is the other's). A negated main clause with a claim that is not ("Refunds are not given, except
     when the race is cancelled ...": "If the race is cancelled, 80% of the fee is refunded.") counts: the exception is
-    what the sentence does not deny."""
+    what the sentence does not deny. An "unless" clause (``_UNLESS``) is read the same way when the claim names most
+    of it."""
     if _EXCEPTING.search(claim_text) or "?" in sentence:
         return 0  # the claim's own exception; a question, which states no exception
     claim_stems = content_stem_set(claim_text)
@@ -1872,6 +1883,11 @@ def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
         said = content_stem_set(match["said"] or "") - main
         if (content_stem_set(match["excepted"]) - main) & claim_stems and not said & claim_stems and \
                 main & claim_stems:
+            return 1
+    for match in _UNLESS.finditer(sentence) if claim_negated else ():
+        main = content_stem_set(sentence[:match.start()])
+        condition = content_stem_set(match["excepted"]) - main
+        if condition and len(condition & claim_stems) >= _UNLESS_NAMED_SHARE * len(condition) and main & claim_stems:
             return 1
     return 0
 
@@ -2165,7 +2181,8 @@ def _sentence_of_the_pair(read: str, claim_text: str) -> tuple[str, float] | Non
     """Of a pair of sentences read for a claim, the one that holds more of the claim's words than the other, and at
     least two thirds of them, with its share."""
     pair = sentence_texts(read)
-    # the claim's words less its negations, whose polarity is what the sentence is read for ("can't" is no stopword)
+    # the claim's words less its negations, whose polarity is what the sentence is read for ("none", "nothing" are no
+    # stopwords)
     claim_set = {word for word in content_stem_set(claim_text) if not is_negative_word(word)}
     if len(pair) != 2 or not claim_set:
         return None
@@ -3238,6 +3255,25 @@ def _hedged_words(sentence: str, claim_words: Sequence[str]) -> list[str]:
     return kept
 
 
+# A modal that opens a second predicate of its subject ("... pay a 30% deposit when booking and may cancel free ...")
+# or a relative clause ("the final test ..., which costs 30 euros and may be retaken once free ...") hedges that
+# predicate. A claim that has none of its content words (its verb included) takes nothing from it, and is not held to
+# its hedge; one that does ("The final test is free." of "retaken once free") is. A modal right after its subject
+# ("Coffee may reduce ...") hedges the whole statement, whatever verb a claim puts for its own.
+_SECOND_PREDICATE_MODAL = re.compile(r"\b(?:and|but|or|which|who|that)\s+(?:also\s+)?(?P<modal>may|might|could)\b"
+                                     r"(?P<predicate>[^,;.]*)", re.IGNORECASE)
+
+
+def _without_modals_of_other_predicates(sentence: str, claim_stems: Collection[str]) -> str:
+    """``sentence`` less each modal that opens a second predicate the claim takes no content word from."""
+    def unless_the_claim_draws_on_it(match: re.Match[str]) -> str:
+        said = content_stem_set(match["predicate"])
+        if _governed_verbs([match["modal"].lower(), *words(match["predicate"])]) and said and not said & claim_stems:
+            return match[0][:match.start("modal") - match.start()] + match["predicate"]
+        return match[0]
+    return _SECOND_PREDICATE_MODAL.sub(unless_the_claim_draws_on_it, sentence)
+
+
 def _governed_verbs(statement_words: Sequence[str]) -> list[str]:
     verbs = []
     for index, word in enumerate(statement_words):
@@ -3283,7 +3319,8 @@ def check_strength(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # a claim that says what "can" happen keeps the evidence's "may" ("It can cause drowsiness."), and so does one
     # that says what is allowed: the "may" of a permission ("Dogs and cats are allowed on every route." over "Dogs and
     # cats may travel on every route.")
-    e_hedge = _hedges(_hedged_words(sentence, cw), sentence)
+    hedged = _without_modals_of_other_predicates(sentence, content_stem_set(claim_text))
+    e_hedge = _hedges(_hedged_words(hedged, cw), hedged)
     c_hedge = _hedges(cw, claim_text) | (_KEEPS_A_MAY & set(cw))
     if e_hedge and not c_hedge:
         findings.append(CheckFinding(ReasonCode.STRENGTH_INFLATION, "hedge",

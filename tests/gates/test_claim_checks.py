@@ -531,6 +531,29 @@ def test_a_hedged_verb_the_claim_only_describes_with_does_not_hedge_the_claim():
                                             "next year.")) == {ReasonCode.STRENGTH_INFLATION}
 
 
+GROUPS = ("Groups of 10 or more pay a 30% deposit when booking and may cancel free only up to 14 days before "
+          "arrival.")
+FINAL_TEST = ("A level certificate also requires passing the final test in week 12, which costs 30 euros and may be "
+              "retaken once free within a month.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "inflated"), [
+    # over corpus g: a modal that opens a second predicate ("and may cancel", "which ... may be retaken") hedges that
+    # predicate, not what the claim takes from the first
+    (GROUPS, "If you book for a group of 10 or more, you pay a 30% deposit up front.", False),
+    (FINAL_TEST, "For a level certificate you also have to pass the final test in week 12.", False),
+    (FINAL_TEST, "The final test for a level certificate costs 30 euros.", False),
+    # the hedged predicate itself, stated without a hedge, is still caught
+    (GROUPS, "Groups of 10 or more pay a 30% deposit and cancel free up to 14 days before arrival.", True),
+    (FINAL_TEST, "The final test is retaken once free within a month.", True),
+    (FINAL_TEST, "The final test in week 12 is free of charge.", True),
+    # a modal right after its subject hedges the whole sentence, whatever verb the claim puts for its own
+    ("Coffee may reduce the risk of liver cancer.", "Coffee lowers the risk of liver cancer.", True),
+])
+def test_a_modal_that_opens_a_second_predicate_hedges_only_that_predicate(evidence, claim, inflated):
+    assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated
+
+
 VALIDATION = ("They may run advisory validation for a better experience (for example, the format of an e-mail address "
               "or a required field), but the server re-validates every request and its answer wins.")
 
@@ -2644,6 +2667,31 @@ EMERGENCY = ("An emergency visit costs a flat fee of 60 euros plus any treatment
 ])
 def test_what_a_sentence_excepts_is_negated_for_a_claim_that_names_it(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
+
+
+RENEWALS = "A loan can be renewed twice online or at the desk, unless another member has reserved the item."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # over corpus d: what a sentence allows "unless" something, denied where that something holds
+    ("A loan cannot be renewed if another member has reserved the item.", False),
+    ("You can't renew a loan once another member has reserved the item.", False),
+    ("A loan can be renewed twice online or at the desk.", False),
+    ("A loan cannot be renewed online.", True),
+    ("A loan can be renewed twice unless another member has reserved the item.", False),
+])
+def test_what_a_sentence_allows_unless_something_is_denied_where_it_holds(claim, mismatch):
+    assert negation_mismatch(RENEWALS, claim) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # the "unless" clause not last, or a denial said of what it excepts: the claim's negation is its own
+    ("Unless the trespass is aggravated in some way, it will only be a civil wrong, and trespassers are prosecuted.",
+     "Aggravated trespass is a civil wrong and offenders cannot be prosecuted."),
+    ("Refunds are not given, unless the course is cancelled.", "Refunds are not given if the course is cancelled."),
+])
+def test_an_unless_clause_is_no_negation_for_a_claim_it_does_not_end(evidence, claim):
+    assert negation_mismatch(evidence, claim)
 
 
 @pytest.mark.parametrize(("claim", "mismatch"), [

@@ -213,17 +213,16 @@ KNOWN_GAPS = {
     "The centre will not take explosives, fireworks, ammunition or fire extinguishers. [E8]",
     "If a contractor did your building work, the centre refuses the waste even when you come with it yourself. [E8]",
     # the hostel's and the school's, at rigor low: a negation of another clause or of the next sentence read with the
-    # claim's ("..., but not on Fridays or Saturdays", "a driving licence is not accepted"), a claim split into
-    # atoms at an "and" inside a list ("... without your name and departure date"), a rule's "may" read as a hedge
-    # where the sentence states no rule word, numbers derived by arithmetic ("4 euros more": 32 and 40) or said
-    # otherwise ("a week" for 7 days, "an hour and a half" for 90 minutes), and words the page does not use
+    # claim's ("..., but not on Fridays or Saturdays"), a claim split into atoms at an "and" inside a list ("...
+    # without your name and departure date"), a rule's "may" read as a hedge where the sentence states no rule word,
+    # numbers derived by arithmetic ("4 euros more": 32 and 40) or said otherwise ("an hour and a half" for 90
+    # minutes), and words the page does not use ("hand it over", "goes ahead" and "a week" for "runs" and "7 days";
+    # "keeps" for "kept", which stem apart: an irregular past read as its verb freed more contradicted and neutral
+    # dev/nli-train pairs than entailed ones)
     "You must check out by 10:30, but except on Fridays and Saturdays you can stay until 13:00 for 8 euros. [E1]",
-    "At check-in you have to show a passport or an identity card; you can't use a driving licence instead. [E1]",
     "The hostel keeps bags for no longer than a week, and it has no storage for bicycles or surfboards. [E1]",
     "A non-refundable booking saves you 15%, but you can't cancel it, change it or hand it over to someone else. "
     "[E2]",
-    "If you book for a group of 10 or more, you pay a 30% deposit up front, and free cancellation is only possible "
-    "until 14 days before arrival. [E2]",
     "You pay for your stay when you arrive, in cash or by card, unless your booking is non-refundable, in which case "
     "you are charged as soon as you book. [E2]",
     "You have to be 18 or older to sleep in a dormitory, and children aged 3 to 17 can only stay in a private room "
@@ -242,8 +241,6 @@ KNOWN_GAPS = {
     "If you are a full-time student or over 65, you pay 15% less, but you cannot also get the 20% discount for a "
     "second course in the same term. [E10]",
     "To get an attendance certificate you must be present at no fewer than 10 of the 12 lessons. [E11]",
-    "For a level certificate you also have to pass the final test in week 12, which costs 30 euros, and you can "
-    "retake it once for free within a month. [E11]",
     "A course only goes ahead if 6 or more students have enrolled a week before it begins, and if it doesn't, you "
     "can choose between a full refund and another course. [E12]",
 }
