@@ -2083,6 +2083,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         # "..., though the registration fee is not reduced." over the same two verified)
         polar = _restated_clause(own[0], claim_text, own[1], conjoined=True)
         ev_neg = _polarity(polar, claim_text, describing)
+    claim_neg = (claim_neg + _excepts_what_is_denied(polar, claim_text)) % 2
     if claim_neg != ev_neg:
         which = POLARITY_DETAILS[0] if claim_neg else POLARITY_DETAILS[1]
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation", f"{which}: {polar[:160]!r}"))
@@ -2113,6 +2114,26 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"the evidence says {denial!r} of the claim's subject"))
     return findings
+
+
+# The claim's "except (on) X" says what the sentence's "but not (on) X" says: "Except on Fridays and Saturdays you can
+# stay until 13:00 for 8 euros." over "..., and late check-out until 13:00 costs 8 euros, but not on Fridays or
+# Saturdays." The claim must except all that the sentence denies, and open its exception with it ("except on
+# Saturdays" allows Fridays).
+_PLACE_OR_TIME = r"(?:(?:on|in|at|for|during|from|to)\s+)?"
+_CLAIM_EXCEPT = re.compile(r"\bexcept\s+" + _PLACE_OR_TIME + r"(?P<excepted>[^,;.]+)", re.IGNORECASE)
+_BUT_NOT = re.compile(r"(?:,|\bbut)\s+not\s+" + _PLACE_OR_TIME + r"(?P<denied>[^,;.]+)", re.IGNORECASE)
+
+
+def _excepts_what_is_denied(sentence: str, claim_text: str) -> int:
+    """1 where the claim excepts what the sentence denies after ", but not", else 0: its "except" is that "not"."""
+    for excepting in _CLAIM_EXCEPT.finditer(claim_text):
+        excepted = content_stems(excepting["excepted"])
+        for denying in _BUT_NOT.finditer(sentence):
+            denied = content_stem_set(denying["denied"])
+            if excepted and denied and excepted[0] in denied and denied <= set(excepted):
+                return 1
+    return 0
 
 
 # A clause that denies a thing outright, its verb last: "The registration fee and books are never refunded", "sleeping
@@ -3354,7 +3375,7 @@ _OPENERS = frozenset({
     "while", "since", "because", "unlike", "like", "instead", "otherwise", "therefore", "thus", "hence",
     "meanwhile", "later", "earlier", "then", "still", "yet", "only", "just", "even", "perhaps", "maybe", "indeed",
     "according", "despite", "during", "after", "before", "within", "under", "over", "among", "between", "per",
-    "sometimes", "yeah", "tons",
+    "sometimes", "yeah", "tons", "except", "apart", "aside", "unless", "excluding", "including",
 })
 
 

@@ -2694,6 +2694,30 @@ def test_an_unless_clause_is_no_negation_for_a_claim_it_does_not_end(evidence, c
     assert negation_mismatch(evidence, claim)
 
 
+LATE_CHECK_OUT = "Check-out is by 10:30, and late check-out until 13:00 costs 8 euros, but not on Fridays or Saturdays."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # over corpus g: the claim's "except X" says what the sentence's "but not X" says
+    ("Except on Fridays and Saturdays you can stay until 13:00 for 8 euros.", False),
+    ("Late check-out until 13:00 costs 8 euros, except on Fridays or Saturdays.", False),
+    # what the sentence denies, said to hold, or only part of it excepted
+    ("Late check-out until 13:00 costs 8 euros on Fridays and Saturdays.", True),
+    ("Late check-out until 13:00 costs 8 euros, except on Saturdays.", True),
+])
+def test_a_claim_s_except_says_the_sentence_s_but_not(claim, mismatch):
+    assert negation_mismatch(LATE_CHECK_OUT, claim) is mismatch
+
+
+def test_another_day_excepted_is_still_refused():
+    assert run_checks(LATE_CHECK_OUT, "Except on Sundays you can stay until 13:00 for 8 euros.")
+
+
+def test_an_opening_except_is_no_name():
+    claim = "Except on Fridays and Saturdays you can stay until 13:00 for 8 euros."
+    assert [f for f in check_content(LATE_CHECK_OUT, claim) if f.check == "names"] == []
+
+
 @pytest.mark.parametrize(("claim", "mismatch"), [
     # over corpus f: a one-off fee said to be paid a day
     ("Travel to other EU countries costs 35 euros a day.", True),
