@@ -783,7 +783,28 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                     or _replaced_value(evidence_text, claim_text))
     return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
             + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text)
-            + _free_where_priced(evidence_text, claim_text))
+            + _free_where_priced(evidence_text, claim_text) + _named_hours_not_given(evidence_text, claim_text))
+
+
+# An hour said by name is a clock time: "before noon" over "if they call before 10:00" gives another time, which no
+# number of the claim showed. The evidence bears it out by the name (noon and midday are one) or by the time written.
+_NAMED_HOUR = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+_WRITTEN_HOUR = {"noon": re.compile(r"\b(?:noon|midday|12:00|12(?::00)?\s*(?:p\.?m\b\.?|pm\b))", re.IGNORECASE),
+                 "midnight": re.compile(r"\b(?:midnight|24:00|0?0:00|12(?::00)?\s*(?:a\.?m\b\.?|am\b))",
+                                        re.IGNORECASE)}
+
+
+def _named_hours_not_given(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """A NUMBER_MISMATCH for each hour the claim names that the evidence, which gives clock times, never gives."""
+    if not any(q.kind == "clock" for q in quantities(evidence_text)):
+        return []  # a page without clock times: nothing to compare the hour with (coverage reads the word)
+    findings = []
+    for name in dict.fromkeys(match.lower() for match in _NAMED_HOUR.findall(claim_text)):
+        hour = "midnight" if name == "midnight" else "noon"
+        if not _WRITTEN_HOUR[hour].search(evidence_text):
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim says {name!r}; the evidence gives other clock times"))
+    return findings
 
 
 # What a claim says costs nothing with ("free", not "free to ..." or "free from ..."), and the words a sentence says

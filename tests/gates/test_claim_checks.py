@@ -2718,6 +2718,23 @@ def test_an_opening_except_is_no_name():
     assert [f for f in check_content(LATE_CHECK_OUT, claim) if f.check == "names"] == []
 
 
+SAME_DAY = "Patients in severe pain are seen on the same day if they call before 10:00."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus e: "noon", "midday" and "midnight" are clock times, for a page that gives other ones
+    (SAME_DAY, "Patients in severe pain are seen on the same day if they call before noon.", True),
+    ("The last ferry leaves at 23:00.", "The last ferry leaves at midnight.", True),
+    (SAME_DAY, "Patients in severe pain are seen the same day if they call before 10:00.", False),
+    ("The office closes at 12:00 on Saturdays.", "The office closes at noon on Saturdays.", False),
+    ("The office closes at noon on Saturdays.", "The office closes at midday on Saturdays.", False),
+    ("Service stops at 24:00 and restarts at 6:00.", "Service stops at midnight.", False),
+    ("Guests arriving after midnight must call ahead.", "Guests who arrive after midnight must call ahead.", False),
+])
+def test_a_named_hour_is_a_clock_time(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
 @pytest.mark.parametrize(("claim", "mismatch"), [
     # over corpus f: a one-off fee said to be paid a day
     ("Travel to other EU countries costs 35 euros a day.", True),

@@ -176,9 +176,6 @@ KNOWN_GAPS = {
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
-    # "before 10:00": "noon" is no time of day to the number check (read as 12:00 it broke the part rule's reading of
-    # "stops at midnight and restarts at 6:00"; left out)
-    "Patients in severe pain are seen on the same day if they call before noon. [E4]",
     "Printing is included in all prices. [E5]",  # "..., but printing is charged at 10 cents a page"
     "Meeting rooms can be booked for up to 8 hours at a time. [E7]",  # up to 4 hours; 8 is the Residents' free hours
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
