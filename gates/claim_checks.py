@@ -2128,7 +2128,8 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (denied := _denied_with_a_value(evidence_text, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {denied[0]!r} where the evidence gives {denied[1]!r}"))
-    if (required := _without_what_is_required(sentence, claim_text)) is not None:
+    if (required := _without_what_is_required(sentence, claim_text) or
+            _without_what_it_is_done_with(sentence, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {required[0]!r} where the evidence says {required[1]!r}"))
     if not claim_neg and not findings and (denial := _denied_outright(evidence_text, claim_text)) is not None:
@@ -2249,6 +2250,29 @@ def _without_what_is_required(sentence: str, claim_text: str) -> tuple[str, str]
         for condition in _ONLY_IF.finditer(sentence):
             if any(stem(word) == lacked for word in words(condition["condition"])):
                 return lacking[0], condition[0].strip()
+    return None
+
+
+# What a sentence says is done with ("ends with one month's notice"): "with" and the four words after it
+_DONE_WITH = re.compile(r"\bwith(?P<what>(?:\s+[\w'-]+){1,4})", re.IGNORECASE)
+_SCANT = frozenset({"little", "few", "minimal", "hardly", "scarcely", "barely"})
+
+
+def _without_what_it_is_done_with(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "without X" where the sentence it restates says it is done "with ... X" and never "without X":
+    "The tenancy of a neglected plot ends at once, without notice." over "..., the tenancy ends with one month's
+    notice and no rent is refunded." (whose "no" had evened out the claim's "without")."""
+    said_without = {stem(word) for word in _said_without(sentence)}
+    for lacking in _CLAIM_WITHOUT.finditer(claim_text):
+        lacked = stem(lacking["word"].lower())
+        if lacked in said_without:
+            continue
+        for done in _DONE_WITH.finditer(sentence):
+            said = words(done["what"])
+            if any(is_negative_word(word) or word in _SCANT for word in said):
+                continue  # "with little or no support" says "without support"
+            if lacked in {stem(word) for word in said}:
+                return lacking[0], done[0]
     return None
 
 
@@ -3091,6 +3115,30 @@ def _age_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None
     return None
 
 
+# Whom a sentence limits by a participle before its noun ("for registered patients under 18"), after a word that
+# makes it no verb (a preposition, a determiner, a comma), both in lower case (not "United Nations"), and a claim's
+# "all" (or "every") of that noun without it
+_LIMITED_BY_A_PARTICIPLE = re.compile(r"(?:\b(?:for|to|of|by|with|from|among|the|only|except|and|or)|,)\s+"
+                                      r"(?P<limit>[a-z]{3,}ed)\s+(?P<noun>[a-z]{3,})\b(?!-)")
+_EVERY_NOUN = re.compile(r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?P<noun>[a-z]{3,})\b", re.IGNORECASE)
+
+
+def _participle_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "all patients" where the sentence it restates says it of "registered patients" and the claim never
+    says "registered": (the claim's words, the sentence's). The verifier entails "Emergency visits are free for all
+    patients under 18." over "..., except for registered patients under 18, who pay nothing."."""
+    if any(is_negative_word(word) for word in words(claim_text)):
+        return None  # "not for all patients" claims no more than the limit
+    claimed = set(words(claim_text))
+    limited = {_singular(m["noun"].lower()): m for m in _LIMITED_BY_A_PARTICIPLE.finditer(sentence)
+               if m["noun"].lower() not in STOPWORDS and m["limit"].lower() not in claimed}
+    for every in _EVERY_NOUN.finditer(claim_text):
+        limit = limited.get(_singular(every["noun"].lower()))
+        if limit is not None:
+            return every[0], limit[0]
+    return None
+
+
 def _population_phrases(text: str) -> dict[str, set[str]]:
     """population noun stem -> modifiers directly before it (up to two words)."""
     ws = words(text)
@@ -3166,7 +3214,8 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                      f"claim is about {foreign}; the evidence is about {sorted(e_pop)}"))
     if (only := _exclusive_only(claim_text, cw, ref, ew)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "exclusive", f"claim says {only}"))
-    if ref is sentence and (aged := _age_limit_dropped(ref, claim_text)) is not None:
+    if ref is sentence and (aged := _age_limit_dropped(ref, claim_text) or
+                            _participle_limit_dropped(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
                                      f"claim says {aged[0]!r}; the evidence says {aged[1]!r}"))
     if (widened := _restriction_widened(ref, claim_text, cw)) is not None:

@@ -2763,6 +2763,25 @@ def test_without_what_the_sentence_makes_the_condition_is_a_negation_mismatch(ev
     assert negation_mismatch(evidence, claim) is mismatch
 
 
+NEGLECTED = "If the plot is still neglected after that, the tenancy ends with one month's notice and no rent is refunded."
+NOTICE = "If the plot is still neglected after that, the tenancy ends with one month's notice."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus e: "without" what the sentence says it is done with (the other clause's "no" had evened out the
+    # claim's "without")
+    (NEGLECTED, "The tenancy of a neglected plot ends at once, without notice.", True),
+    (NOTICE, "The tenancy of a neglected plot ends without any notice.", True),
+    (NOTICE, "The tenancy of a neglected plot ends with one month's notice.", False),
+    (NOTICE, "If the plot is still neglected, the tenancy ends after a month's notice.", False),
+    ("Members may cancel without a fee, with one month's notice.", "Members can cancel without a fee.", False),
+    ("They can imagine objects with little or no support from the real world.",
+     "They can imagine objects without support from the real world.", False),
+])
+def test_without_what_the_sentence_says_it_is_done_with_is_a_negation_mismatch(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
 @pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
     # over corpus f: the clause before ", and" has a verb of its own that is no auxiliary
     ("A later cancellation costs one day's rental, and a customer who does not turn up is charged three days' rental.",
@@ -3246,6 +3265,22 @@ def test_every_one_of_whom_the_sentence_gives_an_age_limit_is_a_population_drift
 ])
 def test_the_age_limit_kept_is_no_population_drift(claim):
     assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(TOURIST_TAX, claim))
+
+
+EMERGENCY_FEE = ("An emergency visit costs a flat fee of 60 euros plus any treatment, except for registered patients "
+                 "under 18, who pay nothing.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # over corpus e: "all patients under 18" where the sentence says it of registered patients under 18
+    ("Emergency visits are free for all patients under 18.", True),
+    ("Every patient under 18 gets an emergency visit free of charge.", True),
+    ("Emergency visits are free for registered patients under 18.", False),
+    ("All registered patients under 18 pay nothing for an emergency visit.", False),
+    ("An emergency visit costs a flat fee of 60 euros plus any treatment.", False),
+])
+def test_every_one_of_whom_the_sentence_says_it_of_some_is_a_population_drift(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(EMERGENCY_FEE, claim))) is drift
 
 
 MEETING_HOURS = ("Flex members get 2 free meeting room hours a month and Resident members get 8, and every further "

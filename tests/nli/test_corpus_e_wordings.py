@@ -180,10 +180,6 @@ LIES_STILL_SHOWN = {
     "Meeting rooms can be booked for up to 8 hours at a time. [E7]",  # up to 4 hours; 8 is the Residents' free hours
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
     "Tenants who have not paid the rent by 31 January lose their plot. [E9]",  # by 1 March
-    "The tenancy of a neglected plot ends at once, without notice. [E12]",  # "with one month's notice"
-    # "..., except for registered patients under 18, who pay nothing": an "all" the sentence does not say of them; the
-    # sentence's "nothing" had refused it by chance, and the exception, which the claim names, now evens it out
-    "Emergency visits are free for all patients under 18. [E4]",
 }
 
 
