@@ -3097,8 +3097,8 @@ _GENERIC_POPULATION = frozenset({"people", "person", "individual"})
 # Whom a sentence limits by age ("each guest aged 16 or over", "children aged 3 to 17"), and a claim's "every guest"
 # (or "all guests") with no age of its own
 _AGED = re.compile(r"\b(?P<noun>[a-z]{3,})\s+aged\s+(?P<age>\d+)\b", re.IGNORECASE)
-_EVERY_ONE_OF = re.compile(r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?P<noun>[a-z]{3,})\b(?!\s+(?:aged|who|under|over))",
-                           re.IGNORECASE)
+_EVERY = r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?P<noun>[a-z]{3,})\b"
+_EVERY_ONE_OF = re.compile(_EVERY + r"(?!\s+(?:aged|who|under|over))", re.IGNORECASE)  # with no age of its own
 
 
 def _age_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
@@ -3120,7 +3120,7 @@ def _age_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None
 # "all" (or "every") of that noun without it
 _LIMITED_BY_A_PARTICIPLE = re.compile(r"(?:\b(?:for|to|of|by|with|from|among|the|only|except|and|or)|,)\s+"
                                       r"(?P<limit>[a-z]{3,}ed)\s+(?P<noun>[a-z]{3,})\b(?!-)")
-_EVERY_NOUN = re.compile(r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?P<noun>[a-z]{3,})\b", re.IGNORECASE)
+_EVERY_NOUN = re.compile(_EVERY, re.IGNORECASE)
 
 
 def _participle_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
