@@ -2242,11 +2242,17 @@ _ONLY_IF = re.compile(r"\bonly\s+(?:if|with|when|after|once|by|on)\b(?P<conditio
                       re.IGNORECASE)
 
 
-def _without_what_is_required(sentence: str, claim_text: str) -> tuple[str, str] | None:
+def _lacked(sentence: str, claim_text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each "without X" of the claim, with the stem of X, that the sentence does not say "without" too."""
+    said_without = {stem(word) for word in _said_without(sentence)}
     for lacking in _CLAIM_WITHOUT.finditer(claim_text):
         lacked = stem(lacking["word"].lower())
-        if any(stem(word) == lacked for word in _said_without(sentence)):
-            continue  # the sentence says "without" it too
+        if lacked not in said_without:
+            yield lacking, lacked
+
+
+def _without_what_is_required(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    for lacking, lacked in _lacked(sentence, claim_text):
         for condition in _ONLY_IF.finditer(sentence):
             if any(stem(word) == lacked for word in words(condition["condition"])):
                 return lacking[0], condition[0].strip()
@@ -2262,11 +2268,7 @@ def _without_what_it_is_done_with(sentence: str, claim_text: str) -> tuple[str, 
     """The claim's "without X" where the sentence it restates says it is done "with ... X" and never "without X":
     "The tenancy of a neglected plot ends at once, without notice." over "..., the tenancy ends with one month's
     notice and no rent is refunded." (whose "no" had evened out the claim's "without")."""
-    said_without = {stem(word) for word in _said_without(sentence)}
-    for lacking in _CLAIM_WITHOUT.finditer(claim_text):
-        lacked = stem(lacking["word"].lower())
-        if lacked in said_without:
-            continue
+    for lacking, lacked in _lacked(sentence, claim_text):
         for done in _DONE_WITH.finditer(sentence):
             said = words(done["what"])
             if any(is_negative_word(word) or word in _SCANT for word in said):
@@ -3101,20 +3103,6 @@ _EVERY = r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?P<noun>[a-z]{3,})\b"
 _EVERY_ONE_OF = re.compile(_EVERY + r"(?!\s+(?:aged|who|under|over))", re.IGNORECASE)  # with no age of its own
 
 
-def _age_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
-    """The claim's "every guest" where the sentence it restates limits guests by age ("for each guest aged 16 or
-    over") and the claim gives no age: (the claim's words, the sentence's). The verifier entails "The tourist tax ...
-    is added for every guest, children included." over "... is added for each guest aged 16 or over."."""
-    if any(is_negative_word(word) for word in words(claim_text)):
-        return None  # "not for all patients" claims no more than the limit
-    limited = {_singular(m["noun"].lower()): m for m in _AGED.finditer(sentence)}
-    for every in _EVERY_ONE_OF.finditer(claim_text):
-        aged = limited.get(_singular(every["noun"].lower()))
-        if aged is not None and aged["age"] not in claim_text:
-            return every[0], sentence[aged.start():aged.end()]
-    return None
-
-
 # Whom a sentence limits by a participle before its noun ("for registered patients under 18"), after a word that
 # makes it no verb (a preposition, a determiner, a comma), both in lower case (not "United Nations"), and a claim's
 # "all" (or "every") of that noun without it
@@ -3123,17 +3111,25 @@ _LIMITED_BY_A_PARTICIPLE = re.compile(r"(?:\b(?:for|to|of|by|with|from|among|the
 _EVERY_NOUN = re.compile(_EVERY, re.IGNORECASE)
 
 
-def _participle_limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
-    """The claim's "all patients" where the sentence it restates says it of "registered patients" and the claim never
-    says "registered": (the claim's words, the sentence's). The verifier entails "Emergency visits are free for all
-    patients under 18." over "..., except for registered patients under 18, who pay nothing."."""
+def _limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "every guest" where the sentence it restates limits guests by age ("for each guest aged 16 or
+    over") and the claim gives no age, or its "all patients" where the sentence says it of "registered patients" and
+    the claim never says "registered": (the claim's words, the sentence's). The verifier entails "The tourist tax ...
+    is added for every guest, children included." over "... is added for each guest aged 16 or over.", and
+    "Emergency visits are free for all patients under 18." over "..., except for registered patients under 18, who
+    pay nothing."."""
     if any(is_negative_word(word) for word in words(claim_text)):
         return None  # "not for all patients" claims no more than the limit
+    aged_limits = {_singular(m["noun"].lower()): m for m in _AGED.finditer(sentence)}
+    for every in _EVERY_ONE_OF.finditer(claim_text):
+        aged = aged_limits.get(_singular(every["noun"].lower()))
+        if aged is not None and aged["age"] not in claim_text:
+            return every[0], sentence[aged.start():aged.end()]
     claimed = set(words(claim_text))
-    limited = {_singular(m["noun"].lower()): m for m in _LIMITED_BY_A_PARTICIPLE.finditer(sentence)
-               if m["noun"].lower() not in STOPWORDS and m["limit"].lower() not in claimed}
+    participle_limits = {_singular(m["noun"].lower()): m for m in _LIMITED_BY_A_PARTICIPLE.finditer(sentence)
+                         if m["noun"].lower() not in STOPWORDS and m["limit"].lower() not in claimed}
     for every in _EVERY_NOUN.finditer(claim_text):
-        limit = limited.get(_singular(every["noun"].lower()))
+        limit = participle_limits.get(_singular(every["noun"].lower()))
         if limit is not None:
             return every[0], limit[0]
     return None
@@ -3214,8 +3210,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                      f"claim is about {foreign}; the evidence is about {sorted(e_pop)}"))
     if (only := _exclusive_only(claim_text, cw, ref, ew)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "exclusive", f"claim says {only}"))
-    if ref is sentence and (aged := _age_limit_dropped(ref, claim_text) or
-                            _participle_limit_dropped(ref, claim_text)) is not None:
+    if ref is sentence and (aged := _limit_dropped(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
                                      f"claim says {aged[0]!r}; the evidence says {aged[1]!r}"))
     if (widened := _restriction_widened(ref, claim_text, cw)) is not None:
