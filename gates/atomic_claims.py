@@ -89,11 +89,28 @@ def is_verb(word: str) -> bool:
 def has_clause(text: str) -> bool:
     """A subject and a finite verb: some word before the first verb, and a verb. A word after a number is its unit
     ("5 minutes", "3 times"), whatever its ending."""
-    ws = _words(text)
+    found = list(re.finditer(_WORD, text))
+    ws = [match.group() for match in found]
     for index, word in enumerate(ws):
-        if is_verb(word) and not (index and _NUMBER.fullmatch(ws[index - 1])):
+        if is_verb(word) and not (index and _NUMBER.fullmatch(ws[index - 1])) and \
+                not _head_of_an_opening_phrase(ws, index, text[:found[index].start()]):
             return index >= 1 and ws[0].lower() not in AUXILIARIES
     return False
+
+
+def _head_of_an_opening_phrase(ws: list[str], index: int, before: str) -> bool:
+    """Whether ``ws[index]``, a verb by its ending only, is the noun of the phrase the words open with, a preposition
+    and at most a determiner and two words before it ("at the council offices", "in zones"): no subject stands
+    between. "At noon the shop closes" has one (a determiner after the first word of the phrase), and so has "In
+    2013, White recorded" (a comma ends the phrase)."""
+    word = ws[index].lower()
+    if word in AUXILIARIES or word in COMMON_VERBS or word in IRREGULAR_PAST or ws[0].lower() not in PREPOSITIONS \
+            or "," in before:
+        return False
+    between = [w.lower() for w in ws[1:index]]
+    if between and between[0] in DETERMINERS:
+        between = between[1:]
+    return len(between) <= 2 and not any(w in DETERMINERS or w in PRONOUN_SUBJECTS or is_verb(w) for w in between)
 
 
 def starts_with_verb(text: str) -> bool:
@@ -253,6 +270,34 @@ _OR_MORE = re.compile(r"(?:older|younger|over|under|more|less|fewer|above|below|
 # a condition before its main clause: what is joined inside it is not yet a statement
 _OPENS_A_CONDITION = re.compile(r"(?:if|when|whenever|unless|once|as long as|provided that)\b", re.IGNORECASE)
 _ENDS_IN_A_NUMBER = re.compile(r"\d(?:[\d,.]*\d)?%?(?:\s+[A-Za-z]+)?$")
+# a single capital letter on each side of the conjunction ("zones A and B", "plans C or D"): names, not clauses
+_LAST_LETTER = re.compile(r"(?<![\w.'-])[A-Z]$")
+_FIRST_LETTER = re.compile(r"[A-Z](?![\w.'-])")
+
+
+# "it" or "they" after "and" stands for the clause before's subject, but not for a person ("You can't take the test
+# until you're 14, and it costs 20 euros")
+_PERSONS = frozenset({"you", "i", "we", "he", "she", "they", "someone", "anyone", "everyone", "nobody"})
+# what opens a subordinate clause: the words after it are no main clause of their own ("or 30 euros if you pay ...")
+_SUBORDINATE = re.compile(r"\b(?:if|when|whenever|unless|once|because|since|although|though|while|until|before|after|"
+                          r"as long as|provided)\b", re.IGNORECASE)
+
+
+def _inside_a_list(left: str, joint: str) -> bool:
+    """Whether a conjunction without a comma before it ends a list: the words after the left side's last comma are
+    one or two words with no verb ("You mustn't walk, sit or stand ...", "16 euros, students and children ...")."""
+    if joint.lstrip().startswith(",") or "," not in left:
+        return False
+    item = _words(left.rsplit(",", 1)[1])
+    return 0 < len(item) <= 2 and not any(is_verb(word) for word in item)
+
+
+def _main_part(right: str) -> str:
+    """The right side up to its first comma or subordinate clause: what must hold a clause for it to be one ("liquid
+    chalk, but loose chalk is banned ..." holds none before its comma; "30 euros if you pay ..." none before "if")."""
+    part = right.split(",", 1)[0]
+    opening = _SUBORDINATE.search(part)
+    return part[:opening.start()] if opening and opening.start() > 0 else part
 
 
 def _split_conjunction(text: str) -> list[str] | None:
@@ -266,12 +311,16 @@ def _split_conjunction(text: str) -> list[str] | None:
             continue
         if _OPENS_A_CONDITION.match(left) and "," not in left and "," in right:
             continue  # "If you are 65 or older, or a student ..., a swim costs 4 euros": two conditions of one clause
+        if _LAST_LETTER.search(left) and _FIRST_LETTER.match(right):
+            continue  # "zones A and B are valid ...": two names of one subject, not two clauses
         between = re.search(r"\b(between|both|either|neither|from)\b", left, re.IGNORECASE)
         if between and not is_verb_after(left, between.end()):
             continue  # "between A and B", "both A and B": one relation, not two facts
-        if has_clause(left) and has_clause(right):
+        if has_clause(left) and has_clause(right) and not _inside_a_list(left, match.group()) and \
+                has_clause(_main_part(right)):
             first = _words(right)[0].lower()
-            if first in ("it", "they", "this") and (subject := subject_of(left)):
+            if first in ("it", "they", "this") and (subject := subject_of(left)) and \
+                    subject.lower() not in _PERSONS:
                 right = subject + right[len(_words(right)[0]):]  # "X is safe but it causes nausea": it = X
             return [left, right]
         if has_clause(left) and starts_with_verb(right) and \
@@ -279,7 +328,23 @@ def _split_conjunction(text: str) -> list[str] | None:
             return [left, passive]  # "... must be fixed or downgraded by ...": "... must be downgraded by ..."
         if has_clause(left) and starts_with_verb(right) and (subject := subject_of(left)):
             return [left, f"{subject} {right}"]
+        if match.group(1).lower() in ("and", "but") and (modal := _SUBJECT_AND_MODAL.match(left)) and \
+                "," not in left[modal.end():] and _VERB_BEFORE_ITS_OBJECT.match(right):
+            return [left, f"{modal[0].strip()} {right}"]  # "You have to ... and close the lane's gate ..."
     return None
+
+
+# Under a modal, a lower-case word right before a determiner after "and" is a second verb before its object ("You
+# have to clip in ... and close the lane's gate"), whether or not COMMON_VERBS knows it: it takes the subject and the
+# modal. Not a preposition or a stopword ("and in the box", "and then the"), an "-ing" or "-ed" form, a word before
+# a time ("careful these days"), nor after a list ("can touch, see, and hear the ...").
+_SUBJECT_AND_MODAL = re.compile(r"(?:[\w'-]+\s+){1,6}?(?:must|can|cannot|may|should|will|(?:have|has|need|needs)\s+to)"
+                                r"(?:\s+not)?\s", re.IGNORECASE)
+_VERB_BEFORE_ITS_OBJECT = re.compile(r"(?!(?:" + "|".join(sorted(PREPOSITIONS | {"then", "so", "also", "not", "only",
+                                                                                 "even", "just", "still", "yet"}))
+                                     + r")\b)[a-z]{3,}(?<!ing)(?<!ed)\s+(?:the|a|an|your|their|its|his|her|our|my|"
+                                     r"this|these|those|every|each|any)\s(?!(?:days?|weeks?|months?|years?|times?|"
+                                     r"mornings?|evenings?|nights?)\b)")
 
 
 # The left clause's last auxiliaries before its participle ("must be fixed", "was founded", "has not been sold"):
@@ -340,8 +405,8 @@ def _split_list(text: str) -> list[str] | None:
     if len(items) < 3 or any(len(_words(i)) > 6 for i in items[:-1]):
         return None
     last_words = _words(items[-1])
-    if len(last_words) > 6:
-        return None
+    if len(last_words) > 6 or has_clause(items[-1]):
+        return None  # "... is 16 euros, students and children pay 11 euros": the last "item" is a clause of its own
     prefix = prefix.strip()
     return [f"{prefix} {item}" for item in items]
 

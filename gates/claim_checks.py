@@ -783,7 +783,82 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                     or _replaced_value(evidence_text, claim_text))
     return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
             + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text)
-            + _free_where_priced(evidence_text, claim_text) + _named_hours_not_given(evidence_text, claim_text))
+            + _free_where_priced(evidence_text, claim_text) + _named_hours_not_given(evidence_text, claim_text)
+            + _done_once_where_the_sentence_counts_otherwise(evidence_text, claim_text)
+            + _other_letters(evidence_text, claim_text))
+
+
+# Things named by a capital letter after their noun: "zones C and D", "zone A", "plans A to C" (a range is each of
+# its letters). The words read no single letter, and the verifier entails "permits for zones A and B are valid in
+# both of those zones" over the sentence of zones C and D (over corpus h).
+_LETTERED = re.compile(r"\b(?P<noun>[A-Za-z]{3,})\s+(?P<letters>[A-Z](?:\s*(?:,|and|or|to|-|\u2013)\s*[A-Z])*)(?![\w'.-])")
+_LETTER_RANGE = re.compile(r"([A-Z])\s*(?:to|-|\u2013)\s*([A-Z])")
+
+
+def _lettered(text: str) -> dict[str, list[set[str]]]:
+    """The stem of each noun of ``text`` that names things by letter, and each set of letters it gives them."""
+    found: dict[str, list[set[str]]] = {}
+    for match in _LETTERED.finditer(text):
+        noun = match["noun"].lower()
+        if noun in STOPWORDS or match["letters"] == "I":  # "the team I lead": a pronoun
+            continue
+        letters = set(re.findall(r"[A-Z]", _LETTER_RANGE.sub(
+            lambda r: "".join(chr(c) for c in range(ord(r[1]), ord(r[2]) + 1)), match["letters"])))
+        found.setdefault(stem(_singular(noun)), []).append(letters)
+    return found
+
+
+def _other_letters(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where the sentences that restate the claim name its noun's things by letters, none of them
+    the claim's: "zones A and B" where the sentence says "zones C and D"."""
+    claimed = _lettered(claim_text)
+    if not claimed:
+        return []
+    restating, share = best_sentences(evidence_text, claim_text, False)
+    if share < 0.5:
+        return []
+    findings = []
+    for noun, groups in claimed.items():
+        said = [letters for sentence in restating for letters in _lettered(sentence).get(noun, [])]
+        for letters in groups:
+            if said and not any(letters <= given for given in said):
+                findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                             f"claim names {sorted(letters)} where the evidence names "
+                                             f"{sorted(set().union(*said))}"))
+    return findings
+
+
+# How many times a thing is done, by its verb: "may retake it once free", "rings twice", "renewed at most twice",
+# "tried three times". Not "once" that opens a clause ("Once the gates shut"), "at once", nor a frequency ("twice a
+# week", read as one by the frequency check).
+_TIMES_DONE = re.compile(r"\b(?P<verb>[a-z]{3,})\s+(?:(?:it|them|him|her|this|that|one)\s+)?(?:(?:even|only|just|at\s+"
+                         r"most|up\s+to|no\s+more\s+than)\s+)?(?P<count>once|twice|thrice|(?:\d+|two|three|four|five|"
+                         r"six|seven|eight|nine|ten)\s+times)\b(?!\s+(?:a|an|per|each|every)\b)")  # lower case: not a
+# title's words ("You Only Live Once")
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
+
+
+def _times_done(text: str) -> dict[str, float]:
+    """The stem of each verb ``text`` says is done a number of times, and that number (_TIMES_DONE)."""
+    done = {}
+    for match in _TIMES_DONE.finditer(text):
+        if match["verb"].lower() in STOPWORDS:
+            continue
+        count = match["count"].lower().split()[0]  # "once", or the number before "times"
+        done[stem(match["verb"].lower())] = float(count) if count.isdigit() else _TIMES.get(count) or _word_number(count)
+    return done
+
+
+def _done_once_where_the_sentence_counts_otherwise(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for a claim's "once" of a verb that the sentence it restates says is done another number of
+    times: "Anyone whose phone rings even once may be asked to leave ..." over "... anyone whose phone rings twice may
+    be asked to leave ..." (the number check reads "twice" as 2, and "once" as no number)."""
+    claimed = {verb: count for verb, count in _times_done(claim_text).items() if count == 1}
+    if not claimed:
+        return []
+    said = _times_done(_restated_sentence(evidence_text, claim_text))
+    return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers", f"claim says {verb!r} once; the evidence says it "
+                         f"{said[verb]:g} times") for verb in claimed if verb in said and said[verb] != 1]
 
 
 # An hour said by name is a clock time: "before noon" over "if they call before 10:00" gives another time, which no
@@ -823,13 +898,56 @@ def _free_where_priced(evidence_text: str, claim_text: str) -> list[CheckFinding
     if free is None or any(q.unit in CURRENCY_SIGNS for q in quantities(claim_text)):
         return []
     sentence, share = best_sentence(evidence_text, claim_text)
-    if share < 0.5 or _SAYS_COSTLESS.search(sentence):
+    if share < 0.5:
         return []
+    if _SAYS_COSTLESS.search(sentence):
+        priced = _priced_beside_the_free(sentence, claim_text, free)
+        return [] if priced is None else [CheckFinding(
+            ReasonCode.NUMBER_MISMATCH, "numbers", f"claim says {free[0]!r} of what the evidence prices: {priced!r}")]
     price = next((q for q in quantities(sentence) if q.unit in CURRENCY_SIGNS), None)
     if price is None:
         return []
     return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
                          f"claim says {free[0]!r} where the evidence gives {price.text!r}")]
+
+
+# A sentence that calls one thing free and prices another, each in a clause of its own ("..., which is free for
+# bouldering but costs 15 euros for the roped walls"; "A lost permit is replaced for 12 euros, but a stolen one is
+# replaced free ..."): a claim whose clause that says free names what only the priced clause names says free of it.
+# The verifier entails "The safety induction is free for both bouldering and the roped walls." over it (0.64).
+_PRICE_CLAUSE_BREAK = re.compile(r",\s+(?:but|while|whereas|which|and)\s+|\s+(?:but|while|whereas)\s+|;\s*",
+                                 re.IGNORECASE)
+_PRICE_WORDS = content_stem_set("cost costs costing charge charges charged pay pays paid price prices fee fees free "
+                                "nothing euro euros dollar dollars pound pounds")
+_ONE_FOR_ITS_NOUN = re.compile(r"\b(?:a|an|the|each|every)\s+(?:[a-z]+\s+)?one\b", re.IGNORECASE)
+
+
+def _priced_beside_the_free(sentence: str, claim_text: str, free: re.Match[str]) -> str | None:
+    """The priced clause of ``sentence`` whose own words the claim's free clause names (the block comment above)."""
+    clauses = _PRICE_CLAUSE_BREAK.split(sentence)
+    priced = [c for c in clauses if any(q.unit in CURRENCY_SIGNS for q in quantities(c)) and
+              not _SAYS_COSTLESS.search(c)]
+    costless = [c for c in clauses if _SAYS_COSTLESS.search(c) and not any(q.unit in CURRENCY_SIGNS
+                                                                           for q in quantities(c))]
+    if not priced or not costless:
+        return None
+    free_stems = set().union(*(content_stem_set(c) for c in costless))
+    if any(_ONE_FOR_ITS_NOUN.search(c) for c in costless):  # "a stolen one": the noun of the priced clause's subject
+        free_stems |= {stems[-1] for c in priced if (stems := content_stems(_subject_of(c)))}
+    start = 0
+    for part in _PRICE_CLAUSE_BREAK.split(claim_text):  # the claim's clause that says free
+        start = claim_text.find(part, start)
+        if start <= free.start() < start + len(part):
+            said_free = content_stem_set(part) - _PRICE_WORDS
+            break
+        start += len(part)
+    else:
+        return None
+    for clause in priced:
+        own = {s for s in content_stem_set(clause) - free_stems - _PRICE_WORDS if not s[:1].isdigit()}
+        if own & said_free:
+            return clause.strip()
+    return None
 
 
 # "the full entry fee" where the evidence returns "80% of the entry fee": the whole of what the evidence gives a share
@@ -1737,14 +1855,18 @@ def _non_before_what_the_other_says(ws: Sequence[str], index: int, other_words: 
 
 
 # Words that look negative and negate nothing: an answer's opening "No." or "No," (an FAQ's "No. quarry never sends
-# usage data" states one negation, not two), and "No." for "number" ("Form No. 5"). Measured and left out: the "no" /
+# usage data" states one negation, not two), "No." for "number" ("Form No. 5"), the "no" of "no matter whether"
+# (over corpus h: "... is 45 euros a year no matter whether it's your first ...") and the "not" of "does not make any
+# difference", which says the same (MNLI). Measured and left out: the "no" /
 # "not" of a number's bound, whatever the other side says ("no later than 60 minutes before departure"), freed 3
 # non-entailed claims of the dev splits and nli-train and 3 entailed ones, and refused 1 entailed one (another "no"
 # lost its pair); only a bound the other side states too is the bound's (_without_bound_negations). The "no" of "at
 # no cost" (_without_costless) frees 1 non-entailed dev claim, whose only catch was an unrelated "at no cost" in its
 # sentence, and no entailed one; it is kept for the claims it reads right over corpora c and d, and for the "not for
 # free" over "at no charge" that its "no" used to cancel out.
-_NOT_A_NEGATION = re.compile(r"(?:^|(?<=\?))\W*no\s*[.,!;:]\s+(?=\S)|\bno\.\s*(?=\d)", re.IGNORECASE)
+_NOT_A_NEGATION = re.compile(r"(?:^|(?<=\?))\W*no\s*[.,!;:]\s+(?=\S)|\bno\.\s*(?=\d)|"
+                             r"\bno\s+matter\s+(?=whether|what|how|who|when|where|which)\b|"
+                             r"\b(?:does|do|did)(?:n't|\s+not)\s+make\s+(?:any|a)\s+difference\b", re.IGNORECASE)
 
 
 def _negation_count(text: str, other: str = "", describing: Collection[str] = (), anywhere: bool = False) -> int:
@@ -1990,7 +2112,28 @@ def _conjoined_clauses(text: str) -> list[str]:
         if _FINITE_VERB.search(before := text[start:joint.start()]) or has_clause(before):
             parts.append(before)
             start = joint.end()
-    return [*parts, text[start:]]
+    return [piece for part in [*parts, text[start:]] for piece in _verb_phrases(part)]
+
+
+# A subject's verb phrases in a row, the later ones opened by an auxiliary or a modal after a comma or "and": "A
+# ten-visit card costs 140 euros, is valid for 12 months ... and may be shared with family members but not with
+# friends." Each says its own of the subject: a claim restating the price is not negated by the last one's "not" (over
+# corpus h), and one denying the price is (the "not" had evened out its own).
+_NEXT_VERB_PHRASE = re.compile(r"(?:,\s+(?:and\s+)?|\s+and\s+)(?=(?:is|are|was|were|may|might|can|cannot|must|will|"
+                               r"would|should|has|have|had|does|do|did)\b)", re.IGNORECASE)
+
+
+def _verb_phrases(clause: str) -> list[str]:
+    """The clause's verb phrases (the block comment above), each after the first with the clause's subject before
+    it; the clause whole where the words before the first joint hold no clause with a subject, or a phrase between
+    joints holds a comma."""
+    joints = list(_NEXT_VERB_PHRASE.finditer(clause))
+    starts = [0] + [joint.end() for joint in joints]
+    if not joints or any("," in clause[start:joint.start()] for start, joint in zip(starts, joints, strict=False)) or \
+            not has_clause(first := clause[:joints[0].start()]) or not (subject := subject_of(first)):
+        return [clause]  # a comma before a joint closes an aside ("course books, from 25 to 35 euros, are extra")
+    ends = [joint.start() for joint in joints[1:]] + [len(clause)]
+    return [first, *(f"{subject} {clause[joint.end():end]}" for joint, end in zip(joints, ends, strict=True))]
 
 
 def _statements(sentence: str, but_clauses: bool = False, conjoined: bool = False) -> list[str]:
@@ -2034,9 +2177,12 @@ def _restated_clause(sentence: str, claim_text: str, share: float, but_clauses: 
             (conjoined and _CONJOINED_CLAUSE.search(claim_text)):
         return sentence
     claim_set = content_stem_set(claim_text)
-    for statement in statements:
-        if claim_set and len(claim_set & content_stem_set(statement)) / len(claim_set) >= share - 1e-9:
-            return statement
+    holding = [statement for statement in statements
+               if claim_set and len(claim_set & content_stem_set(statement)) / len(claim_set) >= share - 1e-9]
+    if conjoined and len(holding) > 1 and len({content_stem_set(statement) & claim_set for statement in holding}) == 1:
+        return sentence  # each holds the same words of the claim (a subject): none is the one it restates
+    if holding:
+        return holding[0]
     return _statements_drawn_on(statements, claim_set, sentence)
 
 
@@ -2207,7 +2353,26 @@ def _claim_as_its_polarity_reads(claim_text: str, sentence: str) -> str:
     """The claim without the negations that are not its own: a negation that bounds a value the sentence states ("no
     more than 5", "must not weigh more than 8 kg") is the bound's, which the number check reads ("at most 5" says
     the same without one), and the "no" of "at no cost" says what costs nothing."""
-    return _without_bound_negations(_without_costless(claim_text), sentence)
+    return _without_concessions(_without_bound_negations(_without_costless(claim_text), sentence), sentence)
+
+
+# A concession of the claim ("even if they don't have a resident permit", "even without a permit") restates a
+# sentence that says it makes no difference ("whether or not it holds a resident permit", "with or without") or lets
+# anyone do it: its negation is not the claim's (over corpus h)
+_ANYONE_WORDS = frozenset({"anyone", "anybody", "everyone", "everybody"})
+_CONCESSION = re.compile(r",?\s*\beven\s+(?:if|though|when|without)\b[^,;.]*", re.IGNORECASE)
+_MAKES_NO_DIFFERENCE = re.compile(r"\bwhether\b[^,;.]*\bor\s+not\b|\bwith\s+or\s+without\b|\bregardless\b",
+                                  re.IGNORECASE)
+
+
+def _without_concessions(claim_text: str, sentence: str) -> str:
+    """``claim_text`` without its concessions (the block comment above) where the sentence says so; "even without"
+    where the sentence lets anyone."""
+    if _MAKES_NO_DIFFERENCE.search(sentence):
+        return _CONCESSION.sub("", claim_text)
+    if _ANYONE_WORDS.intersection(words(sentence)):
+        return _CONCESSION.sub(lambda m: "" if re.search(r"\bwithout\b", m[0], re.IGNORECASE) else m[0], claim_text)
+    return claim_text
 
 
 def _polarity(sentence: str, claim_text: str, describing: Collection[str]) -> int:
@@ -2854,9 +3019,40 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
         if (split := _named_and_not(claim_lists, allowed)) is not None:
             return f"{split[1]} beside {split[0]}, {only}"
         if (other := _other_head_of_the_verb(tokens[at - 1] if at else "", allowed_way, claim_tokens, allowed)) or \
-                (other := _other_modifier(allowed_way, claim_tokens, allowed)):
+                (other := _other_modifier(allowed_way, claim_tokens, allowed)) or \
+                (other := _another_manner(tokens[at - 1] if at else "", allowed_way, claim_tokens, allowed)):
             return f"{other!r}, {only}"
+        if allowed_way[0] in _TO_A_GROUP and (anyone := _ANYONE_WORDS.intersection(claim_tokens)):
+            return f"{sorted(anyone)}, {only}"  # "Anyone can ask for ..." over "... available only to residents ..."
     return None
+
+
+# Who the claim says may do what the sentence allows only a group ("only to residents aged 70 or over")
+_TO_A_GROUP = frozenset({"to", "for"})
+# The ways of doing a thing that a "must be done by / at ..." names: a claim's same verb done another way ("can be
+# booked online" over "must be booked by phone or at the box office") does it a way the sentence leaves out
+_MANNER = frozenset({"by", "at", "via", "through", "online"})  # not "in": "signed in", "filled in" are one verb
+
+
+def _another_manner(verb: str, allowed_way: Sequence[str], claim_tokens: Sequence[str], allowed: set[str]) -> str | None:
+    """The way the claim does the restricted verb, where the sentence names others: "online" or the head after a
+    preposition of manner ("at the ticket desk")."""
+    if not verb or verb in STOPWORDS or allowed_way[0] not in _MANNER:
+        return None
+    for i, token in enumerate(claim_tokens[:-1]):
+        if stem(token) != stem(verb) or claim_tokens[i + 1] not in _MANNER:
+            continue
+        way = claim_tokens[i + 1] if claim_tokens[i + 1] == "online" else \
+            next((t for t in claim_tokens[i + 2:i + 5] if t not in DETERMINERS), None)  # "at the ticket desk"
+        if way is not None and way not in STOPWORDS and not _named_in(way, allowed):
+            return way
+    return None
+
+
+def _must_be_done_a_way(tokens: Sequence[str], at: int) -> bool:
+    """Whether ``tokens[at]`` is the participle of "must be ..." and a preposition of manner follows it."""
+    return at >= 2 and tokens[at - 2] == "must" and tokens[at - 1] == "be" and tokens[at] not in STOPWORDS and \
+        at + 1 < len(tokens) and tokens[at + 1] in _MANNER
 
 
 def _restrictions(text: str) -> Iterator[tuple[list[str], int, list[str]]]:
@@ -2866,6 +3062,9 @@ def _restrictions(text: str) -> Iterator[tuple[list[str], int, list[str]]]:
     for one in sentence_texts(text):
         tokens = _LIST_TOKEN.findall(one.lower())
         for at, word in enumerate(tokens):
+            if _must_be_done_a_way(tokens, at):  # "must be booked by phone or at the box office": the way after it
+                yield tokens, at + 1, _allowed_way(tokens[at + 1:])
+                continue
             if word not in _RESTRICTING or (at and tokens[at - 1] in _NOT_RESTRICTING_AFTER | DETERMINERS):
                 continue
             allowed_way = _allowed_way(tokens[at + 1:])
@@ -2974,7 +3173,36 @@ def _weekdays_outside(evidence_text: str, claim_text: str) -> list[str]:
     given = _days(restated)
     if not given or _ANOTHER_DAY.search(restated):
         return []  # "on Tuesday 10 June ... on the afternoon of the previous day" gives the Monday too
+    if (own := _clause_of_the_claims_times(restated, claim_text)) is not None:
+        given = _days_given(own)
     return [_WEEKDAYS[day].capitalize() for day in sorted(claimed - given)]
+
+
+# Clauses of one sentence that give their own hours and days ("in zones A to D the controls apply from 8:00 to 20:00
+# Monday to Saturday, while in zones E and F they apply from 9:00 to 17:00 on weekdays only"), and the days that a
+# word for several names
+_DAY_CLAUSE_BREAK = re.compile(r",\s+(?:while|whereas|but|and)\s+|;\s*", re.IGNORECASE)
+_DAY_GROUPS = {"weekdays?": range(5), "weekends?": (5, 6)}
+
+
+def _clause_of_the_claims_times(sentence: str, claim_text: str) -> str | None:
+    """The one clause of ``sentence`` that gives every clock time the claim gives, where another clause gives days of
+    its own; None where no such clause is found (the sentence's days are read whole)."""
+    times = {q.value for q in quantities(claim_text) if q.kind == "clock"}
+    clauses = _DAY_CLAUSE_BREAK.split(sentence)
+    if not times or len(clauses) < 2:
+        return None
+    holding = [c for c in clauses if times <= {q.value for q in quantities(c) if q.kind == "clock"}]
+    # the clause gives days of its own ("..., but not on Fridays or Saturdays" is an exception to it, not its days)
+    if len(holding) != 1 or not _days_given(holding[0]) or not any(_days(c) for c in clauses if c is not holding[0]):
+        return None
+    return holding[0]
+
+
+def _days_given(text: str) -> set[int]:
+    """The weekdays a text names, a word for several included ("weekdays")."""
+    return _days(text) | {day for word, days in _DAY_GROUPS.items()
+                          if re.search(rf"\b{word}\b", text, re.IGNORECASE) for day in days}
 
 
 _ALL_YEAR = re.compile(r"\b(?:all\s+year(?:\s+(?:round|long))?|year[\s-]round|throughout\s+the\s+year|"
@@ -3174,7 +3402,31 @@ def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
     if lifted is None or _UNBOUNDED.search(sentence) or quantities(claim_text):
         return None
     bound = next((value for value in quantities(sentence) if value.bound), None)
-    return (lifted[0], bound.text) if bound is not None else None
+    if bound is None:  # "may retake it once free": the times a verb of the claim is done
+        claimed = content_stem_set(claim_text)
+        counted = next((match[0] for match in _TIMES_DONE.finditer(sentence) if stem(match["verb"].lower()) in claimed),
+                       None)
+        return (lifted[0], counted) if counted is not None else None
+    return (lifted[0], bound.text)
+
+
+# What the sentence says makes no difference ("..., whether or not it holds a resident permit"), made a condition by
+# the claim ("..., but only if it holds a resident permit", "if it has ..."; not "even if", which says the same)
+_WHETHER_OR_NOT = re.compile(r"\bwhether\s+or\s+not\s+(?P<what>[^,;.]+)|\bwhether\s+(?P<either>[^,;.]+?)\s+or\s+not\b",
+                             re.IGNORECASE)
+_CLAIM_CONDITION = re.compile(r"(?<!\beven\s)\b(?:if|as\s+long\s+as|provided(?:\s+that)?|on\s+condition\s+that)\s+"
+                              r"(?P<condition>[^,;.]+)", re.IGNORECASE)
+
+
+def _condition_that_makes_no_difference(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's condition on what the sentence says holds "whether or not" (the block comment above), and that
+    phrase: the condition names every content word of it, bar at most one."""
+    for either in _WHETHER_OR_NOT.finditer(sentence):
+        said = content_stem_set(either["what"] or either["either"])
+        for condition in _CLAIM_CONDITION.finditer(claim_text):
+            if said and len(said - content_stem_set(condition["condition"])) <= (len(said) - 1) // 2:
+                return condition[0].strip(), either[0].strip()
+    return None
 
 
 def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
@@ -3213,8 +3465,16 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if ref is sentence and (aged := _limit_dropped(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "population",
                                      f"claim says {aged[0]!r}; the evidence says {aged[1]!r}"))
-    if (widened := _restriction_widened(ref, claim_text, cw)) is not None:
+    # a restriction in any reading that holds the claim as well as the one read (two pairs of sentences can tie, and
+    # the one read need not hold the sentence that restricts: "Applications can be made online or at the council
+    # offices." over "Applications can be made only online, ..." and the next two sentences, over corpus h)
+    tied = best_sentences(evidence_text, claim_text)[0] if ref is sentence else ()
+    if (widened := next((found for one in dict.fromkeys((ref, *tied))
+                         if (found := _restriction_widened(one, claim_text, cw)) is not None), None)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "restriction", f"claim allows {widened}"))
+    if ref is sentence and (condition := _condition_that_makes_no_difference(ref, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
+                                     f"claim says {condition[0]!r} where the evidence says {condition[1]!r}"))
     if ref is sentence and (lifted := _bound_lifted(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "bound",
                                      f"claim says {lifted[0]!r} where the evidence bounds it: {lifted[1]!r}"))

@@ -122,3 +122,52 @@ def test_conditions_joined_before_the_main_clause_are_not_split():
         "If the payment fails and the card expires, the account is locked."]
     # a main clause first still splits
     assert len(atomic_texts("The account is locked if the payment fails, and the owner is told by email.")) == 2
+
+
+@pytest.mark.parametrize("text", [
+    # over corpus h: "Applications can be made online." and "At the council offices." were two atoms, so the check of
+    # what the sentence allows only one way ("only online") never saw the claim's second way
+    "Applications can be made online or at the council offices.",
+    # "In zones E." and "F the controls apply ...": "zones" read as a verb by its ending
+    "In zones E and F the controls apply from 9:00 to 17:00 Monday to Saturday.",
+    # "B are valid in both of those zones.": single letters are names joined by "and", not two clauses
+    "Permits for zones A and B are valid in both of those zones.",
+])
+def test_a_phrase_after_a_preposition_or_a_pair_of_letters_is_not_a_clause(text):
+    assert atomic_texts(text) == [text]
+
+
+def test_a_clause_that_opens_with_a_phrase_still_splits():
+    assert atomic_texts("At noon the shop closes and the office is locked.") == [
+        "At noon the shop closes.", "The office is locked."]
+    assert atomic_texts("The gym is open at 7:00, and in winter the pool closes early.") == [
+        "The gym is open at 7:00.", "In winter the pool closes early."]
+    assert atomic_texts("In 2020 the council approved the plan and the mayor signed it.") == [
+        "In 2020 the council approved the plan.", "The mayor signed it."]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # over corpus h: a conjunction inside a list of verbs or nouns split it ("You mustn't walk, sit." and "Stand on
+    # the mats ..."; "You can use chalk balls." and "Liquid chalk, but loose chalk is banned ..."): the clauses are
+    # joined by the ", but" / ", and" after the list
+    ("You mustn't walk, sit or stand on the mats under a climber, and only one person can be on a problem at a time.",
+     ["You mustn't walk, sit or stand on the mats under a climber.", "Only one person can be on a problem at a time."]),
+    ("You can use chalk balls or liquid chalk, but loose chalk is banned everywhere apart from the training room.",
+     ["You can use chalk balls or liquid chalk.", "Loose chalk is banned everywhere apart from the training room."]),
+    ("An adult day pass is 16 euros, students and children pay 11 euros, and you can come back in on the same day.",
+     ["An adult day pass is 16 euros, students and children pay 11 euros.", "You can come back in on the same day."]),
+    # an amount with a condition and no verb of its own is the same predicate's other value, not a clause
+    ("The fine is 60 euros, or 30 euros if you pay within 14 days.",
+     ["The fine is 60 euros, or 30 euros if you pay within 14 days."]),
+    ("You can buy up to 8 tickets for a concert, but only 4 if it's marked as high demand.",
+     ["You can buy up to 8 tickets for a concert, but only 4 if it's marked as high demand."]),
+    # a verb the lists do not know, read by the object after it: "close the lane's gate" shares the left's subject (a
+    # first version that cut the right side at "whenever" kept this whole, and the pair read for it held a "may")
+    ("You have to clip in before every climb and close the lane's gate whenever no one is using it.",
+     ["You have to clip in before every climb.", "You have to close the lane's gate whenever no one is using it."]),
+    # "it" does not stand for "you"
+    ("You can't take the lead test until you're 14, and it costs 20 euros.",
+     ["You can't take the lead test until you're 14.", "It costs 20 euros."]),
+])
+def test_a_list_or_a_conditioned_amount_is_not_split_as_clauses(text, expected):
+    assert atomic_texts(text) == expected

@@ -2435,6 +2435,35 @@ def test_denying_what_the_evidence_gives_a_value_is_a_negation_mismatch():
 
 MONTHLY_PASS = "The monthly pass costs 15 euros and includes unlimited rides of up to 45 minutes each."
 
+BELAY = ("Roped climbing also requires passing a belay test, and anyone who fails it may retake it once free on the "
+         "same day.")
+PHONES = ("Phones must be silent throughout the performance, and anyone whose phone rings twice may be asked to leave "
+          "without a refund.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "code"), [
+    # shown over corpus h: how many times the sentence says a thing is done, said otherwise or lifted
+    (BELAY, "Anyone who fails the belay test may retake it free as often as they like on the same day.",
+     ReasonCode.QUALIFIER_DRIFT),
+    (PHONES, "Anyone whose phone rings even once may be asked to leave without a refund.", ReasonCode.NUMBER_MISMATCH),
+    (BELAY, "Anyone who fails the belay test may retake it twice on the same day.", ReasonCode.NUMBER_MISMATCH),
+])
+def test_the_times_a_thing_is_done_said_otherwise_is_a_finding(evidence, claim, code):
+    assert code in codes(run_checks(evidence, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (BELAY, "If you fail the belay test you can retake it once for free the same day."),
+    # a title's words count nothing (vitaminc)
+    ("You Only Live Twice is a 1967 spy film.", "In the film You Only Live Once, Bond fakes his death."),
+    (PHONES, "If your phone rings twice you may be asked to leave, without a refund."),
+    # "once" that opens a clause is no count
+    ("Once the gates shut, no vehicle gets in, and the lights go off twice.", "Once the gates shut, no car gets in."),
+])
+def test_the_times_a_thing_is_done_said_alike_is_no_finding(evidence, claim):
+    found = codes(run_checks(evidence, claim))
+    assert ReasonCode.NUMBER_MISMATCH not in found and ReasonCode.QUALIFIER_DRIFT not in found
+
 
 def test_a_bound_the_claim_lifts_is_a_qualifier_drift():
     # shown over corpus d: "of any length" where the sentence says "of up to 45 minutes each" (the verifier: 0.39)
@@ -3064,6 +3093,34 @@ def test_free_where_the_sentence_gives_a_price_is_a_number_mismatch(evidence, cl
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
 
 
+INDUCTION = ("Everyone must complete a 20-minute safety induction before climbing for the first time, which is free for "
+             "bouldering but costs 15 euros for the roped walls.")
+CLOAKROOM = "Bags larger than 40 by 30 centimetres must be left in the cloakroom, which is free for coats but costs 2 euros per bag."
+LOST_PERMIT = ("A lost permit is replaced for 12 euros, but a stolen one is replaced free if it was reported to the "
+               "police with a reference number.")
+HIRE = ("Climbing shoes cost 4 euros to hire and a chalk bag 2 euros, while harnesses and belay devices are lent free "
+        "with every pass.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus h: "free" said of what the sentence prices in a clause of its own, beside what it calls free
+    (INDUCTION, "The safety induction is free for both bouldering and the roped walls.", True),
+    (CLOAKROOM, "The cloakroom is free for both coats and bags.", True),
+    (LOST_PERMIT, "A lost permit is replaced free of charge.", True),
+    (HIRE, "Climbing shoes can be hired free of charge.", True),
+    # what the sentence calls free, said free; the price said of what it prices
+    (INDUCTION, "The safety induction is free for bouldering.", False),
+    (INDUCTION, "Before you climb for the first time you have to do a 20-minute safety induction, which costs nothing "
+                "for bouldering but 15 euros for the roped walls.", False),
+    (CLOAKROOM, "The cloakroom charges 2 euros per bag but nothing for coats.", False),
+    (LOST_PERMIT, "A stolen permit is replaced free if it was reported to the police.", False),
+    (HIRE, "Harnesses and belay devices come free with any pass, but hiring shoes costs 4 euros and a chalk bag 2 "
+           "euros.", False),
+])
+def test_free_where_the_sentence_prices_it_beside_what_it_calls_free_is_a_number_mismatch(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
 CHECK_OUT = ("Check-out is by 10:30, and late check-out until 13:00 costs 8 euros, but not on Fridays or Saturdays.")
 
 
@@ -3116,6 +3173,130 @@ def test_what_the_sentence_allows_only_one_way_said_of_another_is_a_qualifier_dr
 ])
 def test_what_the_sentence_allows_only_one_way_said_so_is_no_drift(evidence, claim):
     assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(evidence, claim))
+
+
+APPLYING = ("Applications can be made only online, and a first permit is issued within 10 working days, during which the "
+            "applicant may park in the zone by displaying the printed confirmation email. Applicants must upload a "
+            "council tax bill or tenancy agreement dated within the last 3 months, together with the car's "
+            "registration certificate. A change of car costs 12 euros and is made online, but a move to another zone "
+            "needs a new application and a new fee.")
+
+
+VISITOR_PERMITS = ("Every household in a zone may buy up to 60 visitor permits a year, whether or not it holds a "
+                   "resident permit.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # over corpus h: a condition on what the sentence says makes no difference (a broken atom had caught it)
+    ("Every household in a zone may buy up to 60 visitor permits a year, but only if it holds a resident permit.", True),
+    ("A household can buy visitor permits if it has a resident permit.", True),
+    ("Households can buy up to 60 visitor permits a year even if they don't have a resident permit.", False),
+    ("A household may buy visitor permits whether or not it holds a resident permit.", False),
+    ("A household can buy up to 60 visitor permits a year if it is in a zone.", False),
+])
+def test_a_condition_on_what_the_sentence_says_makes_no_difference_is_a_qualifier_drift(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(VISITOR_PERMITS, claim))) is drift
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus h: a concession ("even if they don't ...", "even without ...") restates "whether or not" and what
+    # anyone may do; its negation is no denial
+    (VISITOR_PERMITS, "Households can buy up to 60 visitor permits a year even if they don't have a resident permit.",
+     False),
+    (VISITOR_PERMITS, "Households cannot buy visitor permits, even if they don't have a resident permit.", True),
+    ("Outside controlled hours anyone may park in the permit bays free of charge.",
+     "Outside the controlled hours you can park in the permit bays for free, even without a permit.", False),
+    ("Outside controlled hours anyone may park in the permit bays free of charge.",
+     "Outside the controlled hours you cannot park in the permit bays, even without a permit.", True),
+    # not where the sentence leaves nobody free to ("only residents may park")
+    ("Outside controlled hours only residents may park in the permit bays.",
+     "Outside the controlled hours you can park in the permit bays, even without a permit.", True),
+])
+def test_a_concession_s_negation_is_no_denial(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
+def test_no_matter_whether_is_no_negation():
+    # over corpus h: the "no" of "no matter whether" denied the claim
+    evidence = ("Cars emitting more than 225 grams of CO2 per kilometre pay 50% more, while fully electric cars pay 45 "
+                "euros a year whether the permit is the first, second or third.")
+    assert not negation_mismatch(evidence, "A fully electric car's permit is 45 euros a year no matter whether it's "
+                                           "your first, second or third.")
+    assert negation_mismatch(evidence, "A fully electric car's permit is not 45 euros a year, no matter whether it's "
+                                       "your first, second or third.")
+    # nor that of "it doesn't make any difference", which says the same (MNLI: it had evened out "no matter")
+    assert not negation_mismatch("You ski adjacent to the cliffs, and it doesn't make any difference how windy it is, "
+                                 "you don't notice it.", "No matter how windy it is, you won't notice as you ski "
+                                                         "adjacent to the cliffs.")
+
+
+WHEELCHAIR = ("Wheelchair users pay the standard price and bring one companion free, but the companion's seat must be "
+              "booked by phone or at the box office.")
+SCRATCH_CARDS = ("Visitor permits are activated online or by text message before the car is parked, and paper scratch "
+                 "cards are available only to residents aged 70 or over or to those without a mobile phone.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "drift"), [
+    # shown over corpus h: a way of doing it the sentence's "must" leaves out, and anyone where "only" names a group
+    (WHEELCHAIR, "A wheelchair user's companion goes free and can be booked online.", True),
+    (WHEELCHAIR, "The companion's seat can be booked at the ticket desk.", True),
+    (WHEELCHAIR, "The companion's seat has to be booked by phone or at the box office.", False),
+    (WHEELCHAIR, "A wheelchair user's companion goes free.", False),
+    # a verb with its particle ("signed in") is not done another way (corpus e: a first version read "in ... leave")
+    ("Each member may bring up to two guests a day free of charge, but guests must be signed in at the reception and "
+     "cannot stay after 18:00.", "Members can bring up to two guests a day for free, but the guests must be signed in "
+                                 "and leave by 18:00.", False),
+    (SCRATCH_CARDS, "Anyone can ask for paper scratch cards instead of activating visitor permits online.", True),
+    (SCRATCH_CARDS, "Paper scratch cards are available to residents aged 70 or over and to those without a mobile "
+                    "phone.", False),
+])
+def test_a_way_or_a_group_the_sentence_leaves_out_is_a_qualifier_drift(evidence, claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift
+
+
+ZONES = ("Tarnbury has six permit zones, A to F, and in zones A to D the controls apply from 8:00 to 20:00 Monday to "
+         "Saturday, while in zones E and F they apply from 9:00 to 17:00 on weekdays only.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # shown over corpus h: the days of the other clause given to the clause that holds the claim's times
+    ("In zones E and F the controls apply from 9:00 to 17:00 Monday to Saturday.", True),
+    ("In zones E and F the controls apply from 9:00 to 17:00 on Saturdays too.", True),
+    ("In zones A to D the controls run from 8:00 to 20:00 Monday to Saturday, whereas in zones E and F they only run "
+     "from 9:00 to 17:00 on weekdays.", False),
+    ("In zones A to D the controls apply from 8:00 to 20:00 Monday to Saturday.", False),
+    ("In zones E and F the controls apply from 9:00 to 17:00 from Monday to Friday.", False),
+])
+def test_a_day_the_clause_holding_the_claims_times_leaves_out_is_a_timeframe_drift(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(ZONES, claim))) is drift
+
+
+ZONE_PERMITS = ("A permit is valid only in its own zone, except that permits for zones C and D are valid in both of "
+                "those zones.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # shown over corpus h: things named by a letter ("zones C and D") given other letters; the name check reads no
+    # single letter, and the verifier entails it
+    (ZONE_PERMITS, "A permit is valid only in its own zone, except that permits for zones A and B are valid in both of "
+                   "those zones.", True),
+    (ZONE_PERMITS, "A zone C permit also lets you park in zone D.", False),
+    (ZONE_PERMITS, "Permits for zones C and D are valid in both zones.", False),
+    (ZONES, "In zone B the controls apply from 8:00 to 20:00 Monday to Saturday.", False),
+    (ZONES, "In zone G the controls apply from 8:00 to 20:00 Monday to Saturday.", True),
+])
+def test_a_thing_named_by_another_letter_is_a_number_mismatch(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+def test_a_restriction_of_another_sentence_than_the_best_one_is_still_read():
+    # shown over corpus h: "council" and "made online" drew the claim to two pairs of sentences alike, and the pair
+    # read was the one without the sentence that allows applications only online
+    assert ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(
+        APPLYING, "Applications can be made online or at the council offices."))
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(APPLYING, "You can only apply online."))
+    assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(
+        APPLYING, "A change of car is made online or at the council offices."))
 
 
 CLASS_SIZES = "Classes have at most 12 students, and conversation classes at most 8."
@@ -3311,3 +3492,31 @@ def test_a_denying_word_for_another_of_its_kind_is_no_negation_where_the_sentenc
         evidence, "Smoking is banned everywhere indoors, e-cigarettes too."))
     assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
         evidence, "Smoking is allowed everywhere indoors, e-cigarettes too."))
+
+
+TEN_VISIT = ("A ten-visit card costs 140 euros, is valid for 12 months from the first visit and may be shared with "
+             "family members but not with friends.")
+ANNUAL = ("An annual membership costs 590 euros paid at once and cannot be cancelled or refunded, except on medical "
+          "grounds with a doctor's note.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus h: the negation of another verb phrase of the subject ("... and may be shared ... but not with
+    # friends", "... and cannot be cancelled") was read as the claim's
+    (TEN_VISIT, "A ten-visit card costs 140 euros.", False),
+    (TEN_VISIT, "A ten-visit card lasts 12 months from your first visit.", False),
+    (TEN_VISIT, "A ten-visit card may be shared with family members but not with friends.", False),
+    (TEN_VISIT, "A ten-visit card may be shared with friends.", True),
+    (TEN_VISIT, "A ten-visit card does not cost 140 euros.", True),
+    (ANNUAL, "The annual membership costs 590 euros up front.", False),
+    (ANNUAL, "An annual membership can be cancelled.", True),
+    (ANNUAL, "An annual membership cannot be cancelled.", False),
+    # two verb phrases that hold as much of the claim (its subject) tell nothing apart: the sentence is read whole, and
+    # its "unpredictable" still says what the claim's "predictable" denies (nli-train)
+    ("The Santa Clause 2: The site 's consensus is that `` Though it 's harmless as family entertainment and has "
+     "moments of charm , The Santa Clause 2 is also unpredictable and unforgettable . ''",
+     "The Santa Clause 2 has been described as predictable .", True),
+])
+def test_the_negation_of_another_verb_phrase_of_the_subject_is_not_the_claims(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+

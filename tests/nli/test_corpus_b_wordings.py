@@ -294,7 +294,6 @@ KNOWN_GAPS = {
 LIES_STILL_SHOWN = {
     "Part-time employees receive the same leave as full-time employees. [E2]",
     "Every new hire receives a laptop after their first month. [E3]",
-    "Anything above 50 euros must be approved by the finance team before you buy it. [E4]",
     "Parental leave is 16 weeks at full pay for both caregivers. [E2]",
     "Version 3.1.4 fixed a crash when a table name contained a tab character. [E7]",
     # the third set

@@ -164,7 +164,6 @@ KNOWN_GAPS = {
     "Before any treatment costing more than 200 euros, you get a free written cost estimate. [E3]",
     "If swelling spreads to the eye or makes breathing difficult, call 112 immediately instead of waiting. [E4]",
     "The 20% student discount applies only to the Flex plan. [E5]",  # QUALIFIER_DRIFT: "but not off the Resident plan"
-    "Members can bring up to two guests a day for free, but the guests must be signed in and leave by 18:00. [E7]",
     # STRENGTH_INFLATION: "Members may cancel with ..." read as a hedge the claim leaves out (the negation of the
     # clause after ", and notice given by phone is not accepted" no longer counts against it)
     "To cancel, give one full calendar month's notice in writing by email; notice by phone is not accepted. [E8]",
