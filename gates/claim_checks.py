@@ -2361,8 +2361,10 @@ def _claim_as_its_polarity_reads(claim_text: str, sentence: str) -> str:
 # anyone do it: its negation is not the claim's (over corpus h)
 _ANYONE_WORDS = frozenset({"anyone", "anybody", "everyone", "everybody"})
 _CONCESSION = re.compile(r",?\s*\beven\s+(?:if|though|when|without)\b[^,;.]*", re.IGNORECASE)
-_MAKES_NO_DIFFERENCE = re.compile(r"\bwhether\b[^,;.]*\bor\s+not\b|\bwith\s+or\s+without\b|\bregardless\b",
-                                  re.IGNORECASE)
+# what a sentence says makes no difference: "..., whether or not it holds a resident permit", "whether it is X or not"
+_WHETHER_OR_NOT = re.compile(r"\bwhether\s+or\s+not\s+(?P<what>[^,;.]+)|\bwhether\s+(?P<either>[^,;.]+?)\s+or\s+not\b",
+                             re.IGNORECASE)
+_MAKES_NO_DIFFERENCE = re.compile(_WHETHER_OR_NOT.pattern + r"|\bwith\s+or\s+without\b|\bregardless\b", re.IGNORECASE)
 
 
 def _without_concessions(claim_text: str, sentence: str) -> str:
@@ -3410,10 +3412,8 @@ def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
     return (lifted[0], bound.text)
 
 
-# What the sentence says makes no difference ("..., whether or not it holds a resident permit"), made a condition by
-# the claim ("..., but only if it holds a resident permit", "if it has ..."; not "even if", which says the same)
-_WHETHER_OR_NOT = re.compile(r"\bwhether\s+or\s+not\s+(?P<what>[^,;.]+)|\bwhether\s+(?P<either>[^,;.]+?)\s+or\s+not\b",
-                             re.IGNORECASE)
+# What the sentence says makes no difference (_WHETHER_OR_NOT), made a condition by the claim ("..., but only if it
+# holds a resident permit", "if it has ..."; not "even if", which says the same)
 _CLAIM_CONDITION = re.compile(r"(?<!\beven\s)\b(?:if|as\s+long\s+as|provided(?:\s+that)?|on\s+condition\s+that)\s+"
                               r"(?P<condition>[^,;.]+)", re.IGNORECASE)
 
