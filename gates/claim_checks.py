@@ -2005,6 +2005,28 @@ _EXCEPTING = re.compile(r"\b(?:except|unless|other\s+than|apart\s+from|aside\s+f
                         re.IGNORECASE)
 
 
+# The claim's own exception ("..., unless they join in January", "..., except those who ...") that restates the
+# sentence's ("..., except those who join in January, who pay none"): the "none" is said of the excepted, and the
+# main clauses are compared without them (over corpus h)
+_CLAIM_OWN_EXCEPTION = re.compile(r",?\s*\b(?:unless|except(?:\s+(?:for|to))?|apart\s+from|other\s+than)\s+"
+                                  r"(?P<excepted>[^,;.]+)", re.IGNORECASE)
+
+
+def _shared_exception(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The sentence before its "except" and the claim without its own exception, where the claim ends with an exception
+    of what the sentence excepts (its excepted words, bar at most a third, are the sentence's excepted or what it says
+    of them)."""
+    own = _CLAIM_OWN_EXCEPTION.search(claim_text)
+    if own is None or not (named := content_stem_set(own["excepted"])) or strip_markers(claim_text[own.end():]).strip(
+            " .!"):
+        return None  # not the claim's last words: what follows says something of the excepted ("..., where ...")
+    for match in _EXCEPT.finditer(sentence):
+        excepted = content_stem_set(match["excepted"]) | content_stem_set(match["said"] or "")
+        if len(named - excepted) <= (len(named) - 1) // 3 and content_stem_set(sentence[:match.start()]):
+            return sentence[:match.start()].rstrip(" ,"), (claim_text[:own.start()] + claim_text[own.end():]).strip()
+    return None
+
+
 def _excepted_by_the_claim(sentence: str, claim_text: str) -> int:
     """1 where the claim names what the sentence excepts and restates nothing its own words say of it, else 0. Not
     where the claim makes an exception itself, nor where both the claim and the sentence's main clause are negated
@@ -2235,11 +2257,14 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if not sentence or share < 0.5:
         return []  # the evidence does not talk about this claim closely enough to compare polarity
     read = sentence
-    sentence = _restated_clause(sentence, claim_text, share, conjoined=True)
+    claim_for_polarity = claim_text
+    if (shared := _shared_exception(sentence, claim_text)) is not None:
+        sentence, claim_for_polarity = shared  # each read without the exception both make
+    sentence = _restated_clause(sentence, claim_for_polarity, share, conjoined=True)
     findings = []
     describing = _described_by_negative_participles(claim_text)
-    claim_neg = _negation_count(_claim_as_its_polarity_reads(_without_what_only_leaves_out(claim_text, sentence),
-                                                             sentence), sentence, describing) % 2
+    claim_neg = _negation_count(_claim_as_its_polarity_reads(
+        _without_what_only_leaves_out(claim_for_polarity, sentence), sentence), sentence, describing) % 2
     polar = sentence  # what the polarity is read from
     ev_neg = _polarity(polar, claim_text, describing)
     if (own := _sentence_of_the_pair(read, claim_text)) is not None and \

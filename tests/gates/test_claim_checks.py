@@ -3289,6 +3289,28 @@ def test_a_thing_named_by_another_letter_is_a_number_mismatch(evidence, claim, m
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
 
 
+JOINING = "Every new member pays a one-off joining fee of 25 euros, except those who join in January, who pay none."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # over corpus h: the claim's own exception restates the sentence's, whose "none" is said of the excepted only
+    ("New members pay a one-off 25 euro joining fee, unless they join in January.", False),
+    ("Every new member pays a joining fee of 25 euros, except those who join in January.", False),
+    ("New members pay no joining fee, unless they join in January.", True),
+    ("New members do not pay a joining fee, except those who join in January.", True),
+])
+def test_an_exception_the_claim_shares_with_the_sentence_is_read_apart(claim, mismatch):
+    assert negation_mismatch(JOINING, claim) is mismatch
+
+
+def test_what_the_claim_says_of_the_excepted_is_still_read():
+    # a first version read the claim's exception apart whatever followed it, and showed this lie of corpus h
+    assert negation_mismatch("Climbing shoes must be worn on the walls, except in the children's area, where clean "
+                             "trainers are allowed, and bare feet are never allowed.",
+                             "Climbing shoes must be worn on the walls, except in the children's area, where bare feet "
+                             "are allowed.")
+
+
 def test_a_restriction_of_another_sentence_than_the_best_one_is_still_read():
     # shown over corpus h: "council" and "made online" drew the claim to two pairs of sentences alike, and the pair
     # read was the one without the sentence that allows applications only online

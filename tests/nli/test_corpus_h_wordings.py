@@ -201,14 +201,12 @@ LIES = [
 KNOWN_GAPS = {
     # a negation of another clause or of the next sentence read with the claim's: the reading that holds most of its
     # words is a pair ("lasts" finds "The last entry ..."; "permit" finds "Parking ... without a valid permit"), ties
-    # with other sentences on a short claim's words, or reads an exception ("except those who join in January, who
-    # pay none") or a bound ("open only to climbers aged 14 or over") as a denial; the splitter reads "zone A.
-    # Households ..." as one sentence
+    # with other sentences on a short claim's words, or reads a bound ("open only to climbers aged 14 or over") as a
+    # denial; the splitter reads "zone A. Households ..." as one sentence
     "You can share a ten-visit card, which costs 140 euros and lasts 12 months from your first visit, with your "
     "family, but not with friends. [E1, E2]",
     "The annual membership costs 590 euros up front and can't be cancelled or refunded unless you have a doctor's "
     "note showing medical grounds. [E3, E4]",
-    "New members pay a one-off 25 euro joining fee, unless they join in January. [E3, E4]",
     "To climb with ropes you also have to pass a belay test, and if you fail you can retake it once for free the "
     "same day. [E5, E6]",
     "You can't take the lead test until you're 14, and it costs 20 euros. [E5, E6]",
