@@ -835,7 +835,6 @@ _TIMES_DONE = re.compile(r"\b(?P<verb>[a-z]{3,})\s+(?:(?:it|them|him|her|this|th
                          r"most|up\s+to|no\s+more\s+than)\s+)?(?P<count>once|twice|thrice|(?:\d+|two|three|four|five|"
                          r"six|seven|eight|nine|ten)\s+times)\b(?!\s+(?:a|an|per|each|every)\b)")  # lower case: not a
 # title's words ("You Only Live Once")
-_TIMES = {"once": 1, "twice": 2, "thrice": 3}
 
 
 def _times_done(text: str) -> dict[str, float]:
@@ -844,8 +843,7 @@ def _times_done(text: str) -> dict[str, float]:
     for match in _TIMES_DONE.finditer(text):
         if match["verb"].lower() in STOPWORDS:
             continue
-        count = match["count"].lower().split()[0]  # "once", or the number before "times"
-        done[stem(match["verb"].lower())] = float(count) if count.isdigit() else _TIMES.get(count) or _word_number(count)
+        done[stem(match["verb"].lower())] = _count(match["count"].lower())  # as the frequency check counts
     return done
 
 
@@ -3456,7 +3454,8 @@ def _condition_that_makes_no_difference(sentence: str, claim_text: str) -> tuple
 
 def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     findings = []
-    sentence, share = best_sentence(evidence_text, claim_text)
+    tied, share = best_sentences(evidence_text, claim_text)  # the readings alike; best_sentence's is the shortest
+    sentence = min(tied, key=len) if tied else ""
     ref = sentence if sentence and share >= 0.4 else evidence_text
     cw, ew = words(claim_text), words(ref)
     # quantifier strength
@@ -3493,8 +3492,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     # a restriction in any reading that holds the claim as well as the one read (two pairs of sentences can tie, and
     # the one read need not hold the sentence that restricts: "Applications can be made online or at the council
     # offices." over "Applications can be made only online, ..." and the next two sentences, over corpus h)
-    tied = best_sentences(evidence_text, claim_text)[0] if ref is sentence else ()
-    if (widened := next((found for one in dict.fromkeys((ref, *tied))
+    if (widened := next((found for one in dict.fromkeys((ref, *(tied if ref is sentence else ())))
                          if (found := _restriction_widened(one, claim_text, cw)) is not None), None)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "restriction", f"claim allows {widened}"))
     if ref is sentence and (condition := _condition_that_makes_no_difference(ref, claim_text)) is not None:
