@@ -347,12 +347,14 @@ _VERB_BEFORE_ITS_OBJECT = re.compile(r"(?!(?:" + "|".join(sorted(PREPOSITIONS | 
                                      r"mornings?|evenings?|nights?)\b)")
 
 
-# The left clause's last auxiliaries before its participle ("must be fixed", "was founded", "has not been sold"):
+# The left clause's last auxiliaries before its participle ("must be fixed", "was founded", "has not been sold",
+# "cannot be exchanged", "can't be cancelled"):
 # a right-hand participle ("or downgraded by ...") shares them and the words before them, which are the subject,
 # relative clause and all ("Any alert that paged twice ... must be"). Read so only where it cannot be an active past
 # tense: after "or" ("fixed or downgraded"), before "by" (its agent), or alone; "... was released to acclaim and
 # earned over $3 million" is active.
-_AUXILIARY_CHAIN = re.compile(r"\b((?:must|can|may|should|will|shall|would|could|might|is|are|was|were|has|have|had)"
+_AUXILIARY_CHAIN = re.compile(r"\b((?:must|can|cannot|may|should|will|shall|would|could|might|is|are|was|were|has|"
+                              r"have|had|(?:ca|wo|must|should|could|would|is|are|was|were|has|have|had)n't)"
                               r"(?:\s+(?:not|be|been|being))*)\s+(?:[a-z]+ly\s+)?(?!been\b)[a-z]+(?:ed|en|wn|ne)\b",
                               re.IGNORECASE)
 _PARTICIPLE = re.compile(r"^[a-z]+(?:ed|en|wn|ne)$")
@@ -370,7 +372,7 @@ def _passive_predicate(left: str, right: str, conjunction: str) -> str | None:
     if not chains:
         return None
     chain = chains[-1]
-    if conjunction != "or" and re.search(r"\bnot\b", chain.group(1), re.IGNORECASE):
+    if conjunction != "or" and re.search(r"\bnot\b|cannot|n't", chain.group(1), re.IGNORECASE):
         return None  # "was not produced by X and directed by Y": whether the "not" carries over is not known
     subject = left[:chain.start()].strip().rstrip(",")
     return f"{subject} {chain.group(1)} {right}" if subject else None

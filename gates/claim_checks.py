@@ -52,6 +52,7 @@ from .atomic_claims import (
     IRREGULAR_PAST,
     IRREGULAR_PAST_FORMS,
     NUMBER_TEXT,
+    PREPOSITIONS,
     has_clause,
     subject_of,
 )
@@ -882,8 +883,8 @@ def _named_hours_not_given(evidence_text: str, claim_text: str) -> list[CheckFin
 
 # What a claim says costs nothing with ("free", not "free to ..." or "free from ..."), and the words a sentence says
 # it with
-_SAID_FREE = re.compile(r"\bfree\b(?!\s+(?:to|from|of\s+(?!charge)))|\b(?:costs?|pays?|charged?)\s+nothing\b",
-                        re.IGNORECASE)
+_SAID_FREE = re.compile(r"\bfree\b(?!\s+(?:to|from|of\s+(?!charge)))|\b(?:costs?|pays?|charged?)\s+nothing\b|"
+                        r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+cost\s+anything\b", re.IGNORECASE)
 _SAYS_COSTLESS = re.compile(r"\b(?:free|nothing|no\s+(?:extra\s+)?(?:charges?|costs?|fees?)|not\s+charged|without\s+"
                             r"charge|complimentary|included|waived)\b", re.IGNORECASE)
 
@@ -936,7 +937,7 @@ def _priced_beside_the_free(sentence: str, claim_text: str, free: re.Match[str])
     for part in _PRICE_CLAUSE_BREAK.split(claim_text):  # the claim's clause that says free
         start = claim_text.find(part, start)
         if start <= free.start() < start + len(part):
-            said_free = content_stem_set(part) - _PRICE_WORDS
+            said_free = content_stem_set(_what_free_describes(claim_text, free) or part) - _PRICE_WORDS
             break
         start += len(part)
     else:
@@ -946,6 +947,24 @@ def _priced_beside_the_free(sentence: str, claim_text: str, free: re.Match[str])
         if own & said_free:
             return clause.strip()
     return None
+
+
+# "free" before the noun it calls free ("gets you unlimited entry, free shoe hire and ...": the shoe hire, not the
+# membership the sentence prices); the noun phrase runs to a comma, "and", "or", "but" or a preposition
+_FREE_BEFORE_ITS_NOUN = re.compile(r"\bfree\s+(?P<noun>(?:[a-z][\w'-]*\s*){1,4}?)(?=$|[,;.]|\s+(?:and|or|but|"
+                                   + "|".join(sorted(PREPOSITIONS)) + r")\b)", re.IGNORECASE)
+
+
+def _what_free_describes(claim_text: str, free: re.Match[str]) -> str | None:
+    """The noun phrase the claim's "free" stands before (_FREE_BEFORE_ITS_NOUN), if it is one; not "free of charge",
+    "free to ...", "free if ...", or "is free"."""
+    attributive = _FREE_BEFORE_ITS_NOUN.match(claim_text, free.start())
+    if attributive is None or attributive["noun"].split()[0].lower() in PREPOSITIONS | _NOT_A_NOUN_AFTER_FREE:
+        return None
+    return attributive["noun"]
+
+
+_NOT_A_NOUN_AFTER_FREE = frozenset({"and", "or", "but", "if", "when", "unless", "until", "while", "as", "so", "up"})
 
 
 # "the full entry fee" where the evidence returns "80% of the entry fee": the whole of what the evidence gives a share
@@ -1325,7 +1344,10 @@ def _value_of_another_statement(evidence_text: str, claim_text: str) -> list[Che
     for sentence in sentences:
         cells = _row_cells(sentence) or [sentence]
         for column, cell in enumerate(cells):
-            if same := [q for q in quantities(cell) if _close(q.value, claimed.value, rel)]:
+            # the number in another unit is another value ("20 euros" for "a 20-minute induction"); a bare one may be
+            # the claimed value, its unit left out
+            if same := [q for q in quantities(cell) if _close(q.value, claimed.value, rel) and
+                        (not claimed.unit or not q.unit or q.unit == claimed.unit)]:
                 if sentence not in holding:
                     holding.append(sentence)
                 stated += same
@@ -2524,12 +2546,23 @@ def _converses_of_the_thing(claim_word: str, claim_words: Sequence[str], evidenc
         passive_without_agent(claim_word, claim_words) and passive_without_agent(evidence_word, sentence_words)
 
 
-# "at no charge", "at no extra cost": free, which negates nothing ("for free", "free of charge" say it without a "no")
+# "at no charge", "at no extra cost": free, which negates nothing ("for free", "free of charge" say it without a "no");
+# "costs nothing", "pay nothing" and "don't cost anything" say "free" (over corpus h), which denies only "charged".
+# The number check reads each of them as free (_SAID_FREE), where the sentence gives a price.
 _AT_NO_COST = re.compile(rf"\b(at\s+)no(?={_NO_CHARGE})", re.IGNORECASE)
+_COSTS_NOTHING = re.compile(r"\b(?P<verb>(?:costs?|pays?|charges?|charged)\s+)nothing\b|"
+                            r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+(?P<cost>cost\s+)anything\b",
+                            re.IGNORECASE)
 
 
 def _without_costless(text: str) -> str:
-    return _AT_NO_COST.sub(lambda m: m.group(1) + "  ", text) if "no" in text else text
+    """``text`` with what says free in other words read as "free": a negation only where the other side says
+    "charged" (_SAYS_NOT), as "is not charged extra" says it over "costs nothing extra" (corpus f)."""
+    if "no" in text:
+        text = _AT_NO_COST.sub(lambda m: m.group(1) + "  ", text)
+    if "nothing" in text or "anything" in text:
+        text = _COSTS_NOTHING.sub(lambda m: f"{m['verb'] or m['cost']}free", text)
+    return text
 
 
 _BOUND_NEGATION = re.compile(r"\b(?:not|no|never|cannot|[a-z]+n't)\b", re.IGNORECASE)
@@ -3289,6 +3322,20 @@ def _quantifier_rank(text_words: list[str]) -> int:
     return max((QUANTIFIER_RANK[f] for f in found), default=0)
 
 
+_NEGATED_ANY_WORDS = 4  # "can't take any", "not allowed to take any"
+
+
+def _without_negated_any(claim_words: list[str], sentence_words: Sequence[str]) -> list[str]:
+    """The claim's words less each "any" within _NEGATED_ANY_WORDS words after a negation, before a noun the sentence
+    puts after "no": "you can't take any drinks in" says "no drinks are allowed" (over corpus h). Not each negated
+    "any": on MNLI a claim's "doesn't need any soap" is mostly a contradiction its quantifier finding caught (16
+    contradicted and 1 neutral pair against 6 entailed lost it)."""
+    denied = {stem(after) for before, after in pairwise(sentence_words) if before == "no"}
+    return [w for i, w in enumerate(claim_words) if not (
+        w == "any" and i + 1 < len(claim_words) and stem(claim_words[i + 1]) in denied and
+        any(is_negative_word(before) for before in claim_words[max(0, i - _NEGATED_ANY_WORDS):i]))]
+
+
 # "A deploy first updates 1 canary machine." says what every deploy does: a sentence that opens with "a" / "an" and a
 # noun, its verb in the present (within _GENERIC_VERB_WORDS words: "first updates"), is a generic statement, and
 # "Each deploy first updates ..." restates it. "A user reported a crash." is one user, in the past.
@@ -3459,7 +3506,7 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     ref = sentence if sentence and share >= 0.4 else evidence_text
     cw, ew = words(claim_text), words(ref)
     # quantifier strength
-    c_rank, e_rank = _quantifier_rank(cw), _quantifier_rank(ew)
+    c_rank, e_rank = _quantifier_rank(_without_negated_any(cw, ew)), _quantifier_rank(ew)
     # (over the best pair of adjacent sentences, a universal must stand in the sentence of its noun)
     if (c_rank == 4 and e_rank < 4 and not _generic_for_each(cw, ew)) or (c_rank > e_rank > 0) or (
             c_rank == 4 and ref is sentence and len(pair := sentence_texts(ref)) > 1 and
@@ -3581,9 +3628,10 @@ CERTAINTY = frozenset({"proves", "proved", "proven", "prove", "confirms", "confi
 
 
 # "may" that is denied grants no leave ("Nobody may deploy on Fridays.", "You may not ..."), nor one that grants it
-# only so far ("Hoses may be used only to fill water butts", "may only be kept with the council's permission"): a
-# rule, not a hedge
+# only so far ("Hoses may be used only to fill water butts", "may only be kept with the council's permission") or only
+# to a few ("only one person at a time may climb"): a rule, not a hedge
 _DENIED_MAY = re.compile(r"\b(?:nobody|no one|none|not|never|cannot)\s+may\b|\bmay\s+(?:not|never)\b|"
+                         r"\bonly\s+(?:[\w'-]+\s+){0,5}may\b|"
                          r"\bmay\s+only\b|\bmay\s+(?:be\s+)?[a-z]+\s+only\s+(?:if|with|to|when|for|by|after|before|"
                          r"on|in|at|from|once|where|during|between|until)\b", re.IGNORECASE)
 
@@ -3628,9 +3676,15 @@ def _hedged_words(sentence: str, claim_words: Sequence[str]) -> list[str]:
 # or a relative clause ("the final test ..., which costs 30 euros and may be retaken once free ...") hedges that
 # predicate. A claim that has none of its content words (its verb included) takes nothing from it, and is not held to
 # its hedge; one that does ("The final test is free." of "retaken once free") is. A modal right after its subject
-# ("Coffee may reduce ...") hedges the whole statement, whatever verb a claim puts for its own.
-_SECOND_PREDICATE_MODAL = re.compile(r"\b(?:and|but|or|which|who|that)\s+(?:also\s+)?(?P<modal>may|might|could)\b"
-                                     r"(?P<predicate>[^,;.]*)", re.IGNORECASE)
+# ("Coffee may reduce ...") hedges the whole statement, whatever verb a claim puts for its own. So does one after a
+# comma, "and", "but" or "or" and a subject of its own opened by a pronoun or a determiner (", and they may be seated
+# elsewhere", ", and anyone who fails it may retake it"): it hedges its clause, not the one before (over corpus h).
+# Without the comma the "and" mostly joins two nouns of one subject ("changes negotiated by the Postal Service and a
+# mail user ... may merit", "Boskin and his commission may ...": MNLI), whose modal hedges the whole sentence.
+_OWN_SUBJECT = (r",\s+(?:and|but|or)\s+(?:it|they|he|she|we|you|anyone|everyone|someone|nobody|the|a|an|this|that|"
+                r"these|those|each|every|all|some|any|its|their|his|her|our|your)\b[^,;.]{0,40}?\s+")
+_SECOND_PREDICATE_MODAL = re.compile(r"(?:" + _OWN_SUBJECT + r"|\b(?:and|but|or|which|who|that)\s+)"
+                                     r"(?:also\s+)?(?P<modal>may|might|could)\b(?P<predicate>[^,;.]*)", re.IGNORECASE)
 
 
 def _without_modals_of_other_predicates(sentence: str, claim_stems: Collection[str]) -> str:

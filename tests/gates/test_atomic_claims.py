@@ -32,6 +32,13 @@ from controlplane.gates.atomic_claims import atomic_texts, split_atomic
         ("Acknowledge the page: within 5 minutes for SEV1 and 15 minutes for SEV2.",
          ["Acknowledge the page: within 5 minutes for SEV1.", "Acknowledge the page: within 15 minutes for SEV2."],
          "R3-numbers"),
+        # over corpus h: a negated modal written as one word ("cannot", "can't") lost its "be" and its negation to
+        # the second participle ("Tickets refunded.")
+        ("Tickets cannot be exchanged or refunded.", ["Tickets cannot be exchanged.", "Tickets cannot be refunded."],
+         "R3"),
+        ("The annual membership can't be cancelled or refunded unless you have a doctor's note.",
+         ["The annual membership can't be cancelled.",
+          "The annual membership can't be refunded unless you have a doctor's note."], "R3"),
         ("The claim was reviewed in May and approved by the board.",
          ["The claim was reviewed in May.", "The claim was approved by the board."], "R3"),
         ("The film was released to acclaim and earned over $3 million.",  # an active past tense

@@ -190,6 +190,12 @@ CASES = [
      "The drug causes drowsiness in adults.", ReasonCode.STRENGTH_INFLATION),
     (check_strength, "Nobody may deploy to production on Fridays.", "Deploys to production are not allowed on Fridays.",
      "Deploys to production are proven unsafe on Fridays.", ReasonCode.STRENGTH_INFLATION),
+    # so is a "may" that only a few are given ("only one person at a time may climb", over corpus h)
+    (check_strength, "Nobody may walk, sit or stand on the bouldering mats under a climber, and only one person at a "
+     "time may climb on each bouldering problem.", "You mustn't walk, sit or stand on the mats under someone who's "
+     "bouldering.", "Walking on the bouldering mats under a climber is proven dangerous.", ReasonCode.STRENGTH_INFLATION),
+    (check_strength, "Only members of the club may use the sauna.", "Only club members can use the sauna.",
+     "Only club members are proven to use the sauna.", ReasonCode.STRENGTH_INFLATION),
     # "only" restricts what the evidence does not: one of the ways it lists, one of the animals it lets on board;
     # "anywhere" widens a place the evidence limits
     (check_qualifiers, "Tickets can be booked online, in the Nordkyst app or at the terminal.",
@@ -554,6 +560,27 @@ def test_a_modal_that_opens_a_second_predicate_hedges_only_that_predicate(eviden
     assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated
 
 
+LATECOMERS = ("Latecomers are admitted only at a suitable break chosen by the staff, and they may be seated somewhere "
+              "other than their booked seat.")
+BELAY = ("Roped climbing also requires passing a belay test, and anyone who fails it may retake it once free on the "
+         "same day.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "inflated"), [
+    # over corpus h: a modal after "and" and a subject of its own ("and they may be seated", "and anyone who fails it
+    # may retake it") hedges its own clause, not the one before it that the claim restates
+    (LATECOMERS, "If you arrive late, you'll be let in only at a suitable break chosen by the staff.", False),
+    (BELAY, "To climb with ropes you also have to pass a belay test.", False),
+    # that clause stated without its hedge is still caught
+    (LATECOMERS, "Latecomers are seated somewhere other than their booked seat.", True),
+    (BELAY, "Anyone who fails the belay test retakes it once free on the same day.", True),
+    # a report's hedge after a subject of its own hedges a claim that draws on it
+    ("The drug lowers blood pressure, and it may cause drowsiness.", "The drug causes drowsiness.", True),
+])
+def test_a_modal_in_a_clause_with_its_own_subject_hedges_only_that_clause(evidence, claim, inflated):
+    assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated
+
+
 VALIDATION = ("They may run advisory validation for a better experience (for example, the format of an e-mail address "
               "or a required field), but the server re-validates every request and its answer wins.")
 
@@ -644,6 +671,22 @@ STACK_DEPLOYS = ("Deploys run from GitHub Actions on every merge to `main`. A de
 ])
 def test_a_universal_from_the_other_sentence_of_a_pair_is_a_stronger_quantifier(evidence, claim):
     assert codes(check_qualifiers(evidence, claim)) == {ReasonCode.QUALIFIER_DRIFT}
+
+
+ORGAN_RECITALS = ("Food may not be taken into the auditorium, and drinks are allowed there only in the hall's plastic "
+                  "cups, except at organ recitals, when no drinks are allowed in the auditorium.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # refused over corpus h: "any" under a negation ("can't take any drinks") says none, and quantifies no one
+    ("Drinks are only allowed in the hall's plastic cups, apart from organ recitals, when you can't take any drinks "
+     "in.", False),
+    ("At organ recitals you are not allowed to take any drinks into the auditorium.", False),
+    # "any" said outright is still a universal the sentence does not give
+    ("You can take any drinks into the auditorium at organ recitals.", True),
+])
+def test_any_under_a_negation_is_no_universal_quantifier(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(ORGAN_RECITALS, claim))) is drift
 
 
 @pytest.mark.parametrize("evidence, claim", [
@@ -3098,6 +3141,8 @@ INDUCTION = ("Everyone must complete a 20-minute safety induction before climbin
 CLOAKROOM = "Bags larger than 40 by 30 centimetres must be left in the cloakroom, which is free for coats but costs 2 euros per bag."
 LOST_PERMIT = ("A lost permit is replaced for 12 euros, but a stolen one is replaced free if it was reported to the "
                "police with a reference number.")
+MONTHLY = ("Monthly membership costs 58 euros, or 45 euros for students with a valid student card, and includes "
+           "unlimited entry, free shoe hire and two free guest passes a year.")
 HIRE = ("Climbing shoes cost 4 euros to hire and a chalk bag 2 euros, while harnesses and belay devices are lent free "
         "with every pass.")
 
@@ -3116,8 +3161,57 @@ HIRE = ("Climbing shoes cost 4 euros to hire and a chalk bag 2 euros, while harn
     (LOST_PERMIT, "A stolen permit is replaced free if it was reported to the police.", False),
     (HIRE, "Harnesses and belay devices come free with any pass, but hiring shoes costs 4 euros and a chalk bag 2 "
            "euros.", False),
+    # "free" before a noun calls that noun free, not the subject the sentence prices (refused over corpus h)
+    (MONTHLY, "Monthly membership gets you unlimited entry, free shoe hire and two free guest passes a year.", False),
+    (MONTHLY, "Students with a valid card get free monthly membership.", True),
+    (MONTHLY, "Monthly membership is free for students with a valid student card.", True),
 ])
 def test_free_where_the_sentence_prices_it_beside_what_it_calls_free_is_a_number_mismatch(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+SENIOR_VISITORS = ("A visitor permit costs 3 euros and can be used only in the household's own zone. Residents aged 70 "
+                   "or over get their first 20 visitor permits each year free.")
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # refused over corpus h: "costs nothing", "don't cost anything" say free, and the sentence's "free" denies nothing
+    (INDUCTION, "A 20-minute safety induction costs nothing for bouldering."),
+    (SENIOR_VISITORS, "If you're 70 or older, your first 20 visitor permits each year don't cost anything."),
+    (SENIOR_VISITORS, "Residents aged 70 or over pay nothing for their first 20 visitor permits each year."),
+    ("Children under 4 travel at no cost.", "Children under 4 travel free."),
+    # corpus f: "is not charged extra" says so too
+    ("A car returned up to 29 minutes late is not charged extra, but from 30 minutes to 3 hours late each started "
+     "hour costs 15 euros.", "Returning the car up to 29 minutes late costs nothing extra."),
+])
+def test_costs_nothing_says_free(evidence, claim):
+    assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # said free of what the sentence prices: the number check reads it, having no negation to read
+    (SENIOR_VISITORS, "Visitor permits don't cost anything."),
+    (SENIOR_VISITORS, "A visitor permit costs nothing."),
+    (INDUCTION, "The safety induction doesn't cost anything for the roped walls."),
+])
+def test_costs_nothing_of_what_the_sentence_prices_is_still_caught(evidence, claim):
+    assert codes(run_checks(evidence, claim)) & {ReasonCode.NUMBER_MISMATCH, ReasonCode.NEGATION_MISMATCH}
+
+
+LEAD_TEST = ("Lead climbing is allowed only after passing a separate lead test, which costs 20 euros and is open only "
+             "to climbers aged 14 or over.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # refused over corpus h: the lead test's "20 euros" made euros a unit of the claim's "20-minute", and the
+    # induction's "15 euros" another value of it
+    ("A 20-minute safety induction costs nothing for bouldering.", False),
+    ("A 20-minute safety induction costs 15 euros for the roped walls.", False),
+    ("A 15-minute safety induction costs nothing for bouldering.", True),
+    ("The lead test costs 15 euros.", True),
+])
+def test_the_same_number_in_another_unit_gives_the_claimed_value_no_unit(claim, mismatch):
+    evidence = f"## Induction and age limits\n{INDUCTION} {LEAD_TEST}"
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
 
 

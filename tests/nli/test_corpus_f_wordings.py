@@ -233,8 +233,6 @@ KNOWN_GAPS = {
     # a broken atom ("... or to Switzerland pay a one-off fee") draws "car" from ", and the car may not be taken ..."
     "Taking the car to another EU country or to Switzerland is only allowed if you register it at collection and pay "
     "a one-off fee of 35 euros. [E8]",
-    # a broken atom: "Saver rate prepaid bookings changed, and you get no refund for them."
-    "Saver rate prepaid bookings can't be cancelled or changed, and you get no refund for them. [E8]",
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {

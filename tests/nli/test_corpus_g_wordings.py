@@ -194,7 +194,6 @@ KNOWN_GAPS = {
     "and 13:00. [E5]",
     "Once the gates shut a quarter of an hour before closing time, no vehicle is let in, even if it is already in "
     "the queue. [E5]",
-    "To use the centre you need to show photo ID together with either a council tax bill or a resident permit. [E6]",
     "People from outside Westmoor are turned away, apart from Lowbridge residents, who can only bring garden waste. "
     "[E6]",
     "You can come by car as often as you want, but for a van or a car with a trailer you need a van permit, which is "

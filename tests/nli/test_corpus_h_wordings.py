@@ -205,8 +205,6 @@ KNOWN_GAPS = {
     # denial; the splitter reads "zone A. Households ..." as one sentence
     "You can share a ten-visit card, which costs 140 euros and lasts 12 months from your first visit, with your "
     "family, but not with friends. [E1, E2]",
-    "The annual membership costs 590 euros up front and can't be cancelled or refunded unless you have a doctor's "
-    "note showing medical grounds. [E3, E4]",
     "To climb with ropes you also have to pass a belay test, and if you fail you can retake it once for free the "
     "same day. [E5, E6]",
     "You can't take the lead test until you're 14, and it costs 20 euros. [E5, E6]",
@@ -214,7 +212,6 @@ KNOWN_GAPS = {
     "To get a permit your main home has to be in the zone, and your car must either be registered at that address or "
     "be a company car backed by a letter from your employer. [E9, E10]",
     "A household can have no more than 3 resident permits, or 2 in zone A. [E9, E10]",
-    "If you're 70 or older, your first 20 visitor permits each year don't cost anything. [E12, E13]",
     "Changing the car on your permit costs 12 euros online, but if you move to a different zone you have to apply "
     "and pay again. [E14, E15]",
     "You can only resell a ticket through the hall's resale service and not for more than face value, and the hall "
@@ -224,8 +221,6 @@ KNOWN_GAPS = {
     # a "may" of permission read as a hedge, from another sentence that ties with the one restated on the claim's
     # words (and is read, being shorter): "Tickets resold anywhere else may be cancelled without a refund." for "You
     # can't get a refund on a ticket"
-    "You mustn't walk, sit or stand on the mats under someone who's bouldering, and only one person can be on a "
-    "problem at a time. [E7, E8]",
     "A zone C permit also lets you park in zone D and the other way round, but other permits only work in their own "
     "zone. [E9, E10]",
     "Each visitor permit is 3 euros and lasts until midnight on the day you activate it, and it only works in your "
@@ -239,22 +234,20 @@ KNOWN_GAPS = {
     "You can't take photos, film or record during the performance, but photos without flash are fine during the "
     "final applause. [E21]",
     # numbers: a list whose last item has a verb of its own ("students and children aged 8 to 15 pay 11 euros"), a
-    # second value in a gapped clause ("or 45 euros if ...", "a second one 150 euros"), "an hour" and "30 minutes" read
+    # second value in a gapped clause ("a second one 150 euros"), "an hour" and "30 minutes" read
     # against the 60 minutes of the doors, "90 minutes before each concert" against "every"
     "An adult day pass is 16 euros, students and children aged 8 to 15 pay 11 euros, and you can leave and come back "
     "in on the same day. [E1, E2]",
-    "Monthly membership is 58 euros, or 45 euros if you're a student with a valid card, and it gets you unlimited "
-    "entry, free shoe hire and two free guest passes a year. [E3, E4]",
-    "Before you climb for the first time you have to do a 20-minute safety induction, which costs nothing for "
-    "bouldering but 15 euros for the roped walls. [E5, E6]",
     "You can buy tickets online, by phone or at the box office, which opens from 11:00 to 18:00 Monday to Saturday "
     "and 90 minutes before each concert. [E16, E17]",
     "The doors open an hour before the concert, and you can go into the auditorium from 30 minutes before it starts. "
     "[E20]",
     "A household's first permit is 90 euros a year, a second one 150 euros and a third one 240 euros. [E11]",
-    # "any drinks" read as a quantifier stronger than the sentence's
-    "You can't bring food into the auditorium, and drinks are only allowed in the hall's plastic cups, apart from "
-    "organ recitals, when you can't take any drinks in. [E21]",
+    # no check finds fault since the costless and "free shoe hire" readings: the verifier reads "don't cost anything"
+    # as contradicted (0.64), and evidence_conflicts flags the membership's chunk against another section's
+    "If you're 70 or older, your first 20 visitor permits each year don't cost anything. [E12, E13]",
+    "Monthly membership is 58 euros, or 45 euros if you're a student with a valid card, and it gets you unlimited "
+    "entry, free shoe hire and two free guest passes a year. [E3, E4]",
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
