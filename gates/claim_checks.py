@@ -1918,7 +1918,8 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
 _SAYS_NOT = (
     (frozenset({"banned", "prohibited", "forbidden"}), frozenset({"allowed", "permitted"})),
     (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
-    (frozenset({"extra"}), frozenset({"included"})),  # "course books ... are extra": not included in the fee
+    # "course books ... are extra", "printing is charged at 10 cents a page": not included in the fee (corpora g, e)
+    (frozenset({"extra", "charged"}), frozenset({"included"})),
     # "a no-show costs the first night": if you don't turn up. Not a negation everywhere: "... has neither arrived
     # nor called by midnight is a no-show" says its "not" with "neither" and "nor"
     (frozenset({"no-show", "no-shows"}), frozenset({"turn", "turns", "show", "shows", "appear", "appears"})),
@@ -2398,7 +2399,20 @@ def _claim_as_its_polarity_reads(claim_text: str, sentence: str) -> str:
     """The claim without the negations that are not its own: a negation that bounds a value the sentence states ("no
     more than 5", "must not weigh more than 8 kg") is the bound's, which the number check reads ("at most 5" says
     the same without one), and the "no" of "at no cost" says what costs nothing."""
-    return _without_concessions(_without_bound_negations(_without_costless(claim_text), sentence), sentence)
+    return _without_not_until(
+        _without_concessions(_without_bound_negations(_without_costless(claim_text), sentence), sentence), sentence)
+
+
+# "You can't take the lead test until you're 14." says what "... is open only to climbers aged 14 or over" says: a
+# negation before "until" is a restriction, where the sentence restricts and has no "until" of its own (over corpus h)
+_NOT_UNTIL = re.compile(r"\b(?:not|never|cannot|[a-z]+n't)\b(?=[^,;.]{0,60}?\buntil\b)", re.IGNORECASE)
+
+
+def _without_not_until(claim_text: str, sentence: str) -> str:
+    sentence_words = words(sentence)
+    if "until" not in claim_text.lower() or "until" in sentence_words or not _RESTRICTING.intersection(sentence_words):
+        return claim_text
+    return _NOT_UNTIL.sub(" ", claim_text)
 
 
 # A concession of the claim ("even if they don't have a resident permit", "even without a permit") restates a
@@ -3342,6 +3356,8 @@ def _without_negated_any(claim_words: list[str], sentence_words: Sequence[str]) 
 _GENERIC_VERB_WORDS = 2
 _PRESENT_AUXILIARIES = frozenset({"is", "has", "does", "must", "can", "may", "should", "will", "needs"})
 _EACH = frozenset({"each", "every", "any"})
+_ADVERBS_BEFORE_A_VERB = frozenset({"first", "also", "always", "never", "often", "only", "still", "then", "now", "just",
+                                    "usually", "even", "already", "again", "later", "soon", "sometimes"})
 
 
 def _generic_for_each(claim_words: Sequence[str], sentence_words: Sequence[str]) -> bool:
@@ -3349,10 +3365,14 @@ def _generic_for_each(claim_words: Sequence[str], sentence_words: Sequence[str])
     itself: the noun a generic "a" / "an" opens the sentence with (``_GENERIC_VERB_WORDS``), or a noun after "per"
     ("4 workers per machine": each machine runs 4 workers). The claim's other quantifiers are compared as before."""
     nouns = {_singular(w) for before, w in pairwise(sentence_words) if before == "per"}
-    if len(sentence_words) >= 3 and sentence_words[0] in ("a", "an") and any(
-            w in _PRESENT_AUXILIARIES or (w.endswith("s") and not w.endswith("ss"))
-            for w in sentence_words[2:2 + _GENERIC_VERB_WORDS]):
-        nouns.add(_singular(sentence_words[1]))
+    verb = next((i for i, w in enumerate(sentence_words[2:2 + _GENERIC_VERB_WORDS], start=2)
+                 if w in _PRESENT_AUXILIARIES or (w.endswith("s") and not w.endswith("ss"))), None)
+    if len(sentence_words) >= 3 and sentence_words[0] in ("a", "an") and verb is not None:
+        # the noun is the last word of a compound ("A day pass costs ...": a pass, not a day), not an adverb before
+        # the verb ("A deploy first updates ...")
+        before = sentence_words[verb - 1]
+        compound = verb > 2 and not before.endswith("ly") and before not in _ADVERBS_BEFORE_A_VERB
+        nouns.add(_singular(before if compound else sentence_words[1]))
     quantified = [i for i, w in enumerate(claim_words) if QUANTIFIER_RANK.get(w) == 4]
     # the noun, or a word before it ("each backend machine")
     return bool(nouns) and bool(quantified) and all(

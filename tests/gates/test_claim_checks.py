@@ -655,6 +655,18 @@ def test_each_for_an_a_that_is_not_generic_is_still_a_stronger_quantifier(claim)
     assert codes(check_qualifiers(DEPLOYS, claim)) == {ReasonCode.QUALIFIER_DRIFT}
 
 
+DAY_PASS = ("A day pass costs 16 euros for adults and 11 euros for students and children aged 8 to 15, and it allows "
+            "re-entry on the same day only.")
+
+
+def test_the_generic_noun_of_a_compound_is_its_last_word():
+    # shown verified over corpus h: "A day pass costs ..." made "day" the generic noun, so "any day that week" read as
+    # "each day" of it
+    assert codes(check_qualifiers(DAY_PASS, "A day pass allows re-entry on any day that week.")) == \
+        {ReasonCode.QUALIFIER_DRIFT}
+    assert check_qualifiers(DAY_PASS, "Each day pass allows re-entry on the same day.") == []
+
+
 COMPENSATION = ("- On-call pay is EUR 250 per week as primary and EUR 100 per week as secondary.\n"
                 "- Every page outside working hours is paid at EUR 50 per incident, plus time worked at 150% of the "
                 "hourly rate.")
@@ -3035,6 +3047,9 @@ def test_a_number_of_another_measure_does_not_bear_out_a_claimed_value(evidence,
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
 
 
+PRICES_INCLUDE = "All prices include VAT, Wi-Fi, coffee and tea, but printing is charged at 10 cents a page."
+
+
 @pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
     # shown over corpus g: "extra" says "not included" where the other side says "included"
     ("A standard course costs 240 euros, and course books, from 25 to 35 euros, are extra.",
@@ -3045,6 +3060,12 @@ def test_a_number_of_another_measure_does_not_bear_out_a_claimed_value(evidence,
     # the two counted as two negations)
     ("The sauna is not included in any ticket and costs 6 euros extra.",
      "Use of the sauna is included in the adult ticket.", True),
+    # shown over corpus e: "charged" says so too ("..., but printing is charged at 10 cents a page")
+    (PRICES_INCLUDE, "Printing is included in all prices.", True),
+    (PRICES_INCLUDE, "Printing isn't included in the prices.", False),
+    (PRICES_INCLUDE, "All prices include VAT, Wi-Fi, coffee and tea.", False),
+    ("Breakfast is included in the room rate; parking is charged at 12 euros a night.", "Breakfast is included in "
+     "the room rate.", False),
 ])
 def test_extra_says_not_included(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
@@ -3186,6 +3207,18 @@ SENIOR_VISITORS = ("A visitor permit costs 3 euros and can be used only in the h
 ])
 def test_costs_nothing_says_free(evidence, claim):
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # refused over corpus h: "can't ... until you're 14" says what "only ... aged 14 or over" says
+    ("You can't take the lead test until you're 14.", False),
+    ("Climbers cannot take the lead test until they are 14.", False),
+    # a denial without "until" still denies
+    ("You can't take the lead test.", True),
+    ("Lead climbing is not allowed after passing the lead test.", True),
+])
+def test_not_until_restates_only(claim, mismatch):
+    assert negation_mismatch(LEAD_TEST, claim) is mismatch
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [

@@ -227,6 +227,28 @@ def test_a_fragment_or_a_negation_of_something_else_is_no_deterministic_conflict
     assert deterministic_conflict(copied.format("before"), copied.format("after"))[0] == "negation"
 
 
+LEAD_TEST = ("Lead climbing is allowed only after passing a separate lead test, which costs 20 euros and is open only "
+             "to climbers aged 14 or over.")
+DAY_PASSES = ("The centre is open from 7:00 to 22:30 on weekdays. A day pass costs 16 euros for adults and 11 euros for "
+              "students and children aged 8 to 15.")
+
+
+def test_an_atomic_claim_whose_subject_is_a_pronoun_is_about_nothing_another_item_says():
+    """Refused over corpus h: "You can't take the lead test until you're 14, and it costs 20 euros." splits off "It
+    costs 20 euros.", whose one word "costs" every price of the page holds: the day passes' sentence was read as
+    the same subject with another number, and the verifier's P(contradiction) of an unrelated ten-visit card's chunk
+    (0.74) as a conflict. What "it" is, another item cannot say."""
+    assert deterministic_conflict(DAY_PASSES, "It costs 20 euros.") is None
+    claim = envelope([("You can't take the lead test until you're 14, and it costs 20 euros [E1].", ["E1"])])
+    evidence = [{"id": "E1", "text": LEAD_TEST, "trust_tier": "authoritative"},
+                {"id": "E2", "text": DAY_PASSES, "trust_tier": "authoritative"}]
+    backend = OverlapNliBackend(contradictions=[("day pass", "It costs 20 euros.")])
+    result = run_conflicts(QUESTIONS["present_both"], claim, evidence, backend)
+    assert not result.failed, result.details["conflicts"]
+    # a subject named in so many words still conflicts
+    assert deterministic_conflict(DAY_PASSES, "A day pass costs 20 euros for adults.")[0] == "numbers"
+
+
 def test_a_condition_of_the_other_item_states_nothing_it_could_conflict_with():
     """Found while reading conflicts over the example LLC tax notes: a condition's words were read as stated, so
     "The item was used." conflicted with "Refunds are issued within 14 days if the item was not used.", and the
@@ -331,4 +353,6 @@ def test_the_example_corpus_does_not_conflict_with_itself_and_its_edits_do():
             if m := re.search(r"\b(is|are|must|may|can|will)\b(?! not)", sentence):
                 found["negation"][0] += 1
                 found["negation"][1] += bool(deterministic_conflict(text, sentence[:m.end()] + " not" + sentence[m.end():]))
-    assert found == {"numbers": [59, 55], "negation": [52, 48]}
+    # (47 of 52 negations since an atomic claim whose subject is a pronoun is about nothing another item says: "They
+    # may not run advisory validation ...", ADR-011's clients, which only the chunk itself tells)
+    assert found == {"numbers": [59, 55], "negation": [52, 47]}

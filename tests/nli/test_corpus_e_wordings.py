@@ -175,7 +175,6 @@ KNOWN_GAPS = {
 }
 # Lies still shown verified (README.md names them; not asserted: a test does not assert that a lie is shown)
 LIES_STILL_SHOWN = {
-    "Printing is included in all prices. [E5]",  # "..., but printing is charged at 10 cents a page"
     "Meeting rooms can be booked for up to 8 hours at a time. [E7]",  # up to 4 hours; 8 is the Residents' free hours
     "A booking cancelled less than 2 hours ahead is not charged if the room stays empty. [E7]",  # "even if"
     "Tenants who have not paid the rent by 31 January lose their plot. [E9]",  # by 1 March
