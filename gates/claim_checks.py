@@ -959,12 +959,12 @@ def _what_free_describes(claim_text: str, free: re.Match[str]) -> str | None:
     """The noun phrase the claim's "free" stands before (_FREE_BEFORE_ITS_NOUN), if it is one; not "free of charge",
     "free to ...", "free if ...", or "is free"."""
     attributive = _FREE_BEFORE_ITS_NOUN.match(claim_text, free.start())
-    if attributive is None or attributive["noun"].split()[0].lower() in PREPOSITIONS | _NOT_A_NOUN_AFTER_FREE:
+    if attributive is None or attributive["noun"].split()[0].lower() in _NOT_A_NOUN_AFTER_FREE:
         return None
     return attributive["noun"]
 
 
-_NOT_A_NOUN_AFTER_FREE = frozenset({"and", "or", "but", "if", "when", "unless", "until", "while", "as", "so", "up"})
+_NOT_A_NOUN_AFTER_FREE = PREPOSITIONS | {"and", "or", "but", "if", "when", "unless", "until", "while", "as", "so", "up"}
 
 
 # "the full entry fee" where the evidence returns "80% of the entry fee": the whole of what the evidence gives a share

@@ -28,6 +28,7 @@ from controlplane.contracts import EvidenceItem
 from controlplane.contracts.text import MEANING_WORDS, content_stem_set, memo_by_text, stem, words
 from controlplane.evidence_pack.staleness import dated, parse_time, staleness
 
+from .atomic_claims import PRONOUN_SUBJECTS
 from .claim_checks import (
     DOSE_UNITS,
     OTHER_UNITS,
@@ -152,15 +153,16 @@ _MEASURE_STEMS = frozenset(stem(w.lower()) for w in (*TIME_UNITS, *DOSE_UNITS, *
 NEGATION_SCOPE = 3
 
 
-# A subject that is a pronoun ("It costs 20 euros.", split off "... the lead test ..., and it costs 20 euros"): what it
-# stands for is not in the atomic claim, so no other item can be about the same thing (over corpus h, "costs" found the
-# day passes' price, and the verifier read an unrelated chunk as contradicting it, 0.74)
-_PRONOUN_SUBJECT = frozenset({"it", "they", "this", "these", "those", "that", "he", "she"})
+# A subject that is a pronoun standing for something else ("It costs 20 euros.", split off "... the lead test ..., and
+# it costs 20 euros"): what it stands for is not in the atomic claim, so no other item can be about the same thing
+# (over corpus h, "costs" found the day passes' price, and the verifier read an unrelated chunk as contradicting it,
+# 0.74). Not "we", "I" or "you", who are who they are in every item, nor the "there" of "there is".
+_STANDS_FOR_ANOTHER = PRONOUN_SUBJECTS - {"we", "i", "you", "there"}
 
 
 def _names_a_subject(claim_text: str) -> bool:
     opening = words(claim_text)[:1]
-    return bool(content_stem_set(claim_text) - _MEASURE_STEMS) and not (opening and opening[0] in _PRONOUN_SUBJECT)
+    return bool(content_stem_set(claim_text) - _MEASURE_STEMS) and not (opening and opening[0] in _STANDS_FOR_ANOTHER)
 
 
 def _negates_the_other(text: str, other: str) -> bool:
