@@ -2966,6 +2966,23 @@ def test_a_clause_after_but_with_its_own_subject_and_verb_is_its_own_statement(e
     assert negation_mismatch(evidence, claim) is mismatch
 
 
+RESALE = ("Tickets may be resold only through the hall's own resale service and at no more than face value, and the hall "
+          "keeps 10% of the price of each resold ticket from the seller.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # over corpus h: a clause after ", and" whose verb is one the splitter knows in its present form ("the hall
+    # keeps"), or after words whose verb is one ("Roped climbing also requires ..."; "Roped" had been read as the
+    # verb), is a statement of its own: the other clause's "no more than" and "fails" deny nothing of it
+    (RESALE, "The hall keeps 10% of the price.", False),
+    (RESALE, "The hall doesn't keep any of the price.", True),
+    (BELAY, "To climb with ropes you also have to pass a belay test.", False),
+    (BELAY, "To climb with ropes you don't have to pass a belay test.", True),
+])
+def test_a_clause_whose_verb_is_known_is_its_own_statement(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
 @pytest.mark.parametrize(("evidence", "claim", "inflated"), [
     # over corpus e: a "may" that grants leave only so far is a rule, which a claim may state with "need" or "must"
     ("Chickens and rabbits may be kept only with the council's written permission.",
