@@ -1897,6 +1897,8 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
     noun after them (``_describes_its_noun``), or ``anywhere`` (the evidence's "the effort failed" for the claim's
     "their failed effort")."""
     text = _NOT_A_NEGATION.sub(" ", _FREE_OF_CHARGE.sub("free", text))
+    if "other than" in text:
+        text = _OTHER_THAN.sub(r"\1 not", text)
     other = _FREE_OF_CHARGE.sub("free", other)
     titles = _titles(text) | _titles(other)  # quoted on one side, a title is one on both ("The Man Nobody Knows")
     if titles:
@@ -1926,6 +1928,8 @@ _SAYS_NOT = (
     (frozenset({"no-show", "no-shows"}), frozenset({"turn", "turns", "show", "shows", "appear", "appears"})),
 )
 _FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free" alone: its "charge" denies none
+# "seated somewhere other than their booked seat": not in it (over corpus h); "Nobody other than ..." is left as it is
+_OTHER_THAN = re.compile(r"\b((?:some|any)(?:where|one|body|thing))\s+other\s+than\b", re.IGNORECASE)
 
 
 def _says_not(word: str, other_words: Collection[str]) -> bool:

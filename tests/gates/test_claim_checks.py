@@ -2983,6 +2983,19 @@ def test_a_clause_whose_verb_is_known_is_its_own_statement(evidence, claim, mism
     assert negation_mismatch(evidence, claim) is mismatch
 
 
+LATE_SEATS = "Latecomers may be seated somewhere other than their booked seat."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # over corpus h: "somewhere other than their booked seat" is not in it
+    ("You might not get the seat you booked.", False),
+    ("Latecomers may not sit in their booked seat.", False),
+    ("Latecomers will always get the seat they booked.", True),
+])
+def test_somewhere_other_than_says_not(claim, mismatch):
+    assert negation_mismatch(LATE_SEATS, claim) is mismatch
+
+
 @pytest.mark.parametrize(("evidence", "claim", "inflated"), [
     # over corpus e: a "may" that grants leave only so far is a rule, which a claim may state with "need" or "must"
     ("Chickens and rabbits may be kept only with the council's written permission.",

@@ -225,8 +225,6 @@ KNOWN_GAPS = {
     "E17]",
     "You can't get a refund on a ticket, but you can swap it for another concert in the same season up to 48 hours "
     "beforehand for 3 euros a ticket. [E18, E19]",
-    "If you arrive late, you'll be let in only at a suitable break chosen by the staff, and you might not get the "
-    "seat you booked. [E20]",
     "You can't take photos, film or record during the performance, but photos without flash are fine during the "
     "final applause. [E21]",
     # numbers: a list whose last item has a verb of its own ("students and children aged 8 to 15 pay 11 euros"), a
