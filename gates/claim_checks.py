@@ -2154,17 +2154,14 @@ _STATEMENT_BREAK = re.compile(r";|:\s+(?=(?:[a-z]+\s+){0,3}(?:must|may|can|canno
 # After ", and", a verb the splitter knows in the present of a third person ("the hall keeps 10% ...") is a finite
 # verb as well, and so it is in the words before ("Roped climbing also requires ...", whose "Roped" has_clause reads as
 # the verb) (over corpus h). Not after ", but", whose reading was measured as it is.
-_KNOWN_PRESENT = sorted(verb for verb in COMMON_VERBS if verb.endswith("s"))
+_KNOWN_PRESENT = frozenset(verb for verb in COMMON_VERBS if verb.endswith("s"))
 _CONJOINED_CLAUSE = re.compile(r",\s+(?:and|but)\s+(?=(?:[\w'-]+\s+){1,6}" + _FINITE_VERBS + r")|,\s+and\s+(?=(?:[\w'-]+\s+)"
-                               r"{1,6}(?:" + "|".join(_KNOWN_PRESENT) + r")\b)", re.IGNORECASE)
+                               r"{1,6}(?:" + "|".join(sorted(_KNOWN_PRESENT)) + r")\b)", re.IGNORECASE)
 
 
 def _has_a_known_present(text: str) -> bool:
     """Whether a word after the first is a verb the splitter knows, in the present of a third person."""
-    return any(word in _KNOWN_PRESENT_SET for word in words(text)[1:])
-
-
-_KNOWN_PRESENT_SET = frozenset(_KNOWN_PRESENT)
+    return any(word in _KNOWN_PRESENT for word in words(text)[1:])
 
 
 def _conjoined_clauses(text: str) -> list[str]:
