@@ -884,8 +884,9 @@ def _named_hours_not_given(evidence_text: str, claim_text: str) -> list[CheckFin
 
 # What a claim says costs nothing with ("free", not "free to ..." or "free from ..."), and the words a sentence says
 # it with
+_DOES_NOT_COST_ANYTHING = r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+cost\s+anything\b"
 _SAID_FREE = re.compile(r"\bfree\b(?!\s+(?:to|from|of\s+(?!charge)))|\b(?:costs?|pays?|charged?)\s+nothing\b|"
-                        r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+cost\s+anything\b", re.IGNORECASE)
+                        + _DOES_NOT_COST_ANYTHING, re.IGNORECASE)
 _SAYS_COSTLESS = re.compile(r"\b(?:free|nothing|no\s+(?:extra\s+)?(?:charges?|costs?|fees?)|not\s+charged|without\s+"
                             r"charge|complimentary|included|waived)\b", re.IGNORECASE)
 
@@ -2580,8 +2581,7 @@ def _converses_of_the_thing(claim_word: str, claim_words: Sequence[str], evidenc
 # "costs nothing", "pay nothing" and "don't cost anything" say "free" (over corpus h), which denies only "charged".
 # The number check reads each of them as free (_SAID_FREE), where the sentence gives a price.
 _AT_NO_COST = re.compile(rf"\b(at\s+)no(?={_NO_CHARGE})", re.IGNORECASE)
-_COSTS_NOTHING = re.compile(r"\b(?P<verb>(?:costs?|pays?|charges?|charged)\s+)nothing\b|"
-                            r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+(?P<cost>cost\s+)anything\b",
+_COSTS_NOTHING = re.compile(r"\b(?P<verb>(?:costs?|pays?|charges?|charged)\s+)nothing\b|" + _DOES_NOT_COST_ANYTHING,
                             re.IGNORECASE)
 
 
@@ -2591,7 +2591,7 @@ def _without_costless(text: str) -> str:
     if "no" in text:
         text = _AT_NO_COST.sub(lambda m: m.group(1) + "  ", text)
     if "nothing" in text or "anything" in text:
-        text = _COSTS_NOTHING.sub(lambda m: f"{m['verb'] or m['cost']}free", text)
+        text = _COSTS_NOTHING.sub(lambda m: f"{m['verb'] or 'cost '}free", text)
     return text
 
 
