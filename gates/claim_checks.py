@@ -523,7 +523,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                             *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
                             core=(m.start(), m.end("scale") if m.group("scale") else m.end("w")),
                             counts=_counted(m.group("unit"), unit, m.group("scale"), text, m.end())))
-    return _ranges_in_one_unit(text, [_deadline(text, q) for q in out])
+    return _ranges_in_one_unit(text, [_named_bound(text, _deadline(text, q)) for q in out])
 
 
 # "up to 48 hours before it starts": a deadline, which a later time misses; as a bound it is at least 48 hours before
@@ -534,6 +534,11 @@ _BEFORE_AFTER_A_LENGTH = re.compile(r"\s+(?:before|ahead|in\s+advance|prior\b)",
 _LASTING = frozenset({"for", "of", "last", "lasts", "take", "takes"})  # "kept for up to 30 days before ...": how long
 
 
+# ... but booking opens a window: "can be booked up to 14 days ahead" is at most 14 days ahead (corpus i)
+_OPENS_A_WINDOW = frozenset({"book", "books", "booked", "pre-book", "pre-booked", "reserve", "reserves", "reserved"})
+_WINDOW_REACH = 3  # words between the verb and "up to" ("booked online up to", "be reserved by phone up to")
+
+
 def _deadline(text: str, quantity: Quantity) -> Quantity:
     if quantity.kind != "time" or quantity.bound != "below" or quantity.strict or \
             not _BEFORE_AFTER_A_LENGTH.match(text, quantity.span[1]):
@@ -541,7 +546,32 @@ def _deadline(text: str, quantity: Quantity) -> Quantity:
     before = [w.lower() for w in _words_before(text, quantity.span[0])[-3:]]
     if before[-2:] != ["up", "to"] or before[:1] and before[0] in _LASTING:
         return quantity
+    verbs = [w.lower() for w in words(text[max(0, quantity.span[0] - 80):quantity.span[0]])][-2 - _WINDOW_REACH - 1:-2]
+    if _OPENS_A_WINDOW.intersection(verbs):
+        return quantity
     return replace(quantity, bound="above")
+
+
+# A bound named before its verb: "The most our cover will insure is £50,000" (at most), "The minimum age for the lead
+# course is 14" (at least), "a maximum of 4 guests". "The most" only before what says who does it ("The most popular
+# plan is ..." is a superlative).
+_NAMED_BOUND = re.compile(
+    r"(?:\bthe\s+(?P<most>most|least)\s+(?:our|your|their|its|the|a|an|you|we|they|it|he|she|one|any|each)\b|"
+    r"\b(?:the|a|an|our|your|its|their)\s+(?P<named>maximum|minimum)\b)"
+    r"(?:(?P<of>\s+of\s+)$|[^.;:!?,]{0,60}?\b(?:is|are|was|were|will\s+be)\s+(?:only\s+|just\s+)?$)",
+    re.IGNORECASE)
+_NAMED_BOUND_REACH = 90
+
+
+def _named_bound(text: str, quantity: Quantity) -> Quantity:
+    if quantity.bound:
+        return quantity
+    start = quantity.span[0]
+    named = _NAMED_BOUND.search(text, max(0, start - _NAMED_BOUND_REACH), start)
+    if named is None or named.end() != start:
+        return quantity
+    which = (named["most"] or named["named"]).lower()
+    return replace(quantity, bound="below" if which in ("most", "maximum") else "above", strict=False)
 
 
 # "1. The on-call primary ...": the number of an item of an ordered list, not a quantity
@@ -781,6 +811,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         findings = (_moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
                     or _value_of_another_statement(evidence_text, claim_text)
                     or _values_paired_otherwise(evidence_text, claim_text)
+                    or _values_paired_respectively(evidence_text, claim_text)
                     or _value_taken_from_another_sentence(evidence_text, claim_text)
                     or _replaced_value(evidence_text, claim_text))
     return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
@@ -1660,6 +1691,49 @@ def _value_taken_from_another_sentence(evidence_text: str, claim_text: str) -> l
     return []
 
 
+# Two lists of values paired by their places: "units of 25, 50, 75 and 100 square feet, which cost £18, £32, £45 and
+# £58 a week respectively" (corpus i: "A 50-square-foot unit costs £45 a week." was verified)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
+_JOINS_A_LIST = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)\s*", re.IGNORECASE)
+
+
+def _value_lists(sentence: str, end: int) -> list[list[Quantity]]:
+    """The lists of two or more values the sentence gives before ``end``, in order: values joined only by commas,
+    "and" or "or" (a currency sign before each allowed)."""
+    values = sorted((q for q in quantities(sentence) if q.span[1] <= end or q.core[1] <= end), key=lambda q: q.span[0])
+    lists: list[list[Quantity]] = []
+    for value in values:
+        if lists and _JOINS_A_LIST.fullmatch(
+                re.sub(r"[£$€]", "", sentence[lists[-1][-1].core[1]:value.span[0]])):
+            lists[-1].append(value)
+        else:
+            lists.append([value])
+    return [values for values in lists if len(values) >= 2]
+
+
+def _values_paired_respectively(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where the claim states a value of each of two lists the evidence pairs "respectively", and no
+    place of the lists holds both."""
+    claimed = [q.value for q in quantities(claim_text)]
+    if len(claimed) < 2 or "respectively" not in evidence_text.lower():
+        return []
+    for sentence in sentence_texts(evidence_text):
+        if (respectively := _RESPECTIVELY.search(sentence)) is None:
+            continue
+        lists = _value_lists(sentence, respectively.start())
+        if len(lists) < 2 or len(lists[-2]) != len(lists[-1]):
+            continue
+        firsts, seconds = ([value.value for value in values] for values in lists[-2:])
+        of_first = {v for v in claimed if v in firsts and v not in seconds}
+        of_second = {v for v in claimed if v in seconds and v not in firsts}
+        if of_first and of_second and not any(a in of_first and b in of_second for a, b in zip(firsts, seconds)):
+            a, b = min(of_first), min(of_second)
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim pairs {a:g} with {b:g}; the evidence pairs {a:g} with "
+                                 f"{seconds[firsts.index(a)]:g} (respectively)")]
+    return []
+
+
 def _values_paired_otherwise(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     claimed = sorted(quantities(claim_text), key=lambda q: q.span[0])
     if len(claimed) < 2:
@@ -1822,7 +1896,16 @@ def prefix_negated(word: str, other_stems: set[str]) -> bool:
     """Whether ``word`` negates by its prefix a word whose stem is in ``other_stems`` ("unavailable", "invalid")."""
     return word not in _NOT_PREFIXED and any(
         word.startswith(prefix) and len(word) - len(prefix) >= _SHORTEST_NEGATED.get(prefix, 5)
-        and stem(word[len(prefix):]) in other_stems for prefix in _NEGATIVE_PREFIXES)
+        and not other_stems.isdisjoint(_stems_of_the_unprefixed(word[len(prefix):])) for prefix in _NEGATIVE_PREFIXES)
+
+
+def _stems_of_the_unprefixed(rest: str) -> set[str]:
+    """The stems a prefixed word's rest may stand for: its own, and for a short participle of a verb in -e the verb's
+    ("used" is "use", whose stem the truncating stem() does not share with it: "unused" over "didn't use")."""
+    stems = {stem(rest)}
+    if rest.endswith("ed") and len(rest) <= 5:
+        stems.add(stem(rest[:-1]))
+    return stems
 
 
 # A quoted span: in double quotes, or in single quotes that no letter touches from outside (an apostrophe inside a
@@ -1913,7 +1996,8 @@ def _negation_count(text: str, other: str = "", describing: Collection[str] = ()
                    not (w in describing and (anywhere or _describes_its_noun(ws, i)))) or
                (w not in other_words and prefix_negated(w, other_stems)) or
                _non_before_what_the_other_says(ws, i, other_sequence) or
-               (_says_not(w, other_words) and not _says_it_denied(ws, w)))
+               (_says_not(w, other_words) and not _says_it_denied(ws, w)) or
+               _says_not_alone(w, ws, other_words) or _otherwise_is_if_not(ws, i, other))
 
 
 # Words that say "not" of what the other side says: "banned" is "not allowed", "free" is "not charged". Each counts as
@@ -1924,13 +2008,39 @@ _SAYS_NOT = (
     (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
     # "course books ... are extra", "printing is charged at 10 cents a page": not included in the fee (corpora g, e)
     (frozenset({"extra", "charged"}), frozenset({"included"})),
+    # "Prices are quoted excluding VAT": they do not include it (corpus i)
+    (frozenset({"excluding", "excluded", "excludes", "exclude"}),
+     frozenset({"including", "included", "includes", "include"})),
     # "a no-show costs the first night": if you don't turn up. Not a negation everywhere: "... has neither arrived
     # nor called by midnight is a no-show" says its "not" with "neither" and "nor"
     (frozenset({"no-show", "no-shows"}), frozenset({"turn", "turns", "show", "shows", "appear", "appears"})),
 )
+# ... and "closed" says "not open", where the text that says it does not say "open" itself ("The practice isn't open
+# on Sundays." over "... the practice is closed on Sundays"; not "the bar is closed ..., and the doors open at 19:00")
+_SAYS_NOT_WHERE_ALONE = ((frozenset({"closed"}), frozenset({"open"})),)
 _FREE_OF_CHARGE = re.compile(r"\bfree\s+of\s+charge\b", re.IGNORECASE)  # "free" alone: its "charge" denies none
 # "seated somewhere other than their booked seat": not in it (over corpus h); "Nobody other than ..." is left as it is
 _OTHER_THAN = re.compile(r"\b((?:some|any)(?:where|one|body|thing))\s+other\s+than\b", re.IGNORECASE)
+
+
+def _says_not_alone(word: str, own_words: Collection[str], other_words: Collection[str]) -> bool:
+    """Whether ``word`` says "not" of a word the other side says (_SAYS_NOT_WHERE_ALONE), its own side not saying
+    that word or the other side ``word``."""
+    return any(word in denying and not denied.isdisjoint(other_words) and denied.isdisjoint(own_words) and
+               denying.isdisjoint(other_words) for denying, denied in _SAYS_NOT_WHERE_ALONE)
+
+
+# "X, otherwise Y" says "if not X, Y" ("The unit must be left ... clean, otherwise a cleaning charge ... is deducted"),
+# counted as a negation where the other side says it with a negated "if" ("If you don't leave the unit ... clean, ...":
+# corpus i). Not for any "if": "You should start them during Spring if you want them to be cool" over "... otherwise
+# it gets too hot" (MNLI, entailed) is a purpose, and the "otherwise" of "If you land by boat, ...; otherwise you'll
+# have to pay" is the negation of that "if" itself.
+_OTHERWISE = "otherwise"
+_NEGATED_IF = re.compile(r"\bif\b[^,;.]{0,80}?(?:\b(?:not|never|no)\b|n't\b)", re.IGNORECASE)
+
+
+def _otherwise_is_if_not(ws: Sequence[str], i: int, other: str) -> bool:
+    return ws[i] == _OTHERWISE and _OTHERWISE not in other.lower() and _NEGATED_IF.search(other) is not None
 
 
 def _says_not(word: str, other_words: Collection[str]) -> bool:
@@ -2003,8 +2113,12 @@ def _negates_nothing(ws: Sequence[str], i: int) -> bool:
 # A contrast the sentence adds after a comma ("ordered through the IT service desk, not bought privately", "receive
 # resolved booleans, never the flag rules"), or what follows in time ("Check-in closes 15 minutes before departure,
 # after which passengers are not allowed to board."): a second statement, which a claim may leave out
+# So is a negated "which" clause and a ", with no ..." ("the buoyancy aid we provide, which cannot be swapped for one
+# of their own", "costs £165 ..., with no discount for plan members": corpus i)
 _CONTRAST = re.compile(r",\s+(?:(?:but\s+)?(?:not|never)\b|(?=(?:after|before|until)\s+which\s)|"
-                       r"(?=at\s+which\s+(?:point|time)\b)|(?=except\b))", re.IGNORECASE)
+                       r"(?=at\s+which\s+(?:point|time)\b)|(?=except\b)|(?=with\s+no\b)|"
+                       r"(?=which\s+(?:cannot|can't|won't|isn't|aren't|(?:may|must|can|will|is|are|does|do)\s+not)\b))",
+                       re.IGNORECASE)
 
 
 # "..., except X[, who/which ...]": what the sentence says holds for all but X. A claim that names X, and says nothing
@@ -2328,7 +2442,8 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if x in cw and y in ew and x not in ew and y not in cw and \
                 not prefix_negated(x, {stem(y)}) and not prefix_negated(y, {stem(x)}) and \
                 not _converses_of_the_thing(x, claim_words, y, sentence_words) and \
-                not _says_not(x, (y,)) and not _says_not(y, (x,)):  # counted above
+                not _says_not(x, (y,)) and not _says_not(y, (x,)) and \
+                not _says_not_alone(x, (), (y,)) and not _says_not_alone(y, (), (x,)):  # counted above
             findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                          f"claim says {x!r} where the evidence says {y!r}"))
     if (exchanged := _without_exchanged(sentence, claim_text)) is not None:
@@ -2722,6 +2837,9 @@ _LENGTH_OF_TIME_BEFORE = re.compile(r"(?<![\w-])(" + "|".join(sorted(LENGTH_OF_T
 _FRACTION_BEFORE = re.compile(r"\b(?:half|quarters?|thirds?)(?: of)? $")
 
 
+_AFTER_THE_FIRST = (" after the first", " after that", " beyond the first")
+
+
 @memo_by_text
 def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, period) of each frequency in ``joined`` (lower-case words joined by spaces), the longer forms
@@ -2749,6 +2867,8 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
         if match.group(1) in _WEEKDAY_FREQUENCY and any(e + 1 == match.start() or match.end() + 1 == s
                                                          for s, e, _ in found):
             continue  # "every two weeks, on Tuesdays": the day of that frequency, not a weekly one of its own
+        if joined.startswith(_AFTER_THE_FIRST, match.end()):
+            continue  # "every hour after the first is charged at half ...": each further hour, no frequency
         if free(match.start(), match.end()):
             unit = FREQUENCY[match.group(1)]
             found.append((match.start(), match.end(), _period(0.5, "day") if unit == "2/day" else _period(1, unit)))
@@ -2759,7 +2879,7 @@ def _frequency_spans(joined: str) -> tuple[tuple[int, int, str], ...]:
 # working hours", "Monday to Friday"), at weekends, for good ("permanently"); besides FREQUENCY's periods and lengths
 # of time ("for 1 hour"). And the unit of time a value is given in ("in whole seconds").
 _ALWAYS = re.compile(r"\b(?:continuously|constantly|continually|non-?stop|a?round the clock|24/7|24x7|at all times|"
-                     r"all the time|day and night)\b")
+                     r"all the time|day and night|(?:24|twenty-four) hours a day)\b")
 _WORKING_TIME_WORDS = r"\b(?:working hours|business hours|office hours|working days?|business days?|weekdays|" \
                       r"monday to friday)\b"
 _WORKING_TIME_ANY = re.compile(_WORKING_TIME_WORDS)
@@ -3112,6 +3232,21 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
             return f"{other!r}, {only}"
         if allowed_way[0] in _TO_A_GROUP and (anyone := _ANYONE_WORDS.intersection(claim_tokens)):
             return f"{sorted(anyone)}, {only}"  # "Anyone can ask for ..." over "... available only to residents ..."
+        if (anywhere := _any_place(allowed_way[0], claim_tokens, allowed)) is not None:
+            return f"{anywhere!r}, {only}"  # "can go in any unit" over "may be kept only in drive-up containers"
+    return None
+
+
+def _any_place(preposition: str, claim_tokens: Sequence[str], allowed: set[str]) -> str | None:
+    """The claim's "in any X" (every, all, each) after the preposition of the one place the sentence allows, X not
+    that place."""
+    if preposition not in _PLACE_PREPOSITIONS:
+        return None
+    for i, token in enumerate(claim_tokens[:-2]):
+        if token == preposition and claim_tokens[i + 1] in _UNIVERSAL:
+            head = claim_tokens[i + 2]
+            if head not in STOPWORDS and head != "," and not _named_in(head, allowed):
+                return " ".join(claim_tokens[i:i + 3])
     return None
 
 
@@ -3155,10 +3290,31 @@ def _restrictions(text: str) -> Iterator[tuple[list[str], int, list[str]]]:
                 continue
             if word not in _RESTRICTING or (at and tokens[at - 1] in _NOT_RESTRICTING_AFTER | DETERMINERS):
                 continue
+            if (place := _place_before_only(tokens, at)) is not None:
+                yield tokens, place, tokens[place:at]  # "allowed in canoes only": the way before it
+                continue
             allowed_way = _allowed_way(tokens[at + 1:])
             if allowed_way and not (allowed_way[0] in _AN_AMOUNT_AFTER or allowed_way[0] in NUMBER_WORDS or
                                     allowed_way[0][:1].isdigit()):
                 yield tokens, at, allowed_way
+
+
+_PLACE_PREPOSITIONS = frozenset({"in", "at", "on", "inside", "into"})
+_PLACE_BEFORE_ONLY_REACH = 4  # tokens of the place ("in the shallow bay only")
+
+
+def _place_before_only(tokens: Sequence[str], at: int) -> int | None:
+    """Where the place an "only" after it restricts begins: "Dogs are allowed in canoes only and ...", the "only"
+    ending its clause, the place a preposition and a few words before it; else None."""
+    following = tokens[at + 1] if at + 1 < len(tokens) else ""
+    if following and following not in _RESTRICTION_ENDS and following not in ("and", "or"):
+        return None
+    for place in range(at - 1, max(-1, at - 1 - _PLACE_BEFORE_ONLY_REACH), -1):
+        if tokens[place] == ",":
+            return None
+        if tokens[place] in _PLACE_PREPOSITIONS:
+            return place if place + 1 < at else None
+    return None
 
 
 def _allowed_way(tokens: Sequence[str]) -> list[str]:
@@ -3317,11 +3473,26 @@ def _days_instead_of_every_day(evidence_text: str, claim_text: str) -> list[str]
     no day itself and the evidence never says every day: "Late check-out ... is available on every day of the week."
     over "... late check-out until 13:00 costs 8 euros, but not on Fridays or Saturdays." (the verifier entails
     it)."""
-    every_day = _ALL_DAYS_OF_THE_WEEK.search
-    if not every_day(claim_text) or every_day(evidence_text) or _days(claim_text):
+    if not _ALL_DAYS_OF_THE_WEEK.search(claim_text) or _says_every_day_of(evidence_text, claim_text) or \
+            _days(claim_text):
         return []
     days = _days(_restated_sentence(evidence_text, claim_text))
     return [_WEEKDAYS[day].capitalize() for day in sorted(days)] if len(days) < len(_WEEKDAYS) else []
+
+
+# The time an "every day" is said of: "every day during the school summer holidays" (corpus i)
+_SCOPE_AFTER = re.compile(r"\s+(?:during|in|over|throughout|when|while)\s+(?P<scope>[^,;.]+)", re.IGNORECASE)
+
+
+def _says_every_day_of(evidence_text: str, claim_text: str) -> bool:
+    """Whether the evidence says every day of what the claim does: unscoped, or of a time the claim names too ("every
+    day in the school holidays"); not "every day during the school summer holidays" for the whole season."""
+    claimed = content_stem_set(claim_text)
+    for every_day in _ALL_DAYS_OF_THE_WEEK.finditer(evidence_text):
+        scope = _SCOPE_AFTER.match(evidence_text, every_day.end())
+        if scope is None or content_stem_set(scope["scope"]) & claimed:
+            return True
+    return False
 
 
 # "the day before arrival" (or after), and what a claim calls that event's own day: "the day you arrive", "the day of
@@ -3471,14 +3642,22 @@ def _limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
     return None
 
 
+_SAME_POPULATION = {"kid": "child"}
+_JOINS_NOUNS = frozenset({"and", "or", "but"})
+
+
 def _population_phrases(text: str) -> dict[str, set[str]]:
     """population noun stem -> modifiers directly before it (up to two words)."""
     ws = words(text)
     out: dict[str, set[str]] = {}
     for i, w in enumerate(ws):
-        s = _singular(w)
-        if s in POPULATION_NOUNS or w in POPULATION_NOUNS:
-            mods = {m for m in ws[max(0, i - 2):i] if m in POPULATION_MODIFIERS}
+        s = _SAME_POPULATION.get(_singular(w), _singular(w))
+        if (s in POPULATION_NOUNS or w in POPULATION_NOUNS) and not (w == "person" and ws[i - 1:i] == ["in"]):
+            # ("in person" is a manner: "only if they're there in person")
+            before = ws[max(0, i - 2):i]
+            joined = [j for j, m in enumerate(before) if m in _JOINS_NOUNS]
+            # a modifier before "and" is another noun's ("sitting with an adult, and children aged 8 to 15")
+            mods = {m for m in before[joined[-1] + 1 if joined else 0:] if m in POPULATION_MODIFIERS}
             out.setdefault(s, set()).update(mods)
     return out
 
@@ -3667,6 +3846,7 @@ CERTAINTY = frozenset({"proves", "proved", "proven", "prove", "confirms", "confi
 # only so far ("Hoses may be used only to fill water butts", "may only be kept with the council's permission") or only
 # to a few ("only one person at a time may climb"): a rule, not a hedge
 _DENIED_MAY = re.compile(r"\b(?:nobody|no one|none|not|never|cannot)\s+may\b|\bmay\s+(?:not|never)\b|"
+                         r"\bno\s+(?:[\w'-]+\s+){1,3}may\b|"  # "No unit may be used as ...", "no more than one dog may"
                          r"\bonly\s+(?:[\w'-]+\s+){0,5}may\b|"
                          r"\bmay\s+only\b|\bmay\s+(?:be\s+)?[a-z]+\s+only\s+(?:if|with|to|when|for|by|after|before|"
                          r"on|in|at|from|once|where|during|between|until)\b", re.IGNORECASE)
@@ -3718,15 +3898,21 @@ def _hedged_words(sentence: str, claim_words: Sequence[str]) -> list[str]:
 # Without the comma the "and" mostly joins two nouns of one subject ("changes negotiated by the Postal Service and a
 # mail user ... may merit", "Boskin and his commission may ...": MNLI), whose modal hedges the whole sentence.
 _OWN_SUBJECT = (r",\s+(?:and|but|or)\s+(?:it|they|he|she|we|you|anyone|everyone|someone|nobody|the|a|an|this|that|"
-                r"these|those|each|every|all|some|any|its|their|his|her|our|your)\b[^,;.]{0,40}?\s+")
+                r"these|those|each|every|all|some|any|its|their|his|her|our|your)\b[^,;.]{0,40}?\s+|"
+                # ", while" and ", whereas" always open a clause of its own ("..., while after 42 days we may sell
+                # ...": corpus i)
+                r",\s+(?:while|whereas)\s+[^,;.]{0,40}?\s+")
 _SECOND_PREDICATE_MODAL = re.compile(r"(?:" + _OWN_SUBJECT + r"|\b(?:and|but|or|which|who|that)\s+)"
                                      r"(?:also\s+)?(?P<modal>may|might|could)\b(?P<predicate>[^,;.]*)", re.IGNORECASE)
+
+
+_UNITS_OF_TIME = frozenset(stem(unit) for unit in ("minutes", "hours", "days", "weeks", "months", "years"))
 
 
 def _without_modals_of_other_predicates(sentence: str, claim_stems: Collection[str]) -> str:
     """``sentence`` less each modal that opens a second predicate the claim takes no content word from."""
     def unless_the_claim_draws_on_it(match: re.Match[str]) -> str:
-        said = content_stem_set(match["predicate"])
+        said = content_stem_set(match["predicate"]) - _UNITS_OF_TIME  # "14 days' notice" draws on no "after 14 days"
         if _governed_verbs([match["modal"].lower(), *words(match["predicate"])]) and said and not said & claim_stems:
             return match[0][:match.start("modal") - match.start()] + match["predicate"]
         return match[0]

@@ -3699,3 +3699,194 @@ ANNUAL = ("An annual membership costs 590 euros paid at once and cannot be cance
 def test_the_negation_of_another_verb_phrase_of_the_subject_is_not_the_claims(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
 
+
+
+# ---- corpus i (the thirteenth held-out round): lies shown verified on its first run
+
+UNIT_PRICES = ("Keelbrook Self Storage offers indoor units of 25, 50, 75 and 100 square feet, which cost £18, £32, "
+               "£45 and £58 a week respectively, and outdoor containers of 160 square feet, which cost £52 a week.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    ("A 50-square-foot indoor unit costs £45 a week.", True),
+    ("A 50-square-foot indoor unit costs £32 a week.", False),
+    ("The 100 square foot units cost £58 a week.", False),
+    ("The 25 square foot units cost £58 a week.", True),
+    ("Indoor units cost from £18 to £58 a week.", False),  # values of one list only: nothing paired
+])
+def test_values_given_respectively_are_paired_by_their_place_in_the_lists(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(UNIT_PRICES, claim))) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # booking opens a window ("booked up to 14 days ahead": at most 14 days ahead); cancelling meets a deadline
+    ("Craft can be booked online up to 14 days ahead, and a 25% deposit is taken at the time of booking.",
+     "Online bookings have to be made at least 14 days ahead.", True),
+    ("Craft can be booked online up to 14 days ahead, and a 25% deposit is taken at the time of booking.",
+     "You can book online up to 14 days ahead.", False),
+    ("Craft can be booked online up to 14 days ahead, and a 25% deposit is taken at the time of booking.",
+     "You can book online at most 14 days ahead.", False),
+    ("You can cancel a booking free of charge up to 48 hours before the start.",
+     "You can cancel for free as long as you do it at least 48 hours before the start.", False),
+    # "the most ... is", "a maximum of": at most; "the minimum ... is", "a minimum of": at least
+    ("The most our Protection Cover will insure is £50,000 per unit.",
+     "Protection Cover will insure at least £50,000 per unit.", True),
+    ("The most our Protection Cover will insure is £50,000 per unit.",
+     "Protection Cover will insure up to £50,000 per unit.", False),
+    ("Each room sleeps a maximum of 4 guests.", "Each room sleeps at least 4 guests.", True),
+    ("Each room sleeps a maximum of 4 guests.", "Each room sleeps no more than 4 guests.", False),
+    ("The minimum age for the lead course is 14.", "The lead course is open to climbers aged at least 14.", False),
+    ("The minimum age for the lead course is 14.", "The lead course is open to climbers aged up to 14.", True),
+])
+def test_a_bound_the_evidence_words_otherwise_still_has_its_side(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+VOUCHER = ("If we call craft back to shore during a hire, you receive a credit voucher for the unused time, valid for "
+           "12 months, but not a cash refund.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "unused" negates "use" as "didn't use" does: their two negations pair off, and the cash refund stays denied
+    ("If they call you back to shore during a hire, you get a cash refund for the time you didn't use.", True),
+    ("If they call you back to shore, you get a credit voucher for the time you didn't use, but not a cash refund.",
+     False),
+    ("If you're called back to shore, you get a credit voucher for the unused time, but no cash refund.", False),
+])
+def test_a_negative_prefix_on_a_short_participle_negates_its_verb(claim, mismatch):
+    assert negation_mismatch(VOUCHER, claim) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    ("The prices you see for the units already include VAT.", True),
+    ("The prices you see for the units don't include VAT.", False),
+    ("Prices are quoted excluding VAT.", False),
+])
+def test_including_is_the_opposite_of_excluding(claim, mismatch):
+    assert negation_mismatch("Prices are quoted excluding VAT, which is charged at 20% on all units.", claim) is mismatch
+
+
+DOGS = ("Dogs are allowed in canoes only and must wear a dog buoyancy aid, which we hire out at £5, and no more than "
+        "one dog may travel in each canoe.")
+STORE_RULES = ("You must not store food or anything perishable, live animals or plants, firearms or ammunition, "
+               "fireworks, gas bottles, paint thinners or any other flammable liquid, or anything illegal. ")
+PETROL = ("Petrol-powered vehicles and machines such as cars, motorcycles and lawnmowers may be kept only in drive-up "
+          "containers, and only if the fuel tank has been drained and the battery disconnected.")
+NO_OFFICE = ("No unit may be used as an office, a workshop or a place to live, and you cannot run any electrical "
+             "equipment in it, apart from the ceiling light fitted in indoor units.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "drift"), [
+    # "in canoes only": the restriction after what it restricts
+    (DOGS, "Dogs are allowed in canoes and double kayaks, as long as they wear a dog buoyancy aid.", True),
+    (DOGS, "Dogs are allowed in canoes, as long as they wear a dog buoyancy aid.", False),
+    (DOGS, "Dogs can only go in canoes.", False),
+    # "in any unit" where the sentence allows only "in drive-up containers"
+    (PETROL, "Lawnmowers can be kept in any unit as long as the fuel tank's drained.", True),
+    (PETROL, "Lawnmowers can be kept in every unit.", True),
+    # read over the sentence and the next, whose "No unit" ties it with the sentence alone (corpus i)
+    (f"{STORE_RULES}{PETROL} {NO_OFFICE}",
+     "Petrol-powered machines like lawnmowers can go in any unit as long as the fuel tank's drained.", True),
+    (PETROL, "Lawnmowers can be kept in drive-up containers as long as the fuel tank's drained.", False),
+])
+def test_a_claim_that_allows_more_than_the_one_way_the_sentence_allows_drifts(evidence, claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift
+
+
+OPENING = ("Saltmere Paddle Hire operates from the slipway at Saltmere Lake between 1 April and 31 October, opening "
+           "from 9:30 am to 6:00 pm from Wednesday to Sunday and every day during the school summer holidays.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # the sentence's "every day" is of the summer holidays only
+    ("They're open from 9:30 am to 6 pm every day between 1 April and 31 October.", True),
+    ("They're open every day during the school summer holidays.", False),
+    ("They're open from 9:30 am to 6 pm from Wednesday to Sunday.", False),
+    ("Between April and October they open Wednesday to Sunday, and every day in the school summer holidays.", False),
+])
+def test_every_day_is_not_borne_out_by_an_every_day_of_another_time(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(OPENING, claim))) is drift
+
+
+LATE_RENT = ("If rent is more than 7 days late, a late fee of £15 is charged, and after 14 days your gate access is "
+             "suspended, while after 42 days we may sell or dispose of the contents after giving 14 days' written "
+             "notice.")
+NO_WORKSHOP = ("No unit may be used as an office, a workshop or a place to live, and you cannot run any electrical "
+               "equipment in it, apart from the ceiling light fitted in indoor units.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "inflated"), [
+    # a modal after ", while" hedges its own clause (corpus i)
+    (LATE_RENT, "After 14 days your gate access is suspended.", False),
+    (LATE_RENT, "After 42 days they sell the contents.", True),
+    (LATE_RENT, "After 42 days they may sell the contents.", False),
+    # "No X may" is a rule, as "Nobody may" is
+    (NO_WORKSHOP, "You mustn't use a unit as an office, a workshop or somewhere to live.", False),
+    ("Dogs are allowed in canoes only, and no more than one dog may travel in each canoe.",
+     "Only one dog can travel in each canoe.", False),
+])
+def test_a_modal_of_another_clause_or_of_a_rule_is_no_hedge(evidence, claim, inflated):
+    assert (ReasonCode.STRENGTH_INFLATION in codes(check_strength(evidence, claim))) is inflated
+
+
+@pytest.mark.parametrize(("evidence", "claim", "code", "found"), [
+    # "24 hours a day" is around the clock, not a frequency
+    ("The site is covered by CCTV recorded 24 hours a day, but recordings are kept for 31 days only.",
+     "CCTV records around the clock, but the footage is only kept for 31 days.", ReasonCode.QUALIFIER_DRIFT, False),
+    ("The site is covered by CCTV recorded during office hours, and recordings are kept for 31 days.",
+     "CCTV records around the clock.", ReasonCode.QUALIFIER_DRIFT, True),
+    # "X, otherwise Y": if not X, Y
+    ("The unit must be left empty and swept clean, otherwise a cleaning charge of £40 is deducted from your deposit.",
+     "If you don't leave the unit empty and swept clean, £40 is taken off your deposit for cleaning.",
+     ReasonCode.NEGATION_MISMATCH, False),
+    ("Start them in the spring, otherwise it gets too hot in the summer.",
+     "You should start them in the spring if you want them to be cool in the summer.",
+     ReasonCode.NEGATION_MISMATCH, False),  # a purpose, no "if not" (MNLI)
+    # "closed" says "not open"
+    ("Routine consultations are booked from Monday to Friday, while the practice is closed on Sundays and public "
+     "holidays apart from emergency cover.", "The practice isn't open on Sundays.", ReasonCode.NEGATION_MISMATCH, False),
+    ("Routine consultations are booked from Monday to Friday, while the practice is closed on Sundays and public "
+     "holidays apart from emergency cover.", "The practice is open on Sundays.", ReasonCode.NEGATION_MISMATCH, True),
+    # "in person" names no population
+    ("Business customers may receive deliveries at their unit, but only if they are present to accept them, as our "
+     "staff will not sign for parcels on anyone's behalf, and no live animals may be stored.",
+     "Business customers can take deliveries at their unit only if they're there in person.",
+     ReasonCode.QUALIFIER_DRIFT, False),
+])
+def test_corpus_i_wordings_of_the_same_fact(evidence, claim, code, found):
+    assert (code in codes(run_checks(evidence, claim))) is found
+
+
+PADDLE_AGES = ("Children under 8 may only go out in a double kayak or a canoe, sitting with an adult, and children aged "
+               "8 to 15 may use a single kayak or a paddleboard only if an adult from their group is also on the water.")
+PRICES_PER_HOUR = ("A single kayak costs £16 for the first hour, and each additional hour is charged at half the "
+                   "first-hour price. The centre opens every day during the school summer holidays.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "code", "found"), [
+    # a negated "which" clause or a ", with no ..." the claim says nothing of is a statement of its own
+    ("Every person going on the water must wear the buoyancy aid we provide, which cannot be swapped for one of "
+     "their own.", "Everyone going on the water has to wear the buoyancy aid that's provided.",
+     ReasonCode.NEGATION_MISMATCH, False),
+    ("Every person going on the water must wear the buoyancy aid we provide, which cannot be swapped for one of "
+     "their own.", "Everyone going on the water doesn't have to wear the buoyancy aid that's provided.",
+     ReasonCode.NEGATION_MISMATCH, True),
+    ("Emergencies are handled by Marrowby Pet Emergency Service, and a consultation there costs £165 before 11:00 pm, "
+     "with no discount for plan members.", "A consultation at Marrowby Pet Emergency Service costs £165 before 11 pm.",
+     ReasonCode.NEGATION_MISMATCH, False),
+    ("Emergencies are handled by Marrowby Pet Emergency Service, and a consultation there costs £165 before 11:00 pm, "
+     "with no discount for plan members.", "Plan members get a discount on a consultation there.",
+     ReasonCode.NEGATION_MISMATCH, True),
+    # "every hour after the first" is each further hour, no frequency
+    (PRICES_PER_HOUR, "Every hour after the first is charged at half the first-hour rate.",
+     ReasonCode.QUALIFIER_DRIFT, False),
+    # a modifier of another noun across "and" is not the population's; "kids" are children
+    (PADDLE_AGES, "Children under 8 can only go out in a double kayak or a canoe, sitting with an adult.",
+     ReasonCode.QUALIFIER_DRIFT, False),
+    (PADDLE_AGES, "Kids aged 8 to 15 can take a single kayak as long as an adult from their group is on the water too.",
+     ReasonCode.QUALIFIER_DRIFT, False),
+    (PADDLE_AGES, "Teenagers aged 8 to 15 can take a single kayak as long as an adult is on the water.",
+     ReasonCode.QUALIFIER_DRIFT, True),
+])
+def test_corpus_i_wordings_of_the_same_fact_second_pass(evidence, claim, code, found):
+    assert (code in codes(run_checks(evidence, claim))) is found
