@@ -3232,14 +3232,14 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
             return f"{other!r}, {only}"
         if allowed_way[0] in _TO_A_GROUP and (anyone := _ANYONE_WORDS.intersection(claim_tokens)):
             return f"{sorted(anyone)}, {only}"  # "Anyone can ask for ..." over "... available only to residents ..."
-        if (anywhere := _any_place(allowed_way[0], claim_tokens, allowed)) is not None:
+        if (anywhere := _every_place_of_its_kind(allowed_way[0], claim_tokens, allowed)) is not None:
             return f"{anywhere!r}, {only}"  # "can go in any unit" over "may be kept only in drive-up containers"
     return None
 
 
-def _any_place(preposition: str, claim_tokens: Sequence[str], allowed: set[str]) -> str | None:
+def _every_place_of_its_kind(preposition: str, claim_tokens: Sequence[str], allowed: set[str]) -> str | None:
     """The claim's "in any X" (every, all, each) after the preposition of the one place the sentence allows, X not
-    that place."""
+    that place (as _exclusive_only reads "anywhere" against a sentence that limits the place with "only")."""
     if preposition not in _PLACE_PREPOSITIONS:
         return None
     for i, token in enumerate(claim_tokens[:-2]):
