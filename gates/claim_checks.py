@@ -717,6 +717,12 @@ def _close(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) + 1e-9
 
 
+def _count_for_money(claimed: Quantity, value: Quantity) -> bool:
+    """Whether a claimed count of a noun ("three dogs") meets an amount of money ("£3 per dog"): another quantity
+    (corpus j: "Up to three dogs are allowed ..." was borne out by the price per dog)."""
+    return bool(claimed.counts) and not claimed.unit and value.unit in CURRENCY_SIGNS
+
+
 def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, value: Quantity) -> bool:
     """Whether an evidence number of the claimed value is still another quantity: a claimed length of time against
     no length of time, or a claimed "once" ("paged once") against a bare number that counts a noun ("one rotation").
@@ -792,7 +798,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
             continue  # "1.5 times" the "150% of" the evidence: the same value, its unit said otherwise
         same_value = [e for e in ev if (_close(e.value, q.value, rel) and
-                                        not _not_the_same_value(evidence_text, claim_text, q, e)) or
+                                        not _not_the_same_value(evidence_text, claim_text, q, e) and
+                                        not _count_for_money(q, e)) or
                       _same_share(e, q, rel) or same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel) or
                       _same_hour(e, q)]
         if not same_value:
@@ -814,7 +821,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                     or _values_paired_respectively(evidence_text, claim_text)
                     or _value_taken_from_another_sentence(evidence_text, claim_text)
                     or _replaced_value(evidence_text, claim_text))
-    return (findings + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
+    return (findings + _one_day_for_several(evidence_text, claim_text) + _date_range_moved(evidence_text, claim_text)
+            + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
             + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text)
             + _free_where_priced(evidence_text, claim_text) + _named_hours_not_given(evidence_text, claim_text)
             + _done_once_where_the_sentence_counts_otherwise(evidence_text, claim_text)
@@ -1691,6 +1699,34 @@ def _value_taken_from_another_sentence(evidence_text: str, claim_text: str) -> l
     return []
 
 
+# "the (working) day before" is one day before; the sentence restated may say more ("12 noon two working days before
+# the collection day": corpus j)
+_THE_DAY_BEFORE = re.compile(r"\bthe\s+(?P<kind>(?:working|business|calendar|school)\s+)?day\s+(?:before|after)\b",
+                             re.IGNORECASE)
+_DAYS_BEFORE = re.compile(r"\b(?P<count>\d+|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                          r"(?P<kind>(?:working|business|calendar|school)\s+)?days\s+(?:before|after)\b", re.IGNORECASE)
+
+
+def _one_day_for_several(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where the claim says "the (working) day before" and the sentences it restates say a number of
+    such days before, and never "the day before" themselves."""
+    claimed = _THE_DAY_BEFORE.search(claim_text)
+    if claimed is None:
+        return []
+    restating, share = best_sentences(evidence_text, claim_text, False)
+    if share < 0.5:
+        return []
+    kind = (claimed["kind"] or "").strip().lower()
+    for sentence in restating:
+        if _THE_DAY_BEFORE.search(sentence):
+            return []
+        several = next((m for m in _DAYS_BEFORE.finditer(sentence) if (m["kind"] or "").strip().lower() == kind), None)
+        if several is not None:
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim says {claimed[0]!r} where the evidence says {several[0]!r}")]
+    return []
+
+
 # Two lists of values paired by their places: "units of 25, 50, 75 and 100 square feet, which cost £18, £32, £45 and
 # £58 a week respectively" (corpus i: "A 50-square-foot unit costs £45 a week." was verified)
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
@@ -2456,10 +2492,35 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             _without_what_it_is_done_with(sentence, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {required[0]!r} where the evidence says {required[1]!r}"))
+    if (opposed := _even_if_for_unless(read, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                     f"claim says {opposed[0]!r} where the evidence says {opposed[1]!r}"))
     if not claim_neg and not findings and (denial := _denied_outright(evidence_text, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"the evidence says {denial!r} of the claim's subject"))
     return findings
+
+
+# "unless X" exempts where X holds, "even if X" says that X makes no difference: the one put for the other over the
+# same X ("..., even if the building manager has agreed another spot." over "... unless the building manager has
+# agreed another spot": corpus j)
+_EVEN_IF = re.compile(r"\beven\s+(?:if|when|though)\b(?P<what>[^,;.]+)", re.IGNORECASE)
+_UNLESS_WHAT = re.compile(r"\bunless\b(?P<what>[^,;.]+)", re.IGNORECASE)
+_SAME_CONDITION_SHARE = 0.75
+
+
+def _even_if_for_unless(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the sentence's) where one says "even if X" and the other "unless X" of the same X (at
+    least three quarters of the claim's condition's content words)."""
+    for claimed, opposed in ((_EVEN_IF, _UNLESS_WHAT), (_UNLESS_WHAT, _EVEN_IF)):
+        for said in claimed.finditer(claim_text):
+            what = content_stem_set(said["what"])
+            if not what:
+                continue
+            for opposite in opposed.finditer(sentence):
+                if len(what & content_stem_set(opposite["what"])) / len(what) >= _SAME_CONDITION_SHARE:
+                    return said[0].strip(), opposite[0].strip()
+    return None
 
 
 # The claim's "except (on) X" says what the sentence's "but not (on) X" says: "Except on Fridays and Saturdays you can
@@ -2973,6 +3034,35 @@ _MONTH_NEXT = re.compile(r"\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + "|".join(MONTH
 _MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\s+$")
 
 
+# A range of dates is one value: "from 1 March until 31 October" is another season than "from 28 March to 31
+# October", though 1 March is in the sentence ("can be booked from 1 March": corpus j)
+_DAY_OF_MONTH = r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + "|".join(MONTHS) + r")\b"
+_DATE_RANGE = re.compile(_DAY_OF_MONTH + r"\s*(?:to|until|till|and|-|\u2013)\s*" + _DAY_OF_MONTH, re.IGNORECASE)
+
+
+def _date_ranges(text: str) -> set[tuple[tuple[int, str], tuple[int, str]]]:
+    return {((int(m[1]), m[2].lower()), (int(m[3]), m[4].lower())) for m in _DATE_RANGE.finditer(text)}
+
+
+def _date_range_moved(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where a range of dates of the claim shares one end, not both, with a range of the sentences it
+    restates, and no range of theirs is the claim's."""
+    claimed = _date_ranges(claim_text)
+    if not claimed:
+        return []
+    restating, share = best_sentences(evidence_text, claim_text, False)
+    if share < 0.5:
+        return []
+    given = set().union(*(_date_ranges(sentence) for sentence in restating))
+    for first, last in claimed - given:
+        if (other := next((r for r in given if (r[0] == first) != (r[1] == last)), None)) is not None:
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim gives the range {first[0]} {first[1]} to {last[0]} {last[1]}; the sentence "
+                                 f"it restates gives {other[0][0]} {other[0][1]} to {other[1][0]} {other[1][1]}")]
+    return []
+
+
+
 def _ordinal_day(text: str, start: int, end: int) -> bool:
     """Whether the ordinal text[start:end] + "st"/"nd"/"rd"/"th" is a day of a month ("April 9th", "9th of April")."""
     return bool(_MONTH_NEXT.match(text, end) or _MONTH_BEFORE.search(text[max(0, start - 12):start]))
@@ -3410,7 +3500,7 @@ def _weekdays_outside(evidence_text: str, claim_text: str) -> list[str]:
     """The weekdays the claim names that the evidence sentence it restates (``_restated_sentence``), which names
     weekdays, does not give: "The museum is open on Mondays." over "The museum is open from Tuesday to Sunday, ..."
     (the verifier entails it, 0.75; "It is closed on Mondays." is the next sentence)."""
-    claimed = _days(claim_text)
+    claimed = _days(claim_text) - _days_denied(claim_text, _CLAIM_DAYS_DENIED)
     if not claimed:
         return []
     restated = _restated_sentence(evidence_text, claim_text)
@@ -3419,7 +3509,22 @@ def _weekdays_outside(evidence_text: str, claim_text: str) -> list[str]:
         return []  # "on Tuesday 10 June ... on the afternoon of the previous day" gives the Monday too
     if (own := _clause_of_the_claims_times(restated, claim_text)) is not None:
         given = _days_given(own)
-    return [_WEEKDAYS[day].capitalize() for day in sorted(claimed - given)]
+    return [_WEEKDAYS[day].capitalize() for day in sorted(claimed - (given - _days_denied(restated)))]
+
+
+# The days a text says something is closed on, or leaves out: "and it is closed on Mondays and public holidays",
+# "every day except Sunday" (a day named there is no day the text gives: corpus j's "open Monday to Friday" over
+# "open Tuesday to Friday ..., and it is closed on Mondays")
+# (not "not scheduled on Sundays", "closed for three weeks from Tuesday": a day of an event, measured on nli-train)
+_DAYS_DENIED = re.compile(r"\b(?:(?:closed|shut)\s+on|except(?:\s+on)?|apart\s+from|other\s+than)\s+"
+                          r"(?P<days>[^,;.]{1,60})", re.IGNORECASE)
+# ... and a claim's negated days ("Not open on Friday.", "The museum isn't open on Mondays."), which say no day is given
+_CLAIM_DAYS_DENIED = re.compile(r"(?:\b(?:not|never|closed|shut|except|apart\s+from|other\s+than)\b|n't\b)"
+                                r"(?P<days>[^,;.]{1,60})", re.IGNORECASE)
+
+
+def _days_denied(text: str, denying: re.Pattern[str] = _DAYS_DENIED) -> set[int]:
+    return {day for denied in denying.finditer(text) for day in _days(denied["days"])}
 
 
 # Clauses of one sentence that give their own hours and days ("in zones A to D the controls apply from 8:00 to 20:00
@@ -3642,6 +3747,53 @@ def _limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
     return None
 
 
+def _modified_nouns(text: str) -> dict[tuple[str, str], str]:
+    """Each (modifier stem, noun stem) of two content words side by side ("annual members"), with the words."""
+    ws = words(text)
+    return {(stem(a), stem(b)): f"{a} {b}" for a, b in pairwise(ws)
+            if a.isalpha() and a not in STOPWORDS and a not in _NOT_A_GROUP_NAME and _singular(b) in _GROUP_NOUNS}
+
+
+_NOT_A_GROUP_NAME = frozenset({*NUMBER_WORDS, *_ORDINALS, *SCALES})  # "two boys", "the tenth doctor", "million people"
+
+
+# Nouns of the people a rule is for: a modifier put for another before one of these names another group. Before any
+# noun the swap flagged 232 entailed or supported dev pairs against 288 others ("professional wrestler" beside
+# "American professional wrestler").
+_GROUP_NOUNS = POPULATION_NOUNS | {
+    "member", "guest", "holder", "customer", "visitor", "client", "owner", "tenant", "subscriber", "passenger",
+    "rider", "camper", "player", "applicant", "household", "driver", "traveller", "traveler", "learner", "participant",
+}
+
+
+def _group_swapped(sentence: str, claim_text: str, evidence_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the sentence's) where the claim puts a noun of the sentence under another modifier that
+    the evidence uses with that noun elsewhere: a group the page names beside the one the sentence names ("waived for
+    monthly members" over "waived for annual members", where "Monthly members can cancel ..." is the next sentence:
+    corpus j)."""
+    # of a pair of sentences read for the claim, the one that holds more of its words (the other may name the group
+    # the claim puts instead: "Monthly members can cancel ...")
+    sentences = sentence_texts(sentence)
+    if len(sentences) > 1:
+        claim_stems = content_stem_set(claim_text)
+        held = sorted(((len(claim_stems & content_stem_set(one)), one) for one in sentences), reverse=True)
+        if held[0][0] == held[1][0]:
+            return None
+        sentence = held[0][1]
+    claimed, said = _modified_nouns(claim_text), _modified_nouns(sentence)
+    named = _modified_nouns(evidence_text)
+    claim_stems = {stem(word) for word in words(claim_text)}
+    for pair, words_ in claimed.items():
+        if pair in said or pair not in named:
+            continue
+        # (not a modifier the claim says too: "health care and frontline workers", "hospitalized patients
+        # recovering ...")
+        others = [other for other in said if other[1] == pair[1] and other[0] != pair[0] and other[0] not in claim_stems]
+        if others:
+            return words_, said[others[0]]
+    return None
+
+
 _SAME_POPULATION = {"kid": "child"}
 _JOINS_NOUNS = frozenset({"and", "or", "but"})
 
@@ -3682,13 +3834,22 @@ _UNBOUNDED = re.compile(r"\b(?:(?:of|for)\s+any\s+(?:length|duration|size|amount
 
 def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
     """What the claim says has no bound, and the bound the sentence it restates gives, where the claim states no
-    number and the sentence does not say so itself: "The monthly pass includes unlimited rides of any length." over
+    number of its own and the sentence does not say so itself: "The monthly pass includes unlimited rides of any length." over
     "... includes unlimited rides of up to 45 minutes each." (the verifier entails it at 0.39, over a bar of 0.13 at
     rigor low). On the dev splits and nli-train no claim that says so restates a bounded sentence."""
     lifted = _UNBOUNDED.search(claim_text)
-    if lifted is None or _UNBOUNDED.search(sentence) or quantities(claim_text):
+    if lifted is None or _UNBOUNDED.search(sentence):
         return None
-    bound = next((value for value in quantities(sentence) if value.bound), None)
+    if claimed_values := quantities(claim_text):
+        # numbers of the claim's own that the sentence states too ("at least 7 days' notice") bound something else:
+        # only the times a verb is done can be the bound lifted (corpus j: "... change your dates for free as often
+        # as you like" over "... once free of charge")
+        stated = quantities(sentence)
+        if not all(any(_close(value.value, said.value, 1e-9) for said in stated) for value in claimed_values):
+            return None
+        bound = None
+    else:
+        bound = next((value for value in quantities(sentence) if value.bound), None)
     if bound is None:  # "may retake it once free": the times a verb of the claim is done
         claimed = content_stem_set(claim_text)
         counted = next((match[0] for match in _TIMES_DONE.finditer(sentence) if stem(match["verb"].lower()) in claimed),
@@ -3701,6 +3862,24 @@ def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
 # holds a resident permit", "if it has ..."; not "even if", which says the same)
 _CLAIM_CONDITION = re.compile(r"(?<!\beven\s)\b(?:if|as\s+long\s+as|provided(?:\s+that)?|on\s+condition\s+that)\s+"
                               r"(?P<condition>[^,;.]+)", re.IGNORECASE)
+
+
+# ... and the other way round: the claim says that what the sentence makes a condition makes no difference
+# ("..., whatever condition it's in" over "..., as long as it is in a condition they can reuse": corpus j)
+_NO_DIFFERENCE = re.compile(r"\b(?:whatever|whichever|regardless\s+of|irrespective\s+of|no\s+matter)\s+"
+                            r"(?P<what>[^,;.]+)", re.IGNORECASE)
+_SENTENCE_CONDITION = re.compile(r"\b(?:if|as\s+long\s+as|provided(?:\s+that)?|on\s+condition\s+that)\s+"
+                                 r"(?P<condition>[^,;.]+)", re.IGNORECASE)
+
+
+def _condition_said_to_make_no_difference(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """The claim's "whatever X" (regardless of, no matter) and the sentence's condition that names X."""
+    for no_difference in _NO_DIFFERENCE.finditer(claim_text):
+        what = content_stem_set(no_difference["what"])
+        for condition in _SENTENCE_CONDITION.finditer(sentence):
+            if what & content_stem_set(condition["condition"]):
+                return no_difference[0].strip(), condition[0].strip()
+    return None
 
 
 def _condition_that_makes_no_difference(sentence: str, claim_text: str) -> tuple[str, str] | None:
@@ -3757,9 +3936,15 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (widened := next((found for one in dict.fromkeys((ref, *(tied if ref is sentence else ())))
                          if (found := _restriction_widened(one, claim_text, cw)) is not None), None)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "restriction", f"claim allows {widened}"))
+    if ref is sentence and (swapped := _group_swapped(ref, claim_text, evidence_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "group",
+                                     f"claim says {swapped[0]!r} where the sentence it restates says {swapped[1]!r}"))
     if ref is sentence and (condition := _condition_that_makes_no_difference(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
                                      f"claim says {condition[0]!r} where the evidence says {condition[1]!r}"))
+    if ref is sentence and (dropped := _condition_said_to_make_no_difference(ref, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
+                                     f"claim says {dropped[0]!r} where the evidence says {dropped[1]!r}"))
     if ref is sentence and (lifted := _bound_lifted(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "bound",
                                      f"claim says {lifted[0]!r} where the evidence bounds it: {lifted[1]!r}"))

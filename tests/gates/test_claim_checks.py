@@ -3890,3 +3890,128 @@ PRICES_PER_HOUR = ("A single kayak costs £16 for the first hour, and each addit
 ])
 def test_corpus_i_wordings_of_the_same_fact_second_pass(evidence, claim, code, found):
     assert (code in codes(run_checks(evidence, claim))) is found
+
+
+# ---- corpus j (the fourteenth held-out round): lies shown verified on its first run
+
+DOGS_PER_PITCH = ("Dogs are welcome on touring pitches, with a maximum of two dogs per pitch at £3 per dog per night, "
+                  "but no dogs may stay in the glamping pods.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # a count of a noun is no amount of money: "three dogs" is not borne out by "£3 per dog"
+    ("Up to three dogs are allowed per touring pitch, at £3 per dog per night.", True),
+    ("Up to two dogs are allowed per touring pitch, at £3 per dog per night.", False),
+    ("Each dog costs £3 a night.", False),
+])
+def test_a_count_of_a_noun_is_not_borne_out_by_an_amount_of_money(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(DOGS_PER_PITCH, claim))) is mismatch
+
+
+FLATS = "Residents of flats must leave their items in the bin store unless the building manager has agreed another spot."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "unless X" exempts where X holds; "even if X" says it does not
+    ("If you live in a flat, you have to leave your items in the bin store, even if the building manager has agreed "
+     "another spot.", True),
+    ("If you live in a flat, you have to leave your items in the bin store unless the building manager has agreed "
+     "another spot.", False),
+    ("Flat residents leave their items in the bin store, except where the building manager has agreed another spot.",
+     False),
+])
+def test_even_if_is_the_opposite_of_unless(claim, mismatch):
+    assert negation_mismatch(FLATS, claim) is mismatch
+
+
+WORKSHOP_HOURS = ("The workshop is open Tuesday to Friday from 10 am to 9 pm and on Saturday and Sunday from 9 am to 5 pm, "
+                  "and it is closed on Mondays and public holidays.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # a day the sentence says it is closed on is not a day it gives
+    ("The workshop is open Monday to Friday from 10 am to 9 pm and from 9 am to 5 pm at weekends.", True),
+    ("The workshop is open on Mondays from 10 am to 9 pm.", True),
+    ("The workshop is open Tuesday to Friday from 10 am to 9 pm.", False),
+    ("The workshop is closed on Mondays.", False),
+])
+def test_a_day_the_sentence_says_it_is_closed_is_no_day_it_gives(claim, drift):
+    found = codes(run_checks(WORKSHOP_HOURS, claim))
+    assert bool(found & {ReasonCode.QUALIFIER_DRIFT, ReasonCode.UNSUPPORTED_CONTENT}) is drift
+
+
+LATEST_BOOKING = ("Collections take place on Tuesdays, Wednesdays and Fridays, and you can book up to four weeks ahead, "
+                  "though the latest you can book is 12 noon two working days before the collection day.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "the working day before" is one, where the sentence says two
+    ("You can book as late as 12 noon on the working day before your collection.", True),
+    ("You can book as late as 12 noon two working days before your collection.", False),
+])
+def test_the_day_before_is_one_day_before(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(LATEST_BOOKING, claim))) is mismatch
+
+
+JOINING_FEE = ("There is a one-off joining fee of £20, which is waived for annual members. Monthly members can cancel "
+               "with 30 days' notice.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # a group the page names beside the one the sentence names ("monthly members" for "annual members")
+    ("The £20 joining fee is waived for monthly members.", True),
+    ("The £20 joining fee is waived for annual members.", False),
+    ("Monthly members can cancel with 30 days' notice.", False),
+])
+def test_another_group_the_page_names_is_a_swapped_group(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(JOINING_FEE, claim))) is drift
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # "as often as you like" over "once free of charge": the claim's own number (the notice) is the sentence's too
+    ("You can change your dates for free as often as you like, provided you give at least 7 days' notice.", True),
+    ("You can change your dates once for free, provided you give at least 7 days' notice.", False),
+])
+def test_as_often_as_you_like_lifts_a_count_the_sentence_gives(claim, drift):
+    evidence = ("You can change your dates once free of charge as long as you tell us at least 7 days before arrival, "
+                "and every further change costs £5.")
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(evidence, claim))) is drift
+
+
+CHARITY_FURNITURE = ("Charities registered in Calder Bridge can ask us to collect donated furniture for free, as long as "
+                     "it is in a condition they can reuse.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # "whatever condition it's in" says the condition the sentence sets makes no difference
+    ("Registered charities in Calder Bridge can have donated furniture collected for free, whatever condition it's "
+     "in.", True),
+    ("Registered charities can have donated furniture collected for free, regardless of its condition.", True),
+    ("Registered charities can have donated furniture collected for free if it's in a condition they can reuse.",
+     False),
+    ("Registered charities can have donated furniture collected for free, whatever day they choose.", False),
+])
+def test_whatever_makes_the_sentences_condition_no_difference(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(CHARITY_FURNITURE, claim))) is drift
+
+
+SEASON = "Pitches can be booked from 1 March for the season, which runs from 28 March to 31 October."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # a range of dates is one value: its start moved from another date of the sentence is another range
+    ("The campsite's season runs from 1 March until 31 October.", True),
+    ("The campsite's season runs from 28 March until 31 October.", False),
+    ("You can book pitches from 1 March, and the season runs from 28 March to 31 October.", False),
+    ("The season runs from 28 March to 30 October.", True),
+])
+def test_a_range_of_dates_with_another_end_is_another_range(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(SEASON, claim))) is mismatch
+
+
+def test_a_participle_after_a_group_names_no_group():
+    # "people aged 65" against "anyone aged 65", where the page says "young people aged 14 to 17" elsewhere
+    evidence = ("The woodshop is open to anyone aged 18 or over, and young people aged 14 to 17 can join as junior "
+                "members. A concession rate of £30 per month is available to students and to anyone aged 65 or over.")
+    findings = check_qualifiers(evidence, "Students and people aged 65 or over can get a concession rate of £30 a month.")
+    assert not [f for f in findings if f.check == "group"]
