@@ -3748,7 +3748,8 @@ def _limit_dropped(sentence: str, claim_text: str) -> tuple[str, str] | None:
 
 
 def _modified_nouns(text: str) -> dict[tuple[str, str], str]:
-    """Each (modifier stem, noun stem) of two content words side by side ("annual members"), with the words."""
+    """Each (modifier stem, group noun stem) of a modifier and a group noun side by side ("annual members"), with the
+    words."""
     ws = words(text)
     return {(stem(a), stem(b)): f"{a} {b}" for a, b in pairwise(ws)
             if a.isalpha() and a not in STOPWORDS and a not in _NOT_A_GROUP_NAME and _singular(b) in _GROUP_NOUNS}
@@ -3775,8 +3776,8 @@ def _group_swapped(sentence: str, claim_text: str, evidence_text: str) -> tuple[
     # the claim puts instead: "Monthly members can cancel ...")
     sentences = sentence_texts(sentence)
     if len(sentences) > 1:
-        claim_stems = content_stem_set(claim_text)
-        held = sorted(((len(claim_stems & content_stem_set(one)), one) for one in sentences), reverse=True)
+        claim_content = content_stem_set(claim_text)
+        held = sorted(((len(claim_content & content_stem_set(one)), one) for one in sentences), reverse=True)
         if held[0][0] == held[1][0]:
             return None
         sentence = held[0][1]
@@ -3788,7 +3789,8 @@ def _group_swapped(sentence: str, claim_text: str, evidence_text: str) -> tuple[
             continue
         # (not a modifier the claim says too: "health care and frontline workers", "hospitalized patients
         # recovering ...")
-        others = [other for other in said if other[1] == pair[1] and other[0] != pair[0] and other[0] not in claim_stems]
+        others = [other for other in said
+                  if other[1] == pair[1] and other[0] != pair[0] and other[0] not in claim_stems]
         if others:
             return words_, said[others[0]]
     return None
@@ -3834,9 +3836,9 @@ _UNBOUNDED = re.compile(r"\b(?:(?:of|for)\s+any\s+(?:length|duration|size|amount
 
 def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
     """What the claim says has no bound, and the bound the sentence it restates gives, where the claim states no
-    number of its own and the sentence does not say so itself: "The monthly pass includes unlimited rides of any length." over
-    "... includes unlimited rides of up to 45 minutes each." (the verifier entails it at 0.39, over a bar of 0.13 at
-    rigor low). On the dev splits and nli-train no claim that says so restates a bounded sentence."""
+    number of its own and the sentence does not say so itself: "The monthly pass includes unlimited rides of any
+    length." over "... includes unlimited rides of up to 45 minutes each." (the verifier entails it at 0.39, over a
+    bar of 0.13 at rigor low). On the dev splits and nli-train no claim that says so restates a bounded sentence."""
     lifted = _UNBOUNDED.search(claim_text)
     if lifted is None or _UNBOUNDED.search(sentence):
         return None
@@ -3868,15 +3870,13 @@ _CLAIM_CONDITION = re.compile(r"(?<!\beven\s)\b(?:if|as\s+long\s+as|provided(?:\
 # ("..., whatever condition it's in" over "..., as long as it is in a condition they can reuse": corpus j)
 _NO_DIFFERENCE = re.compile(r"\b(?:whatever|whichever|regardless\s+of|irrespective\s+of|no\s+matter)\s+"
                             r"(?P<what>[^,;.]+)", re.IGNORECASE)
-_SENTENCE_CONDITION = re.compile(r"\b(?:if|as\s+long\s+as|provided(?:\s+that)?|on\s+condition\s+that)\s+"
-                                 r"(?P<condition>[^,;.]+)", re.IGNORECASE)
 
 
 def _condition_said_to_make_no_difference(sentence: str, claim_text: str) -> tuple[str, str] | None:
     """The claim's "whatever X" (regardless of, no matter) and the sentence's condition that names X."""
     for no_difference in _NO_DIFFERENCE.finditer(claim_text):
         what = content_stem_set(no_difference["what"])
-        for condition in _SENTENCE_CONDITION.finditer(sentence):
+        for condition in _CLAIM_CONDITION.finditer(sentence):  # (a condition, wherever it is said)
             if what & content_stem_set(condition["condition"]):
                 return no_difference[0].strip(), condition[0].strip()
     return None
