@@ -923,9 +923,9 @@ def _named_hours_not_given(evidence_text: str, claim_text: str) -> list[CheckFin
 
 # What a claim says costs nothing with ("free", not "free to ..." or "free from ..."), and the words a sentence says
 # it with
-_DOES_NOT_COST_ANYTHING = r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+cost\s+anything\b"
+_DOES_NOT_COST_OR_PAY_ANYTHING = r"\b(?:don't|doesn't|do\s+not|does\s+not|won't|will\s+not)\s+(?:cost|pay)\s+anything\b"
 _SAID_FREE = re.compile(r"\bfree\b(?!\s+(?:to|from|of\s+(?!charge)))|\b(?:costs?|pays?|charged?)\s+nothing\b|"
-                        + _DOES_NOT_COST_ANYTHING, re.IGNORECASE)
+                        + _DOES_NOT_COST_OR_PAY_ANYTHING, re.IGNORECASE)
 _SAYS_COSTLESS = re.compile(r"\b(?:free|nothing|no\s+(?:extra\s+)?(?:charges?|costs?|fees?)|not\s+charged|without\s+"
                             r"charge|complimentary|included|waived)\b", re.IGNORECASE)
 
@@ -2044,6 +2044,8 @@ _SAYS_NOT = (
     (frozenset({"free"}), frozenset({"charged"})),  # not "fee", "charge": "free" is as often "feel free", "free to"
     # "course books ... are extra", "printing is charged at 10 cents a page": not included in the fee (corpora g, e)
     (frozenset({"extra", "charged"}), frozenset({"included"})),
+    # "a one-off joining fee of £20, which is waived for annual members": they do not pay it (corpus j)
+    (frozenset({"waived"}), frozenset({"pay", "pays", "paid", "paying"})),
     # "Prices are quoted excluding VAT": they do not include it (corpus i)
     (frozenset({"excluding", "excluded", "excludes", "exclude"}),
      frozenset({"including", "included", "includes", "include"})),
@@ -2754,11 +2756,12 @@ def _converses_of_the_thing(claim_word: str, claim_words: Sequence[str], evidenc
 
 
 # "at no charge", "at no extra cost": free, which negates nothing ("for free", "free of charge" say it without a "no");
-# "costs nothing", "pay nothing" and "don't cost anything" say "free" (over corpus h), which denies only "charged".
+# "costs nothing", "pay nothing", "don't cost anything" (corpus h) and "don't pay anything" (corpus j) say "free", which
+# denies only "charged".
 # The number check reads each of them as free (_SAID_FREE), where the sentence gives a price.
 _AT_NO_COST = re.compile(rf"\b(at\s+)no(?={_NO_CHARGE})", re.IGNORECASE)
-_COSTS_NOTHING = re.compile(r"\b(?P<verb>(?:costs?|pays?|charges?|charged)\s+)nothing\b|" + _DOES_NOT_COST_ANYTHING,
-                            re.IGNORECASE)
+_COSTS_NOTHING = re.compile(r"\b(?P<verb>(?:costs?|pays?|charges?|charged)\s+)nothing\b|" +
+                            _DOES_NOT_COST_OR_PAY_ANYTHING, re.IGNORECASE)
 
 
 def _without_costless(text: str) -> str:

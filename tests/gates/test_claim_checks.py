@@ -4015,3 +4015,17 @@ def test_a_participle_after_a_group_names_no_group():
                 "members. A concession rate of £30 per month is available to students and to anyone aged 65 or over.")
     findings = check_qualifiers(evidence, "Students and people aged 65 or over can get a concession rate of £30 a month.")
     assert not [f for f in findings if f.check == "group"]
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # "don't pay anything" says free, as "don't cost anything" does
+    ("Each extra adult is £8 per night, while children aged 4 to 15 pay £4 and children under 4 stay free.",
+     "Children under 4 don't pay anything, while children aged 4 to 15 pay £4.", False),
+    # "waived" says "not paid" where the other side says "pay"
+    ("There is a one-off joining fee of £20, which is waived for annual members.",
+     "There's a one-off £20 joining fee, but you don't pay it if you take out annual membership.", False),
+    ("There is a one-off joining fee of £20, which is waived for annual members.",
+     "Annual members pay the one-off £20 joining fee too.", True),
+])
+def test_what_says_nothing_is_paid_in_other_words(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch

@@ -212,13 +212,13 @@ LIES = [
 ]
 # Faithful answers still refused, asserted as such (README.md, "A fourteenth round")
 KNOWN_GAPS = {
-    # negation read where the wording says the same without it: "don't pay anything" for "stay free"; "you don't pay it"
-    # for "waived"; "2 metres or shorter" for "no longer than 2 metres"; "at no charge" for "free"; a clause's own
-    # negation read with the sentence's other one ("If the crew cannot find ..., no refund is given", "We cannot
-    # collect ..., and no items from business premises will be taken", "Nobody may work alone ...: ... has to be in
-    # the room", "... not refunded, unless we can re-let the pitch")
+    # negation read where the wording says the same without it: "2 metres or shorter" for "no longer than 2 metres";
+    # "at no charge" for "free"; a clause's own negation read with the sentence's other one ("If the crew cannot find
+    # ..., no refund is given", "We cannot collect ..., and no items from business premises will be taken", "Nobody
+    # may work alone ...: ... has to be in the room", "... not refunded, unless we can re-let the pitch"); and the
+    # verifier reads "Children under 4 don't pay anything, ..." as contradicted (0.75) over "children under 4 stay
+    # free", which no check finds fault with since "don't pay anything" reads as free
     "Children under 4 don't pay anything, while children aged 4 to 15 pay £4. [E1, E2]",
-    "There's a one-off £20 joining fee, but you don't pay it if you take out annual membership. [E9, E10]",
     "You'll need to keep your dog on a lead of 2 metres or shorter everywhere on site except the fenced exercise "
     "field behind the shower block. [E5, E6]",
     "Dogs can't stay in the glamping pods, apart from registered assistance dogs, which stay at no charge. [E5, E6]",
