@@ -853,10 +853,7 @@ def _other_letters(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     """NUMBER_MISMATCH where the sentences that restate the claim name its noun's things by letters, none of them
     the claim's: "zones A and B" where the sentence says "zones C and D"."""
     claimed = _lettered(claim_text)
-    if not claimed:
-        return []
-    restating, share = best_sentences(evidence_text, claim_text, False)
-    if share < 0.5:
+    if not claimed or not (restating := _restating_sentences(evidence_text, claim_text)):
         return []
     findings = []
     for noun, groups in claimed.items():
@@ -1236,11 +1233,17 @@ def _bindings(text: str) -> tuple[_Binding, ...]:
 RESTATED_SENTENCE_SHARE = 0.5
 
 
-def _restated_sentence(evidence_text: str, claim_text: str) -> str:
-    """The evidence sentence the claim restates: the one sharing most of its content words (half of them at least;
-    the shortest of those that tie), "" if none."""
+def _restating_sentences(evidence_text: str, claim_text: str) -> tuple[str, ...]:
+    """The evidence sentences that tie as the one the claim restates (sharing most of its content words, half of them
+    at least); () if none."""
     sentences, share = best_sentences(evidence_text, claim_text, False)
-    return min(sentences, key=len) if sentences and share >= RESTATED_SENTENCE_SHARE else ""
+    return tuple(sentences) if share >= RESTATED_SENTENCE_SHARE else ()
+
+
+def _restated_sentence(evidence_text: str, claim_text: str) -> str:
+    """The evidence sentence the claim restates (the shortest of _restating_sentences), "" if none."""
+    sentences = _restating_sentences(evidence_text, claim_text)
+    return min(sentences, key=len) if sentences else ""
 
 
 def _spelled_number_moved(evidence_text: str, claim_text: str, claimed: _Binding) -> CheckFinding | None:
@@ -1713,11 +1716,8 @@ def _one_day_for_several(evidence_text: str, claim_text: str) -> list[CheckFindi
     claimed = _THE_DAY_BEFORE.search(claim_text)
     if claimed is None:
         return []
-    restating, share = best_sentences(evidence_text, claim_text, False)
-    if share < 0.5:
-        return []
     kind = (claimed["kind"] or "").strip().lower()
-    for sentence in restating:
+    for sentence in _restating_sentences(evidence_text, claim_text):
         if _THE_DAY_BEFORE.search(sentence):
             return []
         several = next((m for m in _DAYS_BEFORE.finditer(sentence) if (m["kind"] or "").strip().lower() == kind), None)
@@ -3053,10 +3053,7 @@ def _date_range_moved(evidence_text: str, claim_text: str) -> list[CheckFinding]
     claimed = _date_ranges(claim_text)
     if not claimed:
         return []
-    restating, share = best_sentences(evidence_text, claim_text, False)
-    if share < 0.5:
-        return []
-    given = set().union(*(_date_ranges(sentence) for sentence in restating))
+    given = set().union(*(_date_ranges(sentence) for sentence in _restating_sentences(evidence_text, claim_text)))
     for first, last in claimed - given:
         if (other := next((r for r in given if (r[0] == first) != (r[1] == last)), None)) is not None:
             return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
