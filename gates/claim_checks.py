@@ -741,7 +741,40 @@ def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, 
         counted = stem(claimed.counts.lower())
         return any(other.counts and stem(other.counts.lower()) == counted and other.value != claimed.value
                    for other in quantities(evidence_text))
+    if _an_age(claim_text, claimed) and _a_time_of_day(evidence_text, value):
+        return True  # "aged 2" is not borne out by "at 11 am and 2 pm" (corpus k)
     return claimed.text == "once" and not value.unit and bool(value.counts)
+
+
+# An age said as one ("aged 2 and over", "4 years old", "a 7-year-old") and a time of day ("2 pm", "2.30 pm", "14:00")
+_BEFORE_AN_AGE = re.compile(r"\bage[ds]?\s+(?:(?:of|between|from|under|over)\s+)?$", re.IGNORECASE)
+_AFTER_AN_AGE = re.compile(r"^(?:\s+|-)years?(?:\s+|-)olds?\b", re.IGNORECASE)
+_AFTER_A_TIME_OF_DAY = re.compile(r"^(?:[.:][0-5]\d)?\s*[ap]\.?m\b\.?", re.IGNORECASE)
+
+
+# an age bound after the number ("3 or over", "16 and older"), which says an age where one is said at all
+_AFTER_AN_AGE_BOUND = re.compile(r"^\s+(?:or|and)\s+(?:over|older|above|under|younger)\b", re.IGNORECASE)
+
+
+def _an_age(text: str, value: Quantity) -> bool:
+    return bool(_BEFORE_AN_AGE.search(text[:value.span[0]]) or _AFTER_AN_AGE.match(text[value.span[1]:]))
+
+
+def _another_age(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for an age the claim gives ("aged 2 and over") where the evidence gives ages, none of them
+    that one ("Only children aged 3 or over may hold an animal"): its 2 is another number ("two bags", "2 pm")."""
+    ages = [q for q in quantities(evidence_text)
+            if _an_age(evidence_text, q) or _AFTER_AN_AGE_BOUND.match(evidence_text[q.span[1]:])]
+    if not ages:
+        return []
+    return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers", f"claim gives the age {q.text!r}; the evidence gives "
+                         f"ages {sorted({age.text for age in ages})}")
+            for q in quantities(claim_text)
+            if _an_age(claim_text, q) and not any(_close(age.value, q.value, 1e-9) for age in ages)]
+
+
+def _a_time_of_day(text: str, value: Quantity) -> bool:
+    return value.kind == "clock" or bool(_AFTER_A_TIME_OF_DAY.match(text[value.core[1]:]))
 
 
 _STATES_A_CURRENCY = re.compile(_CURRENCY_SIGN + r"|\b" + _CURRENCY_WORD + r"\b", re.IGNORECASE)
@@ -826,7 +859,93 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
             + _other_dates(evidence_text, claim_text) + _whole_for_a_share(evidence_text, claim_text)
             + _free_where_priced(evidence_text, claim_text) + _named_hours_not_given(evidence_text, claim_text)
             + _done_once_where_the_sentence_counts_otherwise(evidence_text, claim_text)
-            + _other_letters(evidence_text, claim_text))
+            + _other_letters(evidence_text, claim_text) + _one_unit_for_several(evidence_text, claim_text)
+            + _another_ratio(evidence_text, claim_text) + _clause_copied_with_other_numbers(evidence_text, claim_text)
+            + _another_age(evidence_text, claim_text))
+
+
+# A clause of a list of clauses alike but for their numbers ("Under-9 and Under-10 matches are 7-a-side, Under-11 and
+# Under-12 matches are 9-a-side"), copied with another clause's number ("Under-11 and Under-12 matches are 7-a-side":
+# every number of it is in the sentence, and the verifier entails it; corpus k)
+_LIST_CLAUSE_BREAK = re.compile(r"\s*(?:,\s*(?:and|but|while|whereas)?|;)\s*")
+_WORD_OR_DIGITS = re.compile(r"[a-z]+|\d+(?:[.,]\d+)*")
+
+
+def _clause_copied_with_other_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where the claim is word for word a clause of the sentence it restates, but for its numbers."""
+    tokens = _WORD_OR_DIGITS.findall(strip_markers(claim_text).lower())
+    numbers = [token for token in tokens if token[0].isdigit()]
+    if not numbers:
+        return []
+    shape = ["#" if token[0].isdigit() else token for token in tokens]
+    alike = {}  # each clause of the claim's shape, and its numbers
+    for sentence in _restating_sentences(evidence_text, claim_text):
+        for clause in _LIST_CLAUSE_BREAK.split(sentence):
+            said = _WORD_OR_DIGITS.findall(clause.lower())
+            if ["#" if token[0].isdigit() else token for token in said] == shape:
+                alike[clause] = [token for token in said if token[0].isdigit()]
+    # a list of two clauses alike at least, and each number of the claim one of theirs: re-paired, not said otherwise
+    # ("1999/00" for "1999/2000") nor of a clause alone ("Tickets cost $12 in 2020" over "... $10 in 2019, $12 in 2020")
+    if len(alike) < 2 or numbers in alike.values() or \
+            not set(numbers) <= {number for given in alike.values() for number in given}:
+        return []
+    # the clause it copies: the one that shares most of its numbers (the subject's, "Under-11 and Under-12")
+    clause, given = max(alike.items(), key=lambda item: sum(a == b for a, b in zip(item[1], numbers, strict=True)))
+    return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers", f"claim gives {' '.join(numbers)} where the clause "
+                         f"it copies gives {' '.join(given)}: {clause[:120]!r}")]
+
+
+# One unit of time said with its article ("at least a week ahead", "within a day"), which the value check reads as no
+# number: it is one, and the sentence the claim restates may give that unit another count ("at least two weeks
+# ahead": corpus k). Not a frequency ("once a week", "£5 a day"): the article follows a bound or a preposition.
+_ONE_UNIT = re.compile(r"\b(?:at\s+(?:least|most)|up\s+to|no\s+(?:more|less|later|earlier|sooner)\s+than|within|for|"
+                       r"after|before|in|over|under)\s+(?:a|an|one)\s+(?P<unit>minute|hour|day|week|month|year)\b",
+                       re.IGNORECASE)
+
+
+def _one_unit_for_several(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for a claim's "a week" where the sentence it restates gives weeks another count and never
+    one week itself."""
+    claimed = {match["unit"].lower(): match[0] for match in _ONE_UNIT.finditer(claim_text)}
+    if not claimed or not (sentence := _restated_sentence(evidence_text, claim_text)):
+        return []
+    findings = []
+    for unit, said in claimed.items():
+        counts = [q for q in quantities(sentence) if q.unit == unit and q.kind == "time"]
+        if counts and all(q.value != 1 for q in counts) and not re.search(
+                rf"\b(?:a|an|one)\s+{unit}\b", sentence, re.IGNORECASE):
+            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                         f"claim says {said!r}; the sentence it restates says {counts[0].text!r}"))
+    return findings
+
+
+# So many of one noun for every so many of another ("one adult going free for every five children"): the count after
+# "every" belongs to its noun, whatever other number the sentence gives ("Groups of 10 or more": corpus k)
+_FOR_EVERY = re.compile(r"\b(?:for\s+)?(?:every|each)\s+(?P<count>\d+|"
+                        + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\s+(?P<noun>[a-z]{3,})\b",
+                        re.IGNORECASE)
+
+
+def _ratios(text: str) -> dict[str, set[float]]:
+    """The stem of each noun ``text`` counts after "every" / "each", and the counts it gives it."""
+    found: dict[str, set[float]] = {}
+    for match in _FOR_EVERY.finditer(text):
+        count = match["count"].lower()
+        found.setdefault(stem(_singular(match["noun"].lower())), set()).add(
+            float(count) if count.isdigit() else float(NUMBER_WORDS[count]))
+    return found
+
+
+def _another_ratio(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH for "for every ten children" where the sentence the claim restates says "for every five
+    children" and never ten of them."""
+    claimed = _ratios(claim_text)
+    if not claimed or not (sentence := _restated_sentence(evidence_text, claim_text)):
+        return []
+    said = _ratios(sentence)
+    return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers", f"claim counts {noun!r} {sorted(counts)} at a time; "
+                         f"the sentence it restates counts {sorted(said[noun])}")
+            for noun, counts in claimed.items() if noun in said and not counts <= said[noun]]
 
 
 # Things named by a capital letter after their noun: "zones C and D", "zone A", "plans A to C" (a range is each of
@@ -875,13 +994,22 @@ _TIMES_DONE = re.compile(r"\b(?P<verb>[a-z]{3,})\s+(?:(?:it|them|him|her|this|th
 # title's words ("You Only Live Once")
 
 
+# "the first time its spectators are reported": once (corpus k: "... is fined £50 the first time ..." over "A club
+# whose spectators are reported twice in one season is fined £50")
+_THE_FIRST_TIME = re.compile(r"\bthe\s+first\s+time\s+(?:[\w'-]+\s+){0,3}?(?:is|are|was|were|gets?|got|has|have|had)\s+"
+                             r"(?P<verb>[a-z]{3,})\b")
+
+
 def _times_done(text: str) -> dict[str, float]:
-    """The stem of each verb ``text`` says is done a number of times, and that number (_TIMES_DONE)."""
+    """The stem of each verb ``text`` says is done a number of times, and that number (_TIMES_DONE, _THE_FIRST_TIME)."""
     done = {}
     for match in _TIMES_DONE.finditer(text):
         if match["verb"].lower() in STOPWORDS:
             continue
         done[stem(match["verb"].lower())] = _count(match["count"].lower())  # as the frequency check counts
+    for match in _THE_FIRST_TIME.finditer(text):
+        if match["verb"] not in STOPWORDS:
+            done.setdefault(stem(match["verb"]), 1)
     return done
 
 
@@ -1906,6 +2034,8 @@ ANTONYMS = [
     ("acquired", "sold"), ("hire", "fire"), ("hired", "fired"), ("lend", "borrow"), ("lent", "borrowed"),
     ("import", "export"), ("imports", "exports"), ("imported", "exported"), ("arrived", "departed"),
     ("open", "closed"), ("opens", "closes"),
+    # where a thing is ("on the same side of the pitch as the coaches" over "... the opposite side ...": corpus k)
+    ("same", "opposite"),
     # what may be done is not what must be ("Remote work is required two days a week." over "... allowed up to two
     # days a week.")
     ("allowed", "required"), ("permitted", "required"), ("optional", "required"), ("optional", "mandatory"),
@@ -2497,10 +2627,36 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if (opposed := _even_if_for_unless(read, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"claim says {opposed[0]!r} where the evidence says {opposed[1]!r}"))
+    if (kept_out := _includes_what_is_kept_out(sentence, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                     f"claim says {kept_out[0]!r} where the evidence says {kept_out[1]!r}"))
     if not claim_neg and not findings and (denial := _denied_outright(evidence_text, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"the evidence says {denial!r} of the claim's subject"))
     return findings
+
+
+# What a claim includes ("welcome everywhere on the farm, including the animal barns") that the sentence keeps out
+# ("... may not enter the animal barns or the handling area", "except the barns"): not where the claim's own clause
+# denies it ("aren't allowed anywhere, including the barns": the sentence's denial again; corpus k)
+_INCLUDING = re.compile(r"\bincluding\s+(?:(?:in|on|at|into)\s+)?(?P<what>[^,;.]+)", re.IGNORECASE)
+_KEEPS_OUT = re.compile(r"\b(?:(?:not|never|no)\s+(?:[a-z]+\s+){0,2}?|except(?:\s+for)?\s+|excluding\s+|"
+                        r"apart\s+from\s+|other\s+than\s+)(?P<what>[^,;.]+)", re.IGNORECASE)
+_DENIES = re.compile(r"\b(?:not|never|no|nobody|nothing|cannot)\b|n't\b", re.IGNORECASE)
+
+
+def _includes_what_is_kept_out(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the sentence's) where the claim includes a thing, its clause undenied, that a denial or an
+    exception of the sentence names (all of the thing's content words)."""
+    for including in _INCLUDING.finditer(claim_text):
+        what = content_stem_set(including["what"])
+        if not what or _DENIES.search(claim_text[:including.start()]) or _DENIES.search(including["what"]) or \
+                NEGATIONS.intersection(words(claim_text[:including.start()])):
+            continue  # "refused entry to all foreigners including ...", "including those that are not ..."
+        for kept_out in _KEEPS_OUT.finditer(sentence):
+            if what <= content_stem_set(kept_out["what"]):
+                return including[0].strip(), kept_out[0].strip()
+    return None
 
 
 # "unless X" exempts where X holds, "even if X" says that X makes no difference: the one put for the other over the
@@ -2516,13 +2672,28 @@ def _even_if_for_unless(sentence: str, claim_text: str) -> tuple[str, str] | Non
     least three quarters of the claim's condition's content words)."""
     for claimed, opposed in ((_EVEN_IF, _UNLESS_WHAT), (_UNLESS_WHAT, _EVEN_IF)):
         for said in claimed.finditer(claim_text):
-            what = content_stem_set(said["what"])
+            what = [_word_forms(word) for word in words(said["what"]) if word not in STOPWORDS]
             if not what:
                 continue
             for opposite in opposed.finditer(sentence):
-                if len(what & content_stem_set(opposite["what"])) / len(what) >= _SAME_CONDITION_SHARE:
+                other = set().union(*(_word_forms(word) for word in words(opposite["what"]) if word not in STOPWORDS))
+                if sum(not forms.isdisjoint(other) for forms in what) / len(what) >= _SAME_CONDITION_SHARE:
                     return said[0].strip(), opposite[0].strip()
     return None
+
+
+def _word_forms(word: str) -> set[str]:
+    """The stems a word may share with another form of it: its own, and for a verb's "-ed" or "-ing" form its base's
+    ("booked" is "book", "used" is "use", "planned" is "plan", "closing" is "close"), which the truncating stem()
+    keeps apart ("booke", "use")."""
+    forms = {stem(word)}
+    for ending in ("ed", "ing"):
+        base = word[:-len(ending)]
+        if word.endswith(ending) and len(base) >= 2:
+            forms |= {stem(base), stem(base + "e")}
+            if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+                forms.add(stem(base[:-1]))  # "planned", "swapping"
+    return forms
 
 
 # The claim's "except (on) X" says what the sentence's "but not (on) X" says: "Except on Fridays and Saturdays you can
@@ -2594,8 +2765,20 @@ def _claim_as_its_polarity_reads(claim_text: str, sentence: str) -> str:
     """The claim without the negations that are not its own: a negation that bounds a value the sentence states ("no
     more than 5", "must not weigh more than 8 kg") is the bound's, which the number check reads ("at most 5" says
     the same without one), and the "no" of "at no cost" says what costs nothing."""
-    return _without_not_until(
-        _without_concessions(_without_bound_negations(_without_costless(claim_text), sentence), sentence), sentence)
+    return _without_not_even(_without_not_until(
+        _without_concessions(_without_bound_negations(_without_costless(claim_text), sentence), sentence), sentence))
+
+
+# ", not even X" after a denial carries the denial on to X ("You can't bring your own food for the animals, not even
+# bread."): one negation, said twice (corpus k)
+_NOT_EVEN = re.compile(r"(?<=[^,;.]{3}),\s*(?:and\s+)?not\s+even\b", re.IGNORECASE)
+
+
+def _without_not_even(claim_text: str) -> str:
+    match = _NOT_EVEN.search(claim_text)
+    if match is None or not _DENIES.search(claim_text[:match.start()].rsplit(".", 1)[-1]):
+        return claim_text
+    return claim_text[:match.start()] + ", even" + claim_text[match.end():]
 
 
 # "You can't take the lead test until you're 14." says what "... is open only to climbers aged 14 or over" says: a
@@ -3555,7 +3738,8 @@ def _days_given(text: str) -> set[int]:
 
 
 _ALL_YEAR = re.compile(r"\b(?:all\s+year(?:\s+(?:round|long))?|year[\s-]round|throughout\s+the\s+year|"
-                       r"the\s+whole\s+year|every\s+month\s+of\s+the\s+year)\b", re.IGNORECASE)
+                       r"the\s+whole\s+year|every\s+month\s+of\s+the\s+year|any\s+time\s+of\s+(?:the\s+)?year)\b",
+                       re.IGNORECASE)
 _MONTH_WORD = re.compile(rf"\b(?:{'|'.join(MONTHS)})\b")
 
 
@@ -3621,6 +3805,12 @@ def _day_of_for_the_day_around(evidence_text: str, claim_text: str) -> tuple[str
         if around is not None and event not in said:
             return claimed[0], around[0]
     return None
+
+
+# A quantifier's word that quantifies nothing: an "each" that ends its clause shares a number out ("for up to 15
+# children each", "£2 each": corpus k). ("at all" strengthens a denial, but left as a quantifier: it marks most of the
+# dev splits' contradicted claims that only the quantifier finding catches, 94 against 19 entailed.)
+_NOT_QUANTIFYING = re.compile(r"\beach\b(?=\s*(?:[,.;:!?)]|$))", re.IGNORECASE)
 
 
 def _quantifier_rank(text_words: list[str]) -> int:
@@ -3800,17 +3990,23 @@ _SAME_POPULATION = {"kid": "child"}
 _JOINS_NOUNS = frozenset({"and", "or", "but"})
 
 
+_STOPS = frozenset(".,;:!?")
+_WORD_OR_STOP = re.compile(WORD.pattern + r"|[.,;:!?]")
+
+
 def _population_phrases(text: str) -> dict[str, set[str]]:
-    """population noun stem -> modifiers directly before it (up to two words)."""
-    ws = words(text)
+    """population noun stem -> modifiers directly before it (up to two words, none across punctuation: "... by a paying
+    adult. Children under 8 ..." gives "children" no modifier; corpus k)."""
+    ws = [token.lower() for token in _WORD_OR_STOP.findall(text)]
     out: dict[str, set[str]] = {}
     for i, w in enumerate(ws):
         s = _SAME_POPULATION.get(_singular(w), _singular(w))
         if (s in POPULATION_NOUNS or w in POPULATION_NOUNS) and not (w == "person" and ws[i - 1:i] == ["in"]):
             # ("in person" is a manner: "only if they're there in person")
             before = ws[max(0, i - 2):i]
-            joined = [j for j, m in enumerate(before) if m in _JOINS_NOUNS]
-            # a modifier before "and" is another noun's ("sitting with an adult, and children aged 8 to 15")
+            joined = [j for j, m in enumerate(before) if m in _JOINS_NOUNS or m == "to" or m in _STOPS]
+            # a modifier before "and" is another noun's ("sitting with an adult, and children aged 8 to 15"), and one
+            # before "to" bounds an age ("You need to be 16 or older to volunteer": corpus k)
             mods = {m for m in before[joined[-1] + 1 if joined else 0:] if m in POPULATION_MODIFIERS}
             out.setdefault(s, set()).update(mods)
     return out
@@ -3832,6 +4028,99 @@ _UNBOUNDED = re.compile(r"\b(?:(?:of|for)\s+any\s+(?:length|duration|size|amount
                         r"(?:a\s+|any\s+)?(?:limit|cap|maximum)|as\s+(?:often|many\s+times)\s+as\s+(?:you|they|we|"
                         r"he|she|one|members|guests)\s+(?:like|likes|want|wants|need|needs|wish|wishes|please|pleases)|"
                         r"any\s+number\s+of\s+times)\b", re.IGNORECASE)
+
+
+# "as many X as you need": no bound on the count of X
+_AS_MANY = re.compile(r"\bas\s+many\s+(?P<what>(?:[\w'-]+\s+){1,3}?)as\s+(?:you|they|we|he|she|one|members|guests)\s+"
+                      r"(?:like|likes|want|wants|need|needs|wish|wishes|please|pleases)\b", re.IGNORECASE)
+_A_COUNT_OF = re.compile(r"\b(?:\d+|a\s+single|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) +
+                         r")\s+(?P<words>(?:[a-z'-]+\s+){0,2}[a-z'-]+)", re.IGNORECASE)
+
+
+def _count_lifted(evidence_text: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the evidence's) where the claim says "as many X as you need" and a sentence of the evidence
+    that shares another of its content words gives a count of X ("as many missed lessons as you need" over "one
+    missed lesson per course may be made up in another class": corpus k), and none says the count is unbounded."""
+    if (many := _AS_MANY.search(claim_text)) is None or _UNBOUNDED.search(evidence_text) or \
+            _AS_MANY.search(evidence_text):
+        return None
+    counted_nouns = content_stem_set(many["what"])
+    others = content_stem_set(claim_text) - counted_nouns
+    for sentence in sentence_texts(evidence_text):
+        if others & content_stem_set(sentence):
+            for match in _A_COUNT_OF.finditer(sentence):
+                if any(stem(_singular(word.lower())) in counted_nouns for word in match["words"].split()):
+                    return many[0], match[0]
+    return None
+
+
+# Who alone may do a thing ("Only a team's two registered coaches may give instructions during play"), and a claim
+# that gives it to others ("Parents may give instructions ...": corpus k)
+_ONLY_WHO_MAY = re.compile(r"(?:^|[,;]\s*|\band\s+)only\s+(?P<who>(?:[\w'\u2019-]+\s+){1,6}?)(?:may|can|are\s+allowed\s+to|"
+                           r"is\s+allowed\s+to|are\s+permitted\s+to)\s+(?P<verb>[a-z]{3,})", re.IGNORECASE)
+_WHO_MAY = re.compile(r"(?P<who>(?:[\w'\u2019-]+\s+){1,4}?)(?:may|can|are\s+(?:allowed|permitted|free|welcome)\s+to|"
+                      r"is\s+(?:allowed|permitted|free|welcome)\s+to)\s+(?P<verb>[a-z]{3,})", re.IGNORECASE)
+
+
+def _another_subject_where_only(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the sentence's) where the sentence says only some may do a thing and the claim says that
+    others, none of the same words, may do it."""
+    for only in _ONLY_WHO_MAY.finditer(sentence):
+        allowed, verb = content_stem_set(only["who"]), stem(only["verb"])
+        for may in _WHO_MAY.finditer(claim_text):
+            who = content_stem_set(may["who"])
+            if stem(may["verb"]) == verb and may["verb"].lower() not in NEGATIONS and who and allowed and \
+                    who.isdisjoint(allowed) and "only" not in may["who"].lower().split():
+                return may[0].strip(), only[0].strip(" ,;")
+    return None
+
+
+# Every one of a kind ("banned in every age group") where the sentence names some ("not allowed in the Under-7 to
+# Under-11 age groups": corpus k)
+_IN_EVERY = re.compile(r"\b(?:in|for|at|to|on)\s+(?:every|each|all(?:\s+the)?|any)\s+(?P<kind>[a-z]{3,}(?:\s+[a-z]{3,})?)\b",
+                       re.IGNORECASE)
+_RANGE_WORDS = frozenset({"to", "and", "or"})  # "the Under-7 to Under-11 age groups", "the A and B zones"
+
+
+def _every_one_of_the_named_ones(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the sentence's) where the claim says every one of a kind of thing that the sentence
+    restricts with words before it the claim does not say."""
+    claimed = content_stem_set(claim_text)
+    for every in _IN_EVERY.finditer(claim_text):
+        *before, head = every["kind"].lower().split()
+        kind = r"\s+".join([*map(re.escape, before), re.escape(head) + r"s?"])
+        for named in re.finditer(rf"\b(?:in|for|at|to|on)\s+(?:the\s+)?(?P<which>(?:[\w'-]+\s+){{1,5}}?){kind}\b",
+                                 sentence, re.IGNORECASE):
+            which_words = words(named["which"])
+            if any(word in STOPWORDS and word not in _RANGE_WORDS for word in which_words):
+                continue  # "to administer to all patients", "for allocation each year": no words naming some
+            which = content_stem_set(named["which"]) - {stem(word) for word in before}
+            if which and not which & claimed:
+                return every[0], named[0]
+    return None
+
+
+# One of a noun for every so many of another ("one adult for every five children may go on the ice free"): a claim's
+# "every adult" or "all the adults" is more of them (corpus k)
+_ONE_FOR_EVERY = re.compile(r"\bone\s+(?P<noun>[a-z]{3,})\s+(?:\w+\s+){0,2}?(?:for|per)\s+(?:every|each)\s+\w+\s+[a-z]{3,}",
+                            re.IGNORECASE)
+_EVERY_OF = re.compile(r"\b(?:every|each|all(?:\s+the)?|any)\s+(?P<words>[a-z]+(?:[\s-]+[a-z]+){0,2})", re.IGNORECASE)
+
+
+def _every_one_of_a_ratio(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the sentence's) where the claim says every one of a noun that the sentence gives only one
+    of for every so many of another, and the claim gives no such ratio itself."""
+    if _FOR_EVERY.search(claim_text) or re.search(r"\bper\s+\w+\s+[a-z]{3,}", claim_text, re.IGNORECASE):
+        return None
+    for ratio in _ONE_FOR_EVERY.finditer(sentence):
+        noun = stem(_singular(ratio["noun"].lower()))
+        if any(noun in {stem(_singular(word)) for word in every["words"].lower().split()}
+               for every in _EVERY_OF.finditer(sentence)):
+            continue  # the sentence says "any extra adults" too
+        for every in _EVERY_OF.finditer(claim_text):
+            if noun in {stem(_singular(word)) for word in every["words"].lower().split()}:
+                return every[0], ratio[0]
+    return None
 
 
 def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
@@ -3899,14 +4188,15 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence = min(tied, key=len) if tied else ""
     ref = sentence if sentence and share >= 0.4 else evidence_text
     cw, ew = words(claim_text), words(ref)
-    # quantifier strength
-    c_rank, e_rank = _quantifier_rank(_without_negated_any(cw, ew)), _quantifier_rank(ew)
+    # quantifier strength (not of a trailing "each": _NOT_QUANTIFYING)
+    qw = words(_NOT_QUANTIFYING.sub(" ", claim_text))
+    c_rank, e_rank = _quantifier_rank(_without_negated_any(qw, ew)), _quantifier_rank(ew)
     # (over the best pair of adjacent sentences, a universal must stand in the sentence of its noun)
-    if (c_rank == 4 and e_rank < 4 and not _generic_for_each(cw, ew)) or (c_rank > e_rank > 0) or (
+    if (c_rank == 4 and e_rank < 4 and not _generic_for_each(qw, ew)) or (c_rank > e_rank > 0) or (
             c_rank == 4 and ref is sentence and len(pair := sentence_texts(ref)) > 1 and
-            not _universals_in_their_sentences(cw, pair)):
+            not _universals_in_their_sentences(qw, pair)):
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "quantifier",
-                                     f"claim quantifier {sorted(_has_any(cw, QUANTIFIER_RANK))} is stronger than the "
+                                     f"claim quantifier {sorted(_has_any(qw, QUANTIFIER_RANK))} is stronger than the "
                                      f"evidence's {sorted(_has_any(ew, QUANTIFIER_RANK)) or 'none'}"))
     # population modifiers
     c_pop, e_pop = _population_phrases(claim_text), _population_phrases(evidence_text)
@@ -3945,7 +4235,17 @@ def check_qualifiers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if ref is sentence and (dropped := _condition_said_to_make_no_difference(ref, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "condition",
                                      f"claim says {dropped[0]!r} where the evidence says {dropped[1]!r}"))
-    if ref is sentence and (lifted := _bound_lifted(ref, claim_text)) is not None:
+    if ref is sentence and (others := _another_subject_where_only(ref, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "exclusive",
+                                     f"claim says {others[0]!r} where the evidence says {others[1]!r}"))
+    if ref is sentence and (some := _every_one_of_the_named_ones(ref, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "quantifier",
+                                     f"claim says {some[0]!r} where the evidence says {some[1]!r}"))
+    if ref is sentence and (ratio := _every_one_of_a_ratio(ref, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "quantifier",
+                                     f"claim says {ratio[0]!r} where the evidence says {ratio[1]!r}"))
+    if (lifted := (_bound_lifted(ref, claim_text) if ref is sentence else None) or
+            _count_lifted(evidence_text, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.QUALIFIER_DRIFT, "bound",
                                      f"claim says {lifted[0]!r} where the evidence bounds it: {lifted[1]!r}"))
     # animal / in-vitro evidence stated of humans
@@ -4199,7 +4499,18 @@ def absent_name(token: str, ev_lower: str) -> bool:
         return False
     if lowered.endswith("s") and len(lowered) > 3 and lowered[:-1] in ev_lower:
         return False
-    return lowered not in ev_lower and lowered.replace("-", " ") not in ev_lower
+    return not _written_in(lowered, ev_lower)
+
+
+def _written_in(word: str, ev_lower: str) -> bool:
+    """Whether the lower-cased text ``ev_lower`` writes ``word``: as it is, its hyphens as spaces ("Under-" of
+    "Under-12s" in "under 12"), or a hyphenated word whose other parts are function words by its first part
+    ("Saturday-only" in "on Saturdays only"; not "Haute-Corse" where the text has "Haute-Couture" and "Corse-du-Sud")."""
+    if word in ev_lower or word.replace("-", " ") in ev_lower:
+        return True
+    first, *rest = [part for part in word.split("-") if part] or [""]
+    return bool(rest) and all(part in STOPWORDS for part in rest) and \
+        re.search(rf"\b{re.escape(first)}", ev_lower) is not None
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
@@ -4240,7 +4551,7 @@ def opening_name(token: str, ev_lower: str, ev_stems: Collection[str], *, next_w
         return False  # "Don't", "Isn't": a verb, not a name
     token = re.split(r"['\u2019]", token, maxsplit=1)[0]  # "I'll", "There's", "Google's": the word before it
     word = token.lower()
-    if len(token) <= 2 or not token[0].isupper() or word in STOPWORDS or word in ev_lower:
+    if len(token) <= 2 or not token[0].isupper() or word in STOPWORDS or _written_in(word, ev_lower):
         return False
     if token.isupper() or any(c.isupper() for c in token[1:]):  # AWS, DigitalOcean: no sentence opens with these
         return True
@@ -4304,6 +4615,34 @@ def code_not_written(evidence_text: str, claim_text: str) -> list[str]:
             if span and not re.search(rf"(?<![\w./~-]){re.escape(span)}(?![\w/-])", written)]
 
 
+# The way a thing is done ("book ... online", "by phone"), which a claim may add where the evidence gives another or
+# none ("places given out at the barn door": corpus k); each with the words that mention the same way
+_CHANNELS = {
+    "online": re.compile(r"\b(?:online|on-?line|website|web\s?site|web|internet|app)\b", re.IGNORECASE),
+    "by phone": re.compile(r"\b(?:phone|telephone|phoning|call|calling|ring)\b", re.IGNORECASE),
+    "by email": re.compile(r"\be-?mail\b", re.IGNORECASE),
+    "by post": re.compile(r"\b(?:post|postal|letter|mail)\b", re.IGNORECASE),
+}
+# (the way of a transaction only: "online" of a blog, a game or a release names no way of doing what a page's rules
+# govern, and on the dev splits those claims were mostly entailed)
+_TRANSACTION = (r"\b(?:book|booked|booking|pay|paid|paying|buy|bought|buying|purchase|purchased|apply|applied|applying|"
+                r"register|registered|registering|order|ordered|ordering|reserve|reserved|reserving|renew|renewed|"
+                r"renewing|cancel|cancelled|canceled|cancelling|enrol|enroll|enrolled|enrolling|sign\s+up|signed\s+up|"
+                r"submit|submitted|submitting)\b(?:\s+[\w'-]+){0,8}?\s+")
+_CLAIMED_CHANNEL = {
+    "online": re.compile(_TRANSACTION + r"(?:online|on\s+(?:the|our|their)\s+(?:website|app))\b", re.IGNORECASE),
+    "by phone": re.compile(_TRANSACTION + r"(?:by|over\s+the)\s+(?:tele)?phone\b", re.IGNORECASE),
+    "by email": re.compile(_TRANSACTION + r"by\s+e-?mail\b", re.IGNORECASE),
+    "by post": re.compile(_TRANSACTION + r"by\s+post\b", re.IGNORECASE),
+}
+
+
+def _channel_never_given(evidence_text: str, claim_text: str) -> str | None:
+    """The way of doing a thing the claim names ("online") where the evidence never mentions that way at all."""
+    return next((channel for channel, claimed in _CLAIMED_CHANNEL.items()
+                 if claimed.search(claim_text) and not _CHANNELS[channel].search(evidence_text)), None)
+
+
 def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = DEFAULT_COVERAGE) -> list[CheckFinding]:
     claim_stems = list(dict.fromkeys(content_stems(claim_text)))
     if not claim_stems:
@@ -4322,6 +4661,9 @@ def check_content(evidence_text: str, claim_text: str, *, min_coverage: float = 
                                      f"claim names {absent[:5]} that the evidence does not mention"))
     if (swapped := _predicate_of_another_clause(evidence_text, claim_text)) is not None:
         findings.append(swapped)
+    if (channel := _channel_never_given(evidence_text, claim_text)) is not None:
+        findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "channel",
+                                     f"claim says it is done {channel!r}; the evidence never mentions that way"))
     if unwritten := code_not_written(evidence_text, claim_text):
         findings.append(CheckFinding(ReasonCode.UNSUPPORTED_CONTENT, "code",
                                      f"claim writes {unwritten[:3]} as code; the evidence never writes it"))

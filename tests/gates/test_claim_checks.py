@@ -4029,3 +4029,269 @@ def test_a_participle_after_a_group_names_no_group():
 ])
 def test_what_says_nothing_is_paid_in_other_words(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
+
+
+HANDLING = ("Handling sessions with the rabbits and guinea pigs run at 11 am and 2 pm on Saturdays and Sundays, are "
+            "free, and are limited to 15 children per session. Only children aged 3 or over may hold an animal, and "
+            "they must be sitting down to do so.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # an age is no clock time: the 2 of "2 pm" does not bear out "aged 2"
+    ("Children aged 2 and over can hold the rabbits and guinea pigs, as long as they're sitting down.", True),
+    ("Children aged 3 and over can hold the rabbits and guinea pigs, as long as they're sitting down.", False),
+    ("Handling sessions run at 2 pm at weekends.", False),
+])
+def test_an_age_is_not_borne_out_by_a_clock_time(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(HANDLING, claim))) is mismatch
+    # nor by a count of something else, where the evidence gives ages (corpus k: "no more than two bags")
+    with_bags = "Visitors may buy no more than two bags of feed per visit. " + HANDLING
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(with_bags, claim))) is mismatch
+
+
+GROUP_VISITS = ("Groups of 10 or more people, including schools and nurseries, must book at least two weeks ahead, and "
+                "a guided group visit costs £4 per child, with one adult going free for every five children and any "
+                "extra adults paying £2 each.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "a week" is one week where the sentence says two
+    ("Groups of 10 or more need to book at least a week ahead.", True),
+    ("Groups of 10 or more need to book at least two weeks ahead.", False),
+    ("Groups of 10 or more need to book at least a fortnight ahead.", False),
+    # a ratio's count of its noun is the sentence's, whatever other number the sentence gives
+    ("On a guided group visit, one adult goes free for every ten children.", True),
+    ("On a guided group visit, one adult goes free for every five children.", False),
+])
+def test_one_of_a_unit_and_a_ratio_are_numbers_of_the_sentence(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(GROUP_VISITS, claim))) is mismatch
+
+
+PARTY_ICE = "At a party, one adult for every five children may go on the ice free of charge."
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # every adult is more than one adult for every five children
+    ("At a party, every accompanying adult can go on the ice for free.", True),
+    ("At a party, all the adults can skate for free.", True),
+    ("At a party, one adult for every five children can go on the ice for free.", False),
+])
+def test_every_one_where_the_sentence_allows_one_in_so_many(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(PARTY_ICE, claim))) is drift
+
+
+def test_any_of_the_noun_the_sentence_says_too_is_no_drift_from_its_ratio():
+    findings = check_qualifiers(GROUP_VISITS, "Four adults could come free with them, with any extra adults paying £2 "
+                                              "each.")
+    assert not [f for f in findings if "one adult going free" in f.detail]
+
+
+LAMBING = ("Everyone must wash their hands at the outdoor sinks after touching any animal, and visitors who are "
+           "pregnant may not enter the lambing shed in March and April.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # a rule of two months is no rule of the whole year
+    ("Visitors who are pregnant can't go into the lambing shed at any time of year.", True),
+    ("Pregnant visitors can never go into the lambing shed, all year round.", True),
+    ("Visitors who are pregnant can't go into the lambing shed in March and April.", False),
+    ("Everyone has to wash their hands at the outdoor sinks after touching any animal.", False),
+])
+def test_any_time_of_year_where_the_sentence_names_months(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(LAMBING, claim))) is drift
+
+
+ASSISTANCE_DOGS = ("Dogs are not allowed anywhere on the farm, with the exception of assistance dogs, which must stay "
+                   "on a lead and may not enter the animal barns or the handling area.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # what the claim includes is what the sentence keeps them out of
+    ("Assistance dogs are welcome everywhere on the farm, including the animal barns, as long as they're on a lead.",
+     True),
+    ("Assistance dogs are allowed, including in the handling area.", True),
+    ("Assistance dogs must stay on a lead and may not enter the animal barns or the handling area.", False),
+    ("Dogs aren't allowed anywhere on the farm, including the animal barns.", False),
+])
+def test_including_what_the_sentence_keeps_out(claim, mismatch):
+    # (the sentence's two denials make the claim's one read as the opposite by count: a gap of its own, so only the
+    # finding about what is included is asserted)
+    kept_out = [f for f in check_negation(ASSISTANCE_DOGS, claim) if "including" in f.detail]
+    assert bool(kept_out) is mismatch
+
+
+MISSED_LESSONS = "Missed lessons are not refunded, but one missed lesson per course may be made up in another class if there is space."
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # "as many as you need" lifts the sentence's one
+    ("You can make up as many missed lessons as you need in other classes, as long as there's space.", True),
+    ("You can make up one missed lesson per course in another class if there's space.", False),
+])
+def test_as_many_as_you_need_lifts_a_count(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(MISSED_LESSONS, claim))) is drift
+
+
+RINK_BAR = ("Bookings are not accepted from anyone under 18, and alcohol is not permitted at any party or hire unless "
+            "the rink bar is booked for an extra £80.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "book" is the "booked" of the sentence's condition: "even if" says the opposite of its "unless"
+    ("Alcohol isn't permitted at any party or hire, even if you book the rink bar.", True),
+    ("Alcohol isn't allowed at parties or hires unless you book the rink bar for an extra £80.", False),
+])
+def test_even_if_reads_the_verb_of_unless_in_another_form(claim, mismatch):
+    assert negation_mismatch(RINK_BAR, claim) is mismatch
+
+
+STUDS = ("Shin pads are compulsory at every match and training session, and boots with metal studs are not allowed "
+         "in the Under-7 to Under-11 age groups.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # every age group where the sentence names some
+    ("Boots with metal studs are banned in every age group.", True),
+    ("Metal-studded boots aren't allowed in any age group.", True),
+    ("Boots with metal studs aren't allowed from Under-7 to Under-11.", False),
+    ("Shin pads have to be worn at every match and training session.", False),
+])
+def test_every_group_of_a_kind_where_the_sentence_names_some(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(STUDS, claim))) is drift
+
+
+COACHES = ("Only a team's two registered coaches may give instructions during play, and parents must not shout at "
+           "referees, many of whom are under 16 themselves.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # who may do what only the coaches may
+    ("Parents may give instructions from the touchline as long as they don't shout at the referee.", True),
+    ("Only the two registered coaches can give instructions during play.", False),
+])
+def test_another_group_doing_what_only_one_may(claim, drift):
+    assert (ReasonCode.QUALIFIER_DRIFT in codes(check_qualifiers(COACHES, claim))) is drift
+
+
+FINED = "A club whose spectators are reported twice in one season is fined £50."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "the first time" is once
+    ("A club is fined £50 the first time its spectators are reported.", True),
+    ("A club is fined £50 if its spectators are reported twice in one season.", False),
+])
+def test_the_first_time_is_once(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(FINED, claim))) is mismatch
+
+
+ROPE = ("Spectators must stand behind the rope on the opposite side of the pitch from the coaches and may not stand "
+        "behind the goals.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    ("Spectators should stand behind the rope on the same side of the pitch as the coaches.", True),
+    ("Spectators have to stay behind the rope on the other side of the pitch from the coaches.", False),
+])
+def test_the_same_side_is_not_the_opposite_one(claim, mismatch):
+    assert negation_mismatch(ROPE, claim) is mismatch
+
+
+SIDES = ("Under-7 and Under-8 matches are 5-a-side, Under-9 and Under-10 matches are 7-a-side, Under-11 and Under-12 "
+         "matches are 9-a-side, and from Under-13 upwards teams play 11-a-side.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # a clause of a list of parallel clauses, given another clause's value
+    ("Under-11 and Under-12 matches are 7-a-side.", True),
+    ("Under-11 and Under-12 matches are 9-a-side.", False),
+    ("Under-9s and Under-10s play 7-a-side.", False),
+])
+def test_a_value_of_another_parallel_clause(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(SIDES, claim))) is mismatch
+
+
+ONLINE = ("Handling sessions are limited to 15 children per session, with places given out at the barn door 10 "
+          "minutes before the start.")
+
+
+@pytest.mark.parametrize(("claim", "unsupported"), [
+    # a way of doing it the evidence never mentions
+    ("You can book places on the handling sessions in advance online.", True),
+    ("Places on the handling sessions are given out at the barn door 10 minutes before they start.", False),
+])
+def test_online_where_the_evidence_never_says_it(claim, unsupported):
+    assert (ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(ONLINE, claim))) is unsupported
+
+
+def test_a_distributive_each_is_no_stronger_quantifier():
+    # a trailing "each" shares a number out ("for up to 15 children each"); it says "every" of nothing
+    evidence = "Handling sessions are free and are limited to 15 children per session."
+    findings = check_qualifiers(evidence, "The handling sessions are free, for up to 15 children each.")
+    assert not [f for f in findings if f.check == "quantifier"]
+
+
+@pytest.mark.parametrize(("evidence", "claim", "absent"), [
+    # an age group written with a hyphen ("Under-12s") and a day with its restriction ("Saturday-only") name nothing
+    ("Children under 12 must be accompanied by an adult aged 18 or over at all times.",
+     "Under-12s have to be with an adult aged 18 or over the whole time.", []),
+    ("Birthday parties can be booked on Saturdays only, for up to 20 children.",
+     "Birthday parties are Saturday-only, for up to 20 children.", []),
+    ("Birthday parties can be booked on Saturdays only, for up to 20 children.",
+     "Birthday parties are Sunday-only, for up to 20 children.", ["Sunday-only"]),
+    # a name whose parts the text writes in other names is still not written
+    ("The island was split into two departments: Haute-Couture and Corse-du-Sud.", "Corsica contains Haute-Corse.",
+     ["Corsica", "Haute-Corse"]),
+])
+def test_a_hyphenated_age_group_or_day_is_read_by_its_parts(evidence, claim, absent):
+    assert absent_names(evidence, claim) == absent
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # ", not even X" after a denial carries the denial on to X: no second negation
+    ("You can't bring your own food for the animals, not even bread.", False),
+    ("You can bring your own food for the animals, even bread.", True),
+])
+def test_not_even_carries_a_denial_on(claim, mismatch):
+    evidence = "Bringing your own food for the animals, including bread and vegetables, is not allowed."
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
+def test_an_age_bound_before_to_is_no_modifier_of_the_noun_after_it():
+    evidence = ("Volunteers must be aged 16 or over, although young people aged 14 and 15 can volunteer on Saturday "
+                "mornings only, and only if a parent or guardian volunteers alongside them.")
+    findings = check_qualifiers(evidence, "You need to be 16 or older to volunteer.")
+    assert not [f for f in findings if f.check == "population"]
+
+
+def test_a_population_word_of_the_sentence_before_modifies_nothing():
+    # "... by a paying adult. Children under 8 ..." does not say "adult children"
+    evidence = ("Children under 8 must be accompanied on the ice by a paying adult. Children under 8 must be "
+                "accompanied on the ice by a paying adult. Skating aids can be hired for £4 per session, but only for "
+                "children aged 3 to 10.")
+    findings = check_qualifiers(evidence, "The skating aids are £4 a session, and they're only for children aged 3 to 10.")
+    assert not [f for f in findings if f.check == "population"]
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    # "online" of a thing is no way of doing what the evidence governs
+    ("Saw II was only released digitally on Netflix.", "The film Saw II was released online."),
+    # a sentence's "each" or "all" after other words names no ones of the kind
+    ("The primary screen must be the responsibility of the staff to administer to all patients.",
+     "The primary screen is the responsibility of the staff to be given to all patients."),
+    ("Eighty percent of the allowances available for allocation each year go to coal units.",
+     "80% of the allowance for each year goes to coal units."),
+])
+def test_what_the_channel_and_every_ones_rules_leave_alone(evidence, claim):
+    assert not [f for f in check_content(evidence, claim) + check_qualifiers(evidence, claim)
+                if f.check in ("channel", "quantifier")]
+
+
+@pytest.mark.parametrize("claim", [
+    "New Zealand refused entry to all foreigners including previously excluded Pacific Islands.",
+    "During play, Alison considers paint colors including those that are not the color of her room.",
+])
+def test_including_under_a_denial_of_the_claim_is_the_denial_again(claim):
+    evidence = ("New Zealand will not permit any new arrivals to non-citizens including the previously excluded "
+                "Pacific Islands. In play, Alison thinks about paint colors, which need not be the color of her room.")
+    assert not [f for f in check_negation(evidence, claim) if "including" in f.detail]
