@@ -523,7 +523,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                             *_bound_of(preceding), span=(m.start(), m.start() + len(said)),
                             core=(m.start(), m.end("scale") if m.group("scale") else m.end("w")),
                             counts=_counted(m.group("unit"), unit, m.group("scale"), text, m.end())))
-    return _ranges_in_one_unit(text, [_named_bound(text, _deadline(text, q)) for q in out])
+    return _ranges_in_one_unit(text, [_bound_after(text, _named_bound(text, _deadline(text, q))) for q in out])
 
 
 # "up to 48 hours before it starts": a deadline, which a later time misses; as a bound it is at least 48 hours before
@@ -572,6 +572,18 @@ def _named_bound(text: str, quantity: Quantity) -> Quantity:
         return quantity
     which = (named["most"] or named["named"]).lower()
     return replace(quantity, bound="below" if which in ("most", "maximum") else "above", strict=False)
+
+
+# An upper bound said after its value: "the committee room takes 20 at most", "20 or fewer", "20 max" (corpus l: over
+# "holds no more than 20", whose "no" is then the bound's). Not "or more", "or over": "aged 18 or over" is read
+# as the age itself by every check that compares ages.
+_UPPER_BOUND_AFTER = re.compile(r"\s*(?:at\s+(?:the\s+)?most|or\s+(?:fewer|less)|max(?:imum)?)\b", re.IGNORECASE)
+
+
+def _bound_after(text: str, quantity: Quantity) -> Quantity:
+    if quantity.bound or not _UPPER_BOUND_AFTER.match(text, quantity.span[1]):
+        return quantity
+    return replace(quantity, bound="below", strict=False)
 
 
 # "1. The on-call primary ...": the number of an item of an ordered list, not a quantity
@@ -763,14 +775,20 @@ def _an_age(text: str, value: Quantity) -> bool:
 def _another_age(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     """NUMBER_MISMATCH for an age the claim gives ("aged 2 and over") where the evidence gives ages, none of them
     that one ("Only children aged 3 or over may hold an animal"): its 2 is another number ("two bags", "2 pm")."""
-    ages = [q for q in quantities(evidence_text)
-            if _an_age(evidence_text, q) or _AFTER_AN_AGE_BOUND.match(evidence_text[q.span[1]:])]
+    # the ages of the sentences the claim restates where they give some ("accompanied by an adult aged 18 or over"
+    # is not borne out by "someone aged 16 or over" of the sentence before: corpus l), else the evidence's
+    claimed = quantities(claim_text)
+    restating = sorted(_restating_sentences(evidence_text, claim_text), key=lambda sentence: -sum(
+        any(_close(q.value, value.value, 1e-9) for q in quantities(sentence)) for value in claimed))  # of the ties,
+    # those that state most of the claim's values first ("Children under 12 may see a 12A film ...")
+    ages = next((found for text in (*restating, evidence_text)
+                 if (found := [q for q in quantities(text)
+                               if _an_age(text, q) or _AFTER_AN_AGE_BOUND.match(text[q.span[1]:])])), [])
     if not ages:
         return []
     return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers", f"claim gives the age {q.text!r}; the evidence gives "
                          f"ages {sorted({age.text for age in ages})}")
-            for q in quantities(claim_text)
-            if _an_age(claim_text, q) and not any(_close(age.value, q.value, 1e-9) for age in ages)]
+            for q in claimed if _an_age(claim_text, q) and not any(_close(age.value, q.value, 1e-9) for age in ages)]
 
 
 def _a_time_of_day(text: str, value: Quantity) -> bool:
@@ -2662,7 +2680,7 @@ def _includes_what_is_kept_out(sentence: str, claim_text: str) -> tuple[str, str
 # "unless X" exempts where X holds, "even if X" says that X makes no difference: the one put for the other over the
 # same X ("..., even if the building manager has agreed another spot." over "... unless the building manager has
 # agreed another spot": corpus j)
-_EVEN_IF = re.compile(r"\beven\s+(?:if|when|though)\b(?P<what>[^,;.]+)", re.IGNORECASE)
+_EVEN_IF = re.compile(r"\beven\s+(?:if|when|though|with)\b(?P<what>[^,;.]+)", re.IGNORECASE)  # "even with an adult"
 _UNLESS_WHAT = re.compile(r"\bunless\b(?P<what>[^,;.]+)", re.IGNORECASE)
 _SAME_CONDITION_SHARE = 0.75
 

@@ -4295,3 +4295,43 @@ def test_including_under_a_denial_of_the_claim_is_the_denial_again(claim):
     evidence = ("New Zealand will not permit any new arrivals to non-citizens including the previously excluded "
                 "Pacific Islands. In play, Alison thinks about paint colors, which need not be the color of her room.")
     assert not [f for f in check_negation(evidence, claim) if "including" in f.detail]
+
+
+AGES_12A = ("The cinema follows the BBFC age ratings strictly. Children of any age may see U and PG films, but children "
+            "under 8 must be with someone aged 16 or over. Children under 12 may see a 12A film only if they are "
+            "accompanied by an adult aged 18 or over for the whole screening. Nobody under 15 may see a 15 film and "
+            "nobody under 18 may see an 18 film, even with a parent.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # the age of the sentence the claim restates, not another sentence's
+    ("Children under 12 can see a 12A film if they're with anyone aged 16 or over.", True),
+    ("Children under 12 can see a 12A film if they're with an adult aged 18 or over.", False),
+    ("Children under 8 have to be with someone aged 16 or over.", False),
+])
+def test_an_age_of_another_sentence_does_not_bear_out_the_restated_one(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(AGES_12A, claim))) is mismatch
+
+
+LATE_SCREENINGS = "Under-16s may not attend any screening that starts after 9 pm unless an adult is with them."
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "even with an adult" says the adult makes no difference; "unless an adult is with them" that it does
+    ("Under-16s can't go to any screening starting after 9 pm, even with an adult.", True),
+    ("Under-16s can't go to a screening starting after 9 pm unless an adult is with them.", False),
+])
+def test_even_with_is_the_opposite_of_unless_with(claim, mismatch):
+    assert negation_mismatch(LATE_SCREENINGS, claim) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "20 at most" is the "no more than 20" of the sentence: its "no" is the bound's
+    ("The committee room takes 20 at most.", False),
+    ("The committee room takes 20 people or fewer.", False),
+    ("The committee room takes at least 20.", True),
+])
+def test_an_upper_bound_after_its_value_is_the_sentences_negated_bound(claim, mismatch):
+    evidence = "The main hall holds no more than 120 people, and the committee room holds no more than 20."
+    assert (negation_mismatch(evidence, claim) or
+            ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
