@@ -939,9 +939,11 @@ def _one_unit_for_several(evidence_text: str, claim_text: str) -> list[CheckFind
 
 # So many of one noun for every so many of another ("one adult going free for every five children"): the count after
 # "every" belongs to its noun, whatever other number the sentence gives ("Groups of 10 or more": corpus k)
-_FOR_EVERY = re.compile(r"\b(?:for\s+)?(?:every|each)\s+(?P<count>\d+|"
-                        + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\s+(?P<noun>[a-z]{3,})\b",
-                        re.IGNORECASE)
+# (a cardinal: "every single child" counts no children)
+_CARDINALS = sorted((word for word in NUMBER_WORDS if word not in ("single", "double", "twice", "triple", "thrice")),
+                    key=len, reverse=True)
+_FOR_EVERY = re.compile(r"\b(?:for\s+)?(?:every|each)\s+(?P<count>\d+|" + "|".join(_CARDINALS) +
+                        r")\s+(?P<noun>[a-z]{3,})\b", re.IGNORECASE)
 
 
 def _ratios(text: str) -> dict[str, set[float]]:

@@ -4062,6 +4062,7 @@ GROUP_VISITS = ("Groups of 10 or more people, including schools and nurseries, m
     # a ratio's count of its noun is the sentence's, whatever other number the sentence gives
     ("On a guided group visit, one adult goes free for every ten children.", True),
     ("On a guided group visit, one adult goes free for every five children.", False),
+    ("Every single child on a guided group visit pays £4.", False),
 ])
 def test_one_of_a_unit_and_a_ratio_are_numbers_of_the_sentence(claim, mismatch):
     assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(GROUP_VISITS, claim))) is mismatch
