@@ -190,8 +190,9 @@ def _alternatives(values: Callable[[int], bool]) -> str:
 
 _TENS, _ONES = _alternatives(lambda v: v >= 20 and v % 10 == 0), _alternatives(lambda v: v < 10)
 _UNDER_HUNDRED = f"(?:(?:{_TENS})[\\s-](?:{_ONES})|{_alternatives(lambda v: True)})"
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))  # longest first: "fourteen" before "four"
 _WORD_NUM = re.compile(r"\b(?P<w>" + _UNDER_HUNDRED + r"[\s-]hundred(?:[\s-](?:and[\s-])?" + _UNDER_HUNDRED + r")?|"
-                       + _UNDER_HUNDRED + "|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b"
+                       + _UNDER_HUNDRED + "|" + _NUMBER_WORD + r")\b"
                        r"(?:[\s-](?P<scale>thousand|million|billion|trillion)\b)?(?:[\s-](?P<unit>per cent|percent|[A-Za-z]+))?",
                        re.IGNORECASE)
 
@@ -2670,8 +2671,8 @@ def _includes_what_is_kept_out(sentence: str, claim_text: str) -> tuple[str, str
     exception of the sentence names (all of the thing's content words)."""
     for including in _INCLUDING.finditer(claim_text):
         what = content_stem_set(including["what"])
-        if not what or _DENIES.search(claim_text[:including.start()]) or _DENIES.search(including["what"]) or \
-                NEGATIONS.intersection(words(claim_text[:including.start()])):
+        if not what or any(map(is_negative_word, words(claim_text[:including.start()]))) or \
+                _DENIES.search(including["what"]):
             continue  # "refused entry to all foreigners including ...", "including those that are not ..."
         for kept_out in _KEEPS_OUT.finditer(sentence):
             if what <= content_stem_set(kept_out["what"]):
@@ -4053,8 +4054,8 @@ _UNBOUNDED = re.compile(r"\b(?:(?:of|for)\s+any\s+(?:length|duration|size|amount
 # "as many X as you need": no bound on the count of X
 _AS_MANY = re.compile(r"\bas\s+many\s+(?P<what>(?:[\w'-]+\s+){1,3}?)as\s+(?:you|they|we|he|she|one|members|guests)\s+"
                       r"(?:like|likes|want|wants|need|needs|wish|wishes|please|pleases)\b", re.IGNORECASE)
-_A_COUNT_OF = re.compile(r"\b(?:\d+|a\s+single|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) +
-                         r")\s+(?P<words>(?:[a-z'-]+\s+){0,2}[a-z'-]+)", re.IGNORECASE)
+_A_COUNT_OF = re.compile(r"\b(?:\d+|a\s+single|" + _NUMBER_WORD + r")\s+(?P<words>(?:[a-z'-]+\s+){0,2}[a-z'-]+)",
+                         re.IGNORECASE)
 
 
 def _count_lifted(evidence_text: str, claim_text: str) -> tuple[str, str] | None:
@@ -4134,13 +4135,18 @@ def _every_one_of_a_ratio(sentence: str, claim_text: str) -> tuple[str, str] | N
         return None
     for ratio in _ONE_FOR_EVERY.finditer(sentence):
         noun = stem(_singular(ratio["noun"].lower()))
-        if any(noun in {stem(_singular(word)) for word in every["words"].lower().split()}
-               for every in _EVERY_OF.finditer(sentence)):
+        if any(noun in nouns for _, nouns in _every_of(sentence)):
             continue  # the sentence says "any extra adults" too
-        for every in _EVERY_OF.finditer(claim_text):
-            if noun in {stem(_singular(word)) for word in every["words"].lower().split()}:
-                return every[0], ratio[0]
+        for every, nouns in _every_of(claim_text):
+            if noun in nouns:
+                return every, ratio[0]
     return None
+
+
+def _every_of(text: str) -> list[tuple[str, set[str]]]:
+    """Each "every" / "each" / "all" / "any" of ``text`` with the words after it, and the stems of those words."""
+    return [(every[0], {stem(_singular(word)) for word in every["words"].lower().split()})
+            for every in _EVERY_OF.finditer(text)]
 
 
 def _bound_lifted(sentence: str, claim_text: str) -> tuple[str, str] | None:
