@@ -1527,7 +1527,8 @@ def test_a_name_in_the_plural_is_the_name_the_evidence_has(claim):
 
 
 @pytest.mark.parametrize(("claim", "absent"), [
-    ("The handover happens on Tuesdays.", ["Tuesdays"]), ("The Danes approve leave.", ["Danes"]),
+    # (not "Tuesdays": the range "Monday to Friday" mentions it, and the days check reads the handover's Monday)
+    ("The handover happens on Saturdays.", ["Saturdays"]), ("The Danes approve leave.", ["Danes"]),
     ("The Mondayss team approves leave.", ["Mondayss"]),  # one "s" off is the plural, not any ending
 ])
 def test_a_plural_of_a_name_the_evidence_lacks_is_still_absent(claim, absent):
@@ -4336,3 +4337,201 @@ def test_an_upper_bound_after_its_value_is_the_sentences_negated_bound(claim, mi
     evidence = "The main hall holds no more than 120 people, and the committee room holds no more than 20."
     assert (negation_mismatch(evidence, claim) or
             ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+LAUNDRETTE = ("The six tumble dryers cost £1 for every 10 minutes and run in 10-minute blocks only. All machines take "
+              "contactless cards, but not cash. Detergent is added automatically at no extra cost, but customers who "
+              "want to use their own detergent must press the \"no detergent\" button, which takes 50p off the price.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "50p" is half a pound; the £1 of the dryers' sentence, which shares none of its words, does not bear it out
+    ("If you bring your own detergent, you get £1 off the price of the wash.", True),
+    ("Pressing the no detergent button takes £1 off the price.", True),
+    ("Pressing the no detergent button takes 50p off the price.", False),
+    ("The no detergent button takes £0.50 off.", False),
+    ("The dryers cost £1 for every 10 minutes.", False),
+])
+def test_pence_are_an_amount_of_money(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(LAUNDRETTE, claim))) is mismatch
+
+
+def test_a_number_glued_to_p_from_100_up_is_no_amount_in_pence():
+    assert [(q.value, q.unit) for q in quantities("It records 720p video for 4p a minute.")] == [(720.0, ""),
+                                                                                            (0.04, "£")]
+
+
+FIRING = ("Firing is charged by shelf space, at 4p per square centimetre for a bisque firing and 6p per square "
+          "centimetre for a glaze firing. Bisque firings take place every Monday and glaze firings every Thursday, so "
+          "a finished piece is usually ready about three weeks after it is thrown.")
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    # two words of the sentence put in each other's place
+    ("Glaze firings take place every Monday and bisque firings every Thursday.", True),
+    ("Bisque firings take place every Monday and glaze firings every Thursday.", False),
+    # joined by "and" alone, their order says nothing
+    ("Glaze and bisque firings are charged by shelf space.", False),
+])
+def test_two_words_exchanged_with_each_other(claim, drift):
+    assert any(f.check == "exchanged" for f in check_qualifiers(FIRING, claim)) is drift
+
+
+@pytest.mark.parametrize(("evidence", "claim", "drift"), [
+    ("Mitch, in contrast, scores low on fearful distress and high on positive mood.",
+     "Mitch scores high on fearful distress and low on positive mood.", True),
+    # no parallel word after the two: a list's order, or a relation that holds both ways (nli-train, entailed)
+    ("He cut out a square and a circle with help today.",
+     "Today, he was able to cut out a circle and a square with some assistance.", False),
+    ("Most architects are writers. No writer is a driver. All drivers are architects.", "No driver is a writer.",
+     False),
+])
+def test_exchanged_words_are_read_in_parallel_phrases_only(evidence, claim, drift):
+    assert any(f.check == "exchanged" for f in check_qualifiers(evidence, claim)) is drift
+
+
+def test_a_price_in_pence_given_to_the_other_firing():
+    assert ReasonCode.NUMBER_MISMATCH in codes(check_numbers(FIRING, "Firing costs 6p per square centimetre for a "
+                                                                     "bisque firing."))
+    assert not check_numbers(FIRING, "A bisque firing costs 4p per square centimetre.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    ("Ball ramps are available on request for a small fee.", True),
+    ("Ball ramps cost extra.", True),
+    ("Ball ramps are available free on request.", False),
+    ("Ball ramps are available at no charge on request.", False),
+])
+def test_a_fee_where_the_sentence_says_free_of_charge(claim, mismatch):
+    assert negation_mismatch("Ball ramps are available free of charge on request.", claim) is mismatch
+
+
+MISSED_SESSIONS = ("Missed course sessions cannot be refunded or carried over to another course, but a student may "
+                   "make up one missed session by attending a taster session instead, if a place is free.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # the main clause read where a condition the claim adds leaves it too few shared words
+    ("Missed course sessions can be carried over to the next six-week course as long as you let the studio know in "
+     "advance.", True),
+    ("Missed course sessions cannot be carried over, as long as the studio's current published booking terms still "
+     "apply this year.", False),
+    ("Missed course sessions cannot be refunded or carried over to another course.", False),
+])
+def test_the_main_clause_before_a_condition_the_claim_adds(claim, mismatch):
+    assert negation_mismatch(MISSED_SESSIONS, claim) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "drift"), [
+    # hours in "am" / "pm" tie a clause to its days as clock times do
+    ("Castlegrove Lanes is open from 10 am to 11 pm from Monday to Saturday and from 10 am to 9 pm on Sundays.",
+     "On Sundays Castlegrove Lanes stays open until 11 pm.", True),
+    ("Castlegrove Lanes is open from 10 am to 11 pm from Monday to Saturday and from 10 am to 9 pm on Sundays.",
+     "On Sundays Castlegrove Lanes stays open until 9 pm.", False),
+    # "the same day" names no other day
+    ("Laundry left before 11 am from Monday to Friday is ready the same day after 5 pm; laundry left later, or at "
+     "any time on a Saturday or Sunday, is ready after 12 noon the next day.",
+     "Laundry left before 11 am on a Saturday will be ready after 5 pm the same day.", True),
+    ("Laundry left before 11 am from Monday to Friday is ready the same day after 5 pm; laundry left later, or at "
+     "any time on a Saturday or Sunday, is ready after 12 noon the next day.",
+     "Laundry left on a Saturday is ready after 12 noon the next day.", False),
+])
+def test_a_day_given_the_hours_of_another_clause(evidence, claim, drift):
+    assert any("other days" in f.detail for f in check_qualifiers(evidence, claim)) is drift
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    ("The diner takes food orders right up until closing time.", True),
+    ("You can order food until one hour before closing.", False),
+])
+def test_until_the_moment_where_the_sentence_says_a_length_of_time_before_it(claim, mismatch):
+    evidence = "Food orders from the diner are taken until one hour before closing and can be served at the lane."
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "no later than 9 pm" is "by 9 pm": its "no" is the deadline's
+    ("Your last wash has to start by 9 pm.", False),
+    ("Your last wash can start after 9 pm.", True),
+])
+def test_no_later_than_a_time_is_by_that_time(claim, mismatch):
+    assert negation_mismatch("The laundrette is open every day from 7 am to 10 pm, and the last wash must start no "
+                             "later than 9 pm.", claim) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # losing a deposit is its not being refunded
+    ("A £40 deposit is taken off the final bill, but it is not refunded if the party is cancelled less than 14 days "
+     "before.", "The £40 deposit comes off your final bill, but you'll lose it if you cancel less than 14 days before "
+     "the party.", False),
+    ("A £40 deposit is taken off the final bill and is refunded if the party is cancelled 14 days before or more.",
+     "You'll lose the £40 deposit if the party is cancelled 14 days before or more.", True),
+    # where the claim says "returned" itself, "lost" names the thing
+    ("Property left behind is returned to its owner after a week.", "Lost property is returned after a week.", False),
+])
+def test_losing_what_is_not_refunded(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
+@pytest.mark.parametrize("text", ["Bathers may leave at any time before 6p. m.", "It closes at 6p.m. sharp.",
+                                  "miR-142-5p is a temperature-sensitive microRNA."])
+def test_a_p_after_a_number_that_is_no_amount_in_pence(text):
+    assert all(q.unit != "£" for q in quantities(text))
+
+
+def test_lost_a_match_denies_no_return():
+    evidence = ("Son Heung-min: He led the team to the quarterfinals, where they defeated Kyrgyzstan, but Son returned "
+                "to London following a defeat in the semifinals to Qatar.")
+    assert not negation_mismatch(evidence, "Son Heung-min's team won in the quarterfinals against Kyrgyzstan and lost "
+                                           "in the semifinals to Qatar.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # coins are cash: the claim names a kind of what the sentence keeps out
+    ("All machines take contactless cards and the loyalty card, but not cash; cash can be turned into card credit.",
+     "You can pay for the machines with coins as well as by contactless card.", True),
+    ("No pets are allowed in the rooms, except assistance dogs.", "Assistance dogs are allowed in the rooms.", False),
+    ("Guests may bring cats to the garden, but no dogs.", "Cats are welcome in the garden.", False),
+])
+def test_a_kind_of_what_the_sentence_keeps_out(evidence, claim, mismatch):
+    kind_kept_out = [f for f in check_negation(evidence, claim)
+                     if f.detail.startswith("claim says") and "where the evidence says" in f.detail and
+                     any(word in f.detail.lower() for word in ("'not", "'no", "except"))]
+    assert bool(kind_kept_out) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "drift"), [
+    ("The six-week course costs £175 for anyone who has ever done a taster session at the studio.", True),
+    ("The six-week course costs £175 if you've done a taster session there in the last six months.", False),
+])
+def test_ever_where_the_sentence_gives_a_window_of_time(claim, drift):
+    evidence = ("Six-week courses cost £195, or £175 for anyone who has done a taster session at the studio within the "
+                "previous six months.")
+    assert any(f.detail.startswith("claim says 'ever'") for f in check_qualifiers(evidence, claim)) is drift
+
+
+def test_a_weekday_within_a_range_of_days_is_mentioned():
+    evidence = "Laundry left before 11 am from Monday to Friday is ready the same day after 5 pm."
+    assert not absent_names(evidence, "Laundry left on a Tuesday before 11 am is ready the same day.")
+    assert absent_names(evidence, "Laundry left on a Tuesday in Leeds is ready the same day.") == ["Leeds"]
+    # a day the range mentions is still not one the sentence restated gives
+    assert any("other days" in f.detail for f in check_qualifiers(ROTA, "The handover is on Tuesdays."))
+
+
+@pytest.mark.parametrize(("claim", "inflated"), [
+    # the "may" of another clause, its subject a plural without a determiner, hedges nothing the claim takes
+    ("Alcohol isn't sold before midday.", False),
+    ("Drinks bought at the bar are taken to the lanes in plastic cups.", True),
+])
+def test_a_may_of_a_clause_with_a_bare_plural_subject(claim, inflated):
+    evidence = "Alcohol is not sold before 12 noon, and drinks bought at the bar may be taken to the lanes in cups."
+    assert bool(check_strength(evidence, claim)) is inflated
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    ("Your visitors can park next to your pitch.", True),
+    ("Visitors can leave their cars in the overflow car park.", False),
+])
+def test_a_place_other_than_the_one_a_thing_must_be_left_in(claim, mismatch):
+    evidence = "Day visitors are welcome until 9 pm. Visitors' cars have to be left in the overflow car park."
+    assert negation_mismatch(evidence, claim) is mismatch
