@@ -905,6 +905,8 @@ _UNTIL = re.compile(r"\b(?:until|till|up\s+to|no\s+later\s+than)\s+(?:the\s+)?(?
 
 
 def _time_before_it_dropped(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where the claim says "until X" and the sentence it restates "until <a length of time> before
+    X"."""
     for claimed in _UNTIL.finditer(claim_text):
         moment = stem(claimed["moment"].lower())
         for sentence in _restating_sentences(evidence_text, claim_text):
@@ -2727,7 +2729,8 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 # long as you let the studio know in advance." shares too few of its words with "Missed course sessions cannot be
 # refunded or carried over to another course, ..." for polarity to be compared, and the verifier entails it (corpus
 # m). Its main clause is compared where the clause of the sentence it restates states no condition of its own.
-_ADDED_CONDITION = re.compile(r",?\s+(?:as|so)\s+long\s+as\b|,?\s+provided\s+(?:that\s+)?(?=[a-z])|,\s+if\s",
+# (not "provided" alone: "Towels are provided free" is no condition)
+_ADDED_CONDITION = re.compile(r",?\s+(?:as|so)\s+long\s+as\b|,\s+provided\b|\s+provided\s+that\b|,\s+if\s",
                               re.IGNORECASE)
 _STATES_A_CONDITION = re.compile(r"\b(?:if|unless|except|only|provided|long\s+as|apart\s+from|other\s+than|when|"
                                  r"once|until|after|before)\b", re.IGNORECASE)
@@ -2756,6 +2759,8 @@ _ALLOWED_PLACE = re.compile(r"\b(?:can|may|are\s+allowed\s+to|is\s+allowed\s+to)
 
 
 def _another_place_than_required(evidence_text: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the evidence's) where the claim allows a thing in a place other than the one the evidence
+    says it must be left in, of the same subject."""
     allowed = _ALLOWED_PLACE.search(claim_text)
     if allowed is None or any(map(is_negative_word, words(claim_text))):
         return None
@@ -2817,16 +2822,18 @@ _KIND_OF = {"coin": "cash", "coins": "cash", "banknote": "cash", "banknotes": "c
 
 
 def _a_kind_of_what_is_kept_out(sentence: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's word, the sentence's denial) where the claim names a kind (_KIND_OF) of what the sentence keeps
+    out."""
     claim_words = words(claim_text)
     if any(map(is_negative_word, claim_words)):
         return None
-    sentence_words = {w.lower() for w in words(sentence)}
+    sentence_stems = {stem(w) for w in words(sentence)}
     for word in claim_words:
-        kind = _KIND_OF.get(word.lower())
-        if kind is None or word.lower() in sentence_words or stem(word.lower()) in map(stem, sentence_words):
+        kind = _KIND_OF.get(word)
+        if kind is None or stem(word) in sentence_stems:
             continue
         for kept_out in _KEEPS_OUT.finditer(sentence):
-            if stem(kind) in {stem(w.lower()) for w in words(kept_out["what"])}:
+            if stem(kind) in content_stem_set(kept_out["what"]):
                 return word, kept_out[0].strip()
     return None
 
@@ -4542,9 +4549,10 @@ _ONLY_JOINS = frozenset({"and", "or", "&", "nor", "as", "well", "both", "either"
 
 
 def _exchanged_terms(evidence_text: str, claim_text: str) -> tuple[str, str] | None:
-    claim_words = [w.lower() for w in words(claim_text)]
+    """(the sentence's word, the claim's word put in its place) where the two are exchanged."""
+    claim_words = list(words(claim_text))
     for sentence in _restating_sentences(evidence_text, claim_text):
-        sentence_words = [w.lower() for w in words(sentence)]
+        sentence_words = list(words(sentence))
         replaced = [(sentence_words[i1], claim_words[j1], i1)
                     for op, i1, i2, j1, j2 in SequenceMatcher(None, sentence_words, claim_words,
                                                               autojunk=False).get_opcodes()

@@ -4535,3 +4535,10 @@ def test_a_may_of_a_clause_with_a_bare_plural_subject(claim, inflated):
 def test_a_place_other_than_the_one_a_thing_must_be_left_in(claim, mismatch):
     evidence = "Day visitors are welcome until 9 pm. Visitors' cars have to be left in the overflow car park."
     assert negation_mismatch(evidence, claim) is mismatch
+
+
+def test_provided_as_a_verb_adds_no_condition():
+    # "are provided free" is what the claim says, not a condition after it: no main clause "Spare swimming towels are."
+    # is read against the sentence's "cannot"
+    assert not negation_mismatch("Spare swimming towels cannot be hired at the pool.",
+                                 "Spare swimming towels are provided free for everyone who swims in the mornings.")
