@@ -775,7 +775,7 @@ def _not_the_same_value(evidence_text: str, claim_text: str, claimed: Quantity, 
 # An age said as one ("aged 2 and over", "4 years old", "a 7-year-old") and a time of day ("2 pm", "2.30 pm", "14:00")
 _BEFORE_AN_AGE = re.compile(r"\bage[ds]?\s+(?:(?:of|between|from|under|over)\s+)?$", re.IGNORECASE)
 _AFTER_AN_AGE = re.compile(r"^(?:\s+|-)years?(?:\s+|-)olds?\b", re.IGNORECASE)
-_AFTER_A_TIME_OF_DAY = re.compile(r"^(?:[.:][0-5]\d)?\s*[ap]\.?m\b\.?", re.IGNORECASE)
+_AFTER_A_TIME_OF_DAY = re.compile(r"^(?:[.:][0-5]\d)?\s*(?P<half>[ap])\.?m\b\.?", re.IGNORECASE)
 
 
 # an age bound after the number ("3 or over", "16 and older"), which says an age where one is said at all
@@ -899,7 +899,7 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 # "until closing" where the sentence restated says "until one hour before closing": the claim drops the length of
 # time before the moment, and with it the only number (corpus m: "The diner takes food orders right up until closing
 # time." is entailed by the verifier)
-_UNTIL_BEFORE = re.compile(r"\b(?P<until>until|till|up\s+to|no\s+later\s+than|by)\s+(?P<length>(?:[\w.]+\s+){1,3}?)"
+_UNTIL_BEFORE = re.compile(r"\b(?:until|till|up\s+to|no\s+later\s+than|by)\s+(?P<length>(?:[\w.]+\s+){1,3}?)"
                            r"(?:before|ahead\s+of|prior\s+to)\s+(?:the\s+)?(?P<moment>[a-z]+)", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|up\s+to|no\s+later\s+than)\s+(?:the\s+)?(?P<moment>[a-z]+)", re.IGNORECASE)
 
@@ -2778,7 +2778,7 @@ def _another_place_than_required(evidence_text: str, claim_text: str) -> tuple[s
 # "free" alone is as often "feel free", "free to": only these phrases say that nothing is charged)
 _A_FEE = re.compile(r"\b(?:(?:for|with|at)\s+(?:a|an)\s+(?:(?:small|extra|additional|modest|separate)\s+)?(?:fee|charge)|"
                     r"(?:costs?|charged?|pay)\s+extra)\b", re.IGNORECASE)
-_FREE_OF_ANY_CHARGE = re.compile(r"\bfree\s+of\s+charge\b|\bat\s+no" + _NO_CHARGE, re.IGNORECASE)
+_FREE_OF_ANY_CHARGE = re.compile(_FREE_OF_CHARGE.pattern + r"|\bat\s+no" + _NO_CHARGE, re.IGNORECASE)
 
 
 def _fee_where_free(sentence: str, claim_text: str) -> tuple[str, str] | None:
@@ -3917,9 +3917,6 @@ def _clause_of_the_claims_times(sentence: str, claim_text: str) -> str | None:
     return holding[0]
 
 
-_MERIDIEM = re.compile(r"\s*(?P<half>[ap])\.?m\b\.?", re.IGNORECASE)
-
-
 def _times_of_day(text: str) -> set[tuple[float, str]]:
     """The times of day a text gives: clock times ("9:30") and hours with "am" or "pm" ("11 pm"), each with its
     half of the day ("" for a clock time)."""
@@ -3927,7 +3924,7 @@ def _times_of_day(text: str) -> set[tuple[float, str]]:
     for q in quantities(text):
         if q.kind == "clock":
             times.add((q.value, ""))
-        elif not q.kind and not q.unit and (half := _MERIDIEM.match(text, q.core[1])) is not None:
+        elif not q.kind and not q.unit and (half := _AFTER_A_TIME_OF_DAY.match(text[q.core[1]:])) is not None:
             times.add((q.value, half["half"].lower()))
     return times
 
