@@ -86,13 +86,21 @@ def is_verb(word: str) -> bool:
     return bool(_VERB_SUFFIX.match(w)) and w not in _NOT_VERBS_ED and not w.endswith("ness")
 
 
+def _by_its_ending_only(word: str) -> bool:
+    w = word.lower()
+    return w not in AUXILIARIES and w not in COMMON_VERBS and w not in IRREGULAR_PAST
+
+
 def has_clause(text: str) -> bool:
     """A subject and a finite verb: some word before the first verb, and a verb. A word after a number is its unit
-    ("5 minutes", "3 times"), whatever its ending."""
+    ("5 minutes", "3 times"), whatever its ending, and one after a preposition and a determiner its noun, whatever
+    its ending ("oil on it in the machines")."""
     found = list(re.finditer(_WORD, text))
     ws = [match.group() for match in found]
     for index, word in enumerate(ws):
         if is_verb(word) and not (index and _NUMBER.fullmatch(ws[index - 1])) and \
+                not (index > 1 and ws[index - 1].lower() in DETERMINERS and ws[index - 2].lower() in PREPOSITIONS
+                     and _by_its_ending_only(word)) and \
                 not _head_of_an_opening_phrase(ws, index, text[:found[index].start()]):
             return index >= 1 and ws[0].lower() not in AUXILIARIES
     return False
@@ -135,7 +143,7 @@ def subject_of(text: str) -> str | None:
     in_noun_phrase = False
     for index, match in enumerate(ws):
         word = match.group().lower()
-        by_ending_only = word not in AUXILIARIES and word not in COMMON_VERBS and word not in IRREGULAR_PAST
+        by_ending_only = _by_its_ending_only(word)
         if is_verb(word) and by_ending_only and in_noun_phrase:
             continue
         if is_verb(word) and by_ending_only and index == 0 and len(ws) > 1 and ws[1].group().lower() in AUXILIARIES:
@@ -327,11 +335,33 @@ def _split_conjunction(text: str) -> list[str] | None:
                 (passive := _passive_predicate(left, right, match.group(1).lower())):
             return [left, passive]  # "... must be fixed or downgraded by ...": "... must be downgraded by ..."
         if has_clause(left) and starts_with_verb(right) and (subject := subject_of(left)):
+            if _denied_with_the_left(left, subject, match.group(1).lower()):
+                continue  # "You can't dye clothes ... or put anything with feathers in the machines"
             return [left, f"{subject} {right}"]
         if match.group(1).lower() in ("and", "but") and (modal := _SUBJECT_AND_MODAL.match(left)) and \
                 "," not in left[modal.end():] and _VERB_BEFORE_ITS_OBJECT.match(right):
             return [left, f"{modal[0].strip()} {right}"]  # "You have to ... and close the lane's gate ..."
     return None
+
+
+_NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
+# A modal's denial reaches a bare verb joined to its clause ("You mustn't run and dive ...") where a past tense does
+# not ("The team did not score and lost the match.")
+_DENIED_MODAL = re.compile(r"\b(?:can|must|may|might|should|shall|will|would|could|need)\s+(?:not|never)\b|"
+                           r"\b(?:cannot|can't|mustn't|shouldn't|shan't|won't|wouldn't|couldn't|mightn't|needn't)|"
+                           r"\bnot\s+(?:allowed|permitted)\s+to\b|\bnever\b", re.IGNORECASE)
+
+
+def _denied_with_the_left(left: str, subject: str, conjunction: str) -> bool:
+    """Whether a verb phrase joined to ``left`` falls under its negation, which a split giving it only the subject
+    would drop ("You can't dye clothes or put ..." is not "You put ..."): after "or" any negation in the left clause
+    reaches it, after "and" a denied modal's (not after "but"). A "subject" that holds the negation ("You're not",
+    before the verb "allowed") is none."""
+    if _NEGATION.search(subject):
+        return True
+    if conjunction in ("or", "nor"):
+        return bool(_NEGATION.search(left))
+    return conjunction == "and" and bool(_DENIED_MODAL.search(left))
 
 
 # Under a modal, a lower-case word right before a determiner after "and" is a second verb before its object ("You
@@ -382,6 +412,9 @@ def is_verb_after(text: str, offset: int) -> bool:
     return any(is_verb(w) for w in _words(text[offset:]))
 
 
+_DENIAL_AFTER_THE_VERB = re.compile(r"\s+(?:not|never)\b(?!\s+only\b)", re.IGNORECASE)  # not "not only ..., but"
+
+
 def _split_list(text: str) -> list[str] | None:
     """'<prefix> A, B, and C <suffix>' -> one claim per item (three or more items, or two numbers)."""
     match = re.search(r"((?:[^,;]+,\s+){1,8}[^,;]+?),?\s+\b(and|or)\b\s+([^,;]+)$", text)
@@ -400,7 +433,11 @@ def _split_list(text: str) -> list[str] | None:
         return None
     if head_words[0].group().lower() in PREPOSITIONS and not any(is_verb(w.group()) for w in head_words) and \
             has_clause(match.group(3)):
-        return None  # a lead before a comma ("At any time, one primary and one secondary are on call."): no list
+        # a lead before a comma ("At any time, one primary and one secondary are on call.", "In My Brilliant Friend,
+        # Ferrante also touches on ... and the boundaries between people."): no list
+        return None
+    if shared_denial := _DENIAL_AFTER_THE_VERB.match(items_text, cut, first_comma):
+        cut = shared_denial.end()  # "You must not feed ..., climb ... or enter ...": each item is denied
     prefix = items_text[:cut]
     items = [items_text[cut:first_comma]] + [p for p in items_text[first_comma + 1:].split(",")] + [match.group(3)]
     items = [i.strip() for i in items if i.strip()]

@@ -178,3 +178,30 @@ def test_a_clause_that_opens_with_a_phrase_still_splits():
 ])
 def test_a_list_or_a_conditioned_amount_is_not_split_as_clauses(text, expected):
     assert atomic_texts(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # over corpus m: a negation before a list of verb phrases belongs to every item ("You must climb the fences."
+    # was an atom of a rule that forbids it) ...
+    ("You must not feed the animals, climb the fences or enter the pens.",
+     ["You must not feed the animals.", "You must not climb the fences.", "You must not enter the pens."]),
+    ("Visitors must never feed the animals, climb the fences or enter the pens.",
+     ["Visitors must never feed the animals.", "Visitors must never climb the fences.",
+      "Visitors must never enter the pens."]),
+    # ... and a verb phrase joined by "or" under a negation is denied too: it is no clause of its own ("You're not
+    # put anything with loose feathers." and "Oil on it in the machines."), so the claim stays whole
+    ("You're not allowed to dye clothes, wash pet bedding or put anything with loose feathers or oil on it in the "
+     "machines.",
+     ["You're not allowed to dye clothes, wash pet bedding or put anything with loose feathers or oil on it in the "
+      "machines."]),
+    ("You can't dye clothes, wash pet bedding or put anything with feathers in the machines.",
+     ["You can't dye clothes, wash pet bedding or put anything with feathers in the machines."]),
+])
+def test_a_negation_before_a_list_or_an_or_is_kept_with_each_part(text, expected):
+    assert atomic_texts(text) == expected
+
+
+def test_a_clause_after_a_denied_one_keeps_its_own_polarity():
+    # "and" with a verb of another form: the second clause is not under the first one's "not"
+    assert atomic_texts("The team did not score and lost the match.") == [
+        "The team did not score.", "The team lost the match."]
