@@ -856,8 +856,10 @@ def _same_hour(evidence: Quantity, claimed: Quantity) -> bool:
 
 def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     ev = quantities(evidence_text)
-    findings = []
-    for q in quantities(claim_text):
+    findings: list[CheckFinding] = []
+    unstated: dict[int, CheckFinding] = {}  # by claim value: a value no evidence states, unless the claim computes it
+    claimed_values = quantities(claim_text)
+    for index, q in enumerate(claimed_values):
         # "around 9:00" is a quarter of an hour either way, not a tenth of the hour's number
         rel = (0.25 / max(q.value, 1.0) if q.kind == "clock" else 0.10) if q.approx else 1e-9
         if any(_same_multiple(e, q, rel, evidence_text, claim_text) for e in ev):
@@ -868,8 +870,8 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                       _same_share(e, q, rel) or same_duration(e, q, rel) or _same_abbreviated_scale(e, q, rel) or
                       _same_hour(e, q)]
         if not same_value:
-            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
-                                         f"claim states {q.text!r}; the evidence states no such number"))
+            unstated[index] = CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                           f"claim states {q.text!r}; the evidence states no such number")
             continue
         if q.bound and not any(_bound_holds(e, q) for e in same_value):
             findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
@@ -877,14 +879,17 @@ def check_numbers(evidence_text: str, claim_text: str) -> list[CheckFinding]:
                                          f"{same_value[0].text!r}, which does not put the value there"))
             continue
         if q.unit and q.kind == "other" and not any(e.unit in ("", q.unit) for e in same_value):
-            findings.append(CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
-                                         f"claim states {q.text!r}; the evidence has {same_value[0].text!r}"))
+            unstated[index] = CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                           f"claim states {q.text!r}; the evidence has {same_value[0].text!r}")
+    computed = _computed_in_the_claim(claim_text, claimed_values, set(unstated))
+    findings += [finding for index, finding in unstated.items() if index not in computed]
     if not findings:  # every value is in the evidence somewhere: is each one still attached to the same thing?
         findings = (_moved_numbers(evidence_text, claim_text) or _other_rates(evidence_text, claim_text)
                     or _value_of_another_statement(evidence_text, claim_text)
                     or _values_paired_otherwise(evidence_text, claim_text)
                     or _values_paired_respectively(evidence_text, claim_text)
                     or _value_taken_from_another_sentence(evidence_text, claim_text)
+                    or _another_value_of_the_same_subject(evidence_text, claim_text)
                     or _replaced_value(evidence_text, claim_text))
     return (findings + _one_day_for_several(evidence_text, claim_text) + _date_range_moved(evidence_text, claim_text)
             + _other_ranks(evidence_text, claim_text) + _other_codes(evidence_text, claim_text)
@@ -1868,6 +1873,139 @@ def _about_something_else(sentence: str, claim_set: Collection[str]) -> bool:
     return len(own) >= _WORDS_OF_A_STATEMENT and own.isdisjoint(claim_set)
 
 
+# The verbs that give a subject its one value of a measure: "A mock test lasts 90 minutes", "The deposit is £20"
+_VALUE_VERBS = frozenset({"last", "lasts", "take", "takes", "cost", "costs", "is", "are"})
+_MATCHED_SUBJECT_WORDS = 2  # content words a subject must have to be matched across sentences ("mock test")
+_CLAUSE_OPENING = re.compile(r".*(?:[,;:]|\b(?:and|but|while|whereas|which|that)\b)\s*", re.IGNORECASE | re.DOTALL)
+
+
+def _values_after_the_verb(text: str) -> Iterator[tuple[Quantity, str, frozenset[str]]]:
+    """Each measured value right after a verb of _VALUE_VERBS in ``text`` (an "about" or "around" between them), with
+    the verb and the content stems of its clause's subject (the words before the verb, back to a comma or a
+    conjunction)."""
+    for value in quantities(text):
+        before = text[:value.span[0]]
+        verb = re.search(r"\b([a-z]+)\s+(?:about\s+|around\s+|roughly\s+)?$", before, re.IGNORECASE)
+        if verb is None or verb[1].lower() not in _VALUE_VERBS:
+            continue
+        subject = before[:verb.start()]
+        opening = _CLAUSE_OPENING.match(subject)
+        yield value, verb[1].lower(), content_stem_set(subject[opening.end():] if opening else subject)
+
+
+def _another_value_of_the_same_subject(evidence_text: str, claim_text: str) -> list[CheckFinding]:
+    """NUMBER_MISMATCH where the claim gives its subject a length of time or a price ("A mock test lasts an hour.")
+    and the evidence gives the same subject, by the same verb, only another ("A mock test lasts 90 minutes and costs
+    £45."): the claimed value is stated elsewhere ("a one-hour warm-up lesson"), so the value check passes it, and the
+    verifier entails it (corpus n)."""
+    for claimed, verb, subject in _values_after_the_verb(claim_text):
+        units = {claimed.unit} - {""}
+        if len(subject) < _MATCHED_SUBJECT_WORDS or not _measured(claimed, units):
+            continue
+        giving = [(sentence, value) for sentence in sentence_texts(evidence_text)
+                  for value, its_verb, its_subject in _values_after_the_verb(sentence)
+                  if stem(its_verb) == stem(verb) and subject <= its_subject and _same_measure(value, claimed, units)]
+        # each value of those sentences: the claimed one may be the subject's too, in another part ("EUR 250 per week
+        # as primary and EUR 100 per week as secondary")
+        stated = [value for sentence in dict.fromkeys(sentence for sentence, _ in giving)
+                  for value in quantities(sentence)]
+        if giving and not any(_close(value.value, claimed.value, 1e-9) and value.unit == claimed.unit or
+                              same_duration(value, claimed, 1e-9) for value in stated):
+            given = [value for _, value in giving]
+            return [CheckFinding(ReasonCode.NUMBER_MISMATCH, "numbers",
+                                 f"claim says its subject {verb} {claimed.text!r} where the evidence says it "
+                                 f"{verb} {given[0].text!r}")]
+    return []
+
+
+# A value the claim works out from its own values in one step, and says it does: "£66 for three hours, at £22 an
+# hour", "saves you £30, since it costs £160 instead of £190", "half the price, which is £19". The evidence states no
+# such value, and each operand is checked as any value is: the evidence's, or a count or a length of time the claim
+# supposes ("for four nights"), never a price.
+_WORKED_OUT = re.compile(r"\b(?:so|which\s+(?:is|comes\s+to|works\s+out|makes|means)|that(?:'s|\s+is|\s+comes\s+to)|"
+                         r"making|in\s+total|altogether|would|works?\s+out|sav(?:es?|ing)|comes?\s+to|adds?\s+up\s+to|"
+                         r"means|giving|total(?:ling)?|instead\s+of)\b", re.IGNORECASE)
+_PENNY = 0.005  # money is worked out to the penny
+
+
+def _dimension(value: Quantity, claim_text: str) -> str | None:
+    """What a value measures for arithmetic: money, a percentage, a length of time or a count; None for a year, a
+    time of day or anything else (no operand)."""
+    if _A_YEAR.fullmatch(claim_text[value.core[0]:value.core[1]]) or value.bound:
+        return None
+    if value.unit in CURRENCY_SIGNS:
+        return "money"
+    if value.unit == "%":
+        return "percent"
+    if value.kind == "time":
+        return "time"
+    return "count" if not value.unit and not value.kind else None
+
+
+def _rate_per(value: Quantity, claim_text: str) -> str:
+    """The unit a price is a rate of ("£22 an hour", "£3 a night", "£2 per kg"), as written, or ""."""
+    per = re.match(r"\s*(?:an?|per|each|every)\s+([a-z]+)", claim_text[value.core[1]:], re.IGNORECASE)
+    return per[1].lower() if per else ""
+
+
+def _results(values: Sequence[Quantity], kinds: Sequence[str], claim_text: str
+             ) -> Iterator[tuple[float, str, tuple[int, ...]]]:
+    """Each value the claim's values give by one step of arithmetic (two of them, or a rate times a count over a
+    count), with what it measures and the operands' places. A price times a length of time only where the price is a
+    rate of that unit ("£22 an hour" for "three hours")."""
+    places = range(len(values))
+    for i in places:
+        for j in places:
+            if i == j:
+                continue
+            a, b, kind_a, kind_b = values[i].value, values[j].value, kinds[i], kinds[j]
+            if kind_a == kind_b and (kind_a != "time" or values[i].unit == values[j].unit) and kind_a != "percent":
+                yield a + b, kind_a, (i, j)
+                yield abs(a - b), kind_a, (i, j)
+            if kind_b == "count" and kind_a in ("money", "time", "count"):
+                yield a * b, kind_a, (i, j)
+                if b:
+                    yield a / b, kind_a, (i, j)
+            if kind_a == "money" and kind_b == "time" and \
+                    _rate_per(values[i], claim_text) in (values[j].unit, f"{values[j].unit}s"):
+                yield a * b, "money", (i, j)
+            if kind_a == "money" and kind_b == "percent":
+                for factor in (b / 100, 1 + b / 100, 1 - b / 100):
+                    yield a * factor, "money", (i, j)
+            for k in places:  # "£1 per 10 minutes, so 40 minutes ... £4": a rate times a count of its unit
+                if kind_a == "money" and k not in (i, j) and kind_b == kinds[k] == "time" and \
+                        values[j].unit == values[k].unit and values[k].value:
+                    yield a * b / values[k].value, "money", (i, j, k)
+
+
+def _computed_in_the_claim(claim_text: str, values: Sequence[Quantity], unstated: set[int]) -> set[int]:
+    """The places of the unstated values the claim works out from its others (the block comment above), with those
+    of the counts and lengths of time it supposes for them."""
+    kinds = [_dimension(value, claim_text) for value in values]
+    explained: set[int] = set()
+    for place in sorted(unstated):
+        result, kind = values[place], kinds[place]
+        if kind not in ("money", "time", "count") or not _WORKED_OUT.search(claim_text[:result.span[0]]):
+            continue
+        others = [i for i in range(len(values)) if i != place and kinds[i] is not None]
+        tolerance = _PENNY if kind == "money" else 1e-9
+        for value, its_kind, operands in _results([values[i] for i in others], [kinds[i] for i in others],
+                                                  claim_text):
+            used = {others[i] for i in operands}
+            # an operand no evidence states is one the claim supposes: a count or a length of time ("for four
+            # nights", "40 minutes in a dryer"), never a price
+            if its_kind == kind and abs(value - result.value) <= tolerance and \
+                    all(i not in unstated or kinds[i] in ("count", "time") for i in used):
+                explained |= {place} | (used & unstated)
+                break
+    return explained
+
+
+def _another_unit(value: Quantity, claimed: Quantity) -> bool:
+    """Whether two values are in units of their own that differ: "25 kg" states no "£25" (corpus n)."""
+    return bool(value.unit and claimed.unit) and value.unit != claimed.unit
+
+
 def _value_taken_from_another_sentence(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     """A measured value the claim takes from another sentence of the evidence, where the one sentence it restates
     gives that measure another value and never the claimed one: "From December to February, service stops at 22:00."
@@ -1891,7 +2029,8 @@ def _value_taken_from_another_sentence(evidence_text: str, claim_text: str) -> l
     for claimed in quantities(claim_text):
         units = {claimed.unit} - {""}
         rel = 0.10 if claimed.approx else 1e-9
-        if not _measured(claimed, units) or any(_close(v.value, claimed.value, rel) for v in stated_there):
+        if not _measured(claimed, units) or any(_close(v.value, claimed.value, rel) and not _another_unit(v, claimed)
+                                                for v in stated_there):
             continue
         given = next((v for v in stated_there if _same_measure(v, claimed, units)), None)
         if given is not None and any(_close(v.value, claimed.value, rel) and _same_measure(v, claimed, units)
@@ -2665,7 +2804,11 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     sentence, share = best_sentence(evidence_text, claim_text)
     if not sentence or share < 0.5:
         # the evidence does not talk about this claim closely enough to compare polarity, unless it does about the
-        # claim's main clause, a condition added after it
+        # claim's main clause, a condition added after it; a thing done alone is read against the sentence closest
+        # to it whatever the share (its subject must be the sentence's)
+        if sentence and (alone := _alone_where_accompanied(sentence, claim_text)) is not None:
+            return [CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
+                                 f"claim says {alone[0]!r} where the evidence says {alone[1]!r}")]
         return _negation_of_the_main_clause(evidence_text, claim_text)
     read = sentence
     claim_for_polarity = claim_text
@@ -2713,6 +2856,7 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
         _another_place_than_required(evidence_text, claim_text),
         _fee_where_free(sentence, claim_text),
         _includes_what_is_kept_out(sentence, claim_text) or _a_kind_of_what_is_kept_out(read, claim_text),
+        _alone_where_accompanied(read, claim_text),
     ]
     for opposite in opposites:  # (the claim's words, the evidence's)
         if opposite is not None:
@@ -2722,6 +2866,11 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
     if not claim_neg and not findings and (denial := _denied_outright(evidence_text, claim_text)) is not None:
         findings.append(CheckFinding(ReasonCode.NEGATION_MISMATCH, "negation",
                                      f"the evidence says {denial!r} of the claim's subject"))
+    if not findings:
+        # a condition the claim adds ("if they're booked into the last slot") or a denial of another thing it ends
+        # with (", though not in the rehearsal rooms") changes what the whole is read against: its main clause is
+        # compared on its own too
+        findings = _negation_of_the_main_clause(evidence_text, claim_text)
     return findings
 
 
@@ -2730,20 +2879,64 @@ def check_negation(evidence_text: str, claim_text: str) -> list[CheckFinding]:
 # refunded or carried over to another course, ..." for polarity to be compared, and the verifier entails it (corpus
 # m). Its main clause is compared where the clause of the sentence it restates states no condition of its own.
 # (not "provided" alone: "Towels are provided free" is no condition)
-_ADDED_CONDITION = re.compile(r",?\s+(?:as|so)\s+long\s+as\b|,\s+provided\b|\s+provided\s+that\b|,\s+if\s",
-                              re.IGNORECASE)
+_ADDED_CONDITION = re.compile(r",?\s+(?:as|so)\s+long\s+as\b|,\s+provided\b|\s+provided\s+that\b|,\s+if\s|"
+                              r"(?<!\band)(?<!\bbut)(?<!\bor)\s+if\s", re.IGNORECASE)
+# A condition the claim opens with, up to its comma or, without one, up to the main clause's subject and modal ("If
+# you need to cancel you can move the lesson")
+_OPENING_CONDITION = re.compile(r"^(?:if|when|whenever|once)\s+[^,]{3,80}?(?:,\s*|\s+(?=(?:you|they|we|he|she|it)\s+"
+                                r"(?:can|could|will|'ll|would|may|might|must|should|need|have\s+to|get|pay)\b))",
+                                re.IGNORECASE)
 _STATES_A_CONDITION = re.compile(r"\b(?:if|unless|except|only|provided|long\s+as|apart\s+from|other\s+than|when|"
                                  r"once|until|after|before)\b", re.IGNORECASE)
 
 
+# What the claim denies of another thing after its main clause ("Vaping is allowed in the toilets, though not in the
+# rehearsal rooms."): its "not" is not the main clause's (corpus n)
+_CONTRASTED_DENIAL = re.compile(r",\s+(?:though|although|but)\s+not\b[^,;]*$", re.IGNORECASE)
+
+
+def _main_clause(claim_text: str) -> tuple[str, str] | None:
+    """The claim without the conditions it opens or ends with and a denial of another thing it ends with, and what it
+    leaves out; None where it has none, or where a condition it leaves out holds a negation: "Nobody would buy the
+    stock if there wasn't a discount." is read whole against "Without the discount, nobody would buy the stock." (the
+    sentence's condition has one too; over the dev splits, such claims were refused entailed as often as caught
+    contradicted)."""
+    opening = _OPENING_CONDITION.match(claim_text)
+    rest = claim_text[opening.end():] if opening else claim_text
+    cut = min((found for found in (_ADDED_CONDITION.search(rest), _CONTRASTED_DENIAL.search(rest)) if found),
+              key=lambda found: found.start(), default=None)
+    if opening is None and cut is None:
+        return None
+    opened_with = opening[0] if opening else ""
+    ended_with = rest[cut.start():] if cut else ""
+    conditions = [opened_with, ended_with if cut is not None and cut.re is _ADDED_CONDITION else ""]
+    if any(is_negative_word(word) for condition in conditions for word in words(condition)):
+        return None
+    main = (rest[:cut.start()] if cut else rest).strip(" ,.")
+    return (main[:1].upper() + main[1:] + ".", f"{opened_with} {ended_with}".strip()) if main else None
+
+
+# a case the sentence sets its statement in, whose negation need not be the statement's ("Without the discount, ...",
+# "To places where surface transportation is not available, ...")
+_SETS_A_CASE = re.compile(r"\b(?:without|where|whether|otherwise|in\s+case)\b", re.IGNORECASE)
+
+
 def _negation_of_the_main_clause(evidence_text: str, claim_text: str) -> list[CheckFinding]:
-    condition = _ADDED_CONDITION.search(claim_text)
-    if condition is None:
+    parts = _main_clause(claim_text)
+    if parts is None:
         return []
-    main = claim_text[:condition.start()].rstrip(" ,") + "."
+    main, left_out = parts
     sentence, share = best_sentence(evidence_text, main)
-    if not sentence or share < 0.5 or len(content_stem_set(main)) < 3 or \
-            _STATES_A_CONDITION.search(_restated_clause(sentence, main, share, conjoined=True)):
+    if not sentence or share < 0.5 or len(content_stem_set(main)) < 3:
+        return []
+    sentence, share = _sentence_of_the_pair(sentence, main) or (sentence, share)  # as check_negation reads a pair
+    restated = _restated_clause(sentence, main, share, conjoined=True)
+    if _STATES_A_CONDITION.search(restated) or _SETS_A_CASE.search(restated) or \
+            (left_stems := content_stem_set(left_out)) and left_stems <= content_stem_set(sentence) or \
+            {value.value for value in quantities(left_out)} & {value.value for value in quantities(sentence)}:
+        # a sentence that speaks of what the claim leaves out too ("Smoking is banned in the rehearsal rooms, but it
+        # is allowed in the yard."; "Below 20%, a flat charging fee of 30 euros applies" for "if you return it with
+        # at least 20%") is read with the whole claim
         return []
     return check_negation(evidence_text, main)
 
@@ -2756,6 +2949,31 @@ _REQUIRED_PLACE = re.compile(r"\b(?P<who>[\w']+(?:\s+[\w']+)?)\s+(?:must|have\s+
 _ALLOWED_PLACE = re.compile(r"\b(?:can|may|are\s+allowed\s+to|is\s+allowed\s+to)\s+(?P<verb>park|leave|keep|store|put)\b"
                             r"(?:\s+[\w']+){0,3}?\s+(?P<place>(?:next\s+to|beside|by|in|at|on|inside|outside)\s+[^,;.]+)",
                             re.IGNORECASE)
+
+
+# Alone, where the sentence restated lets it happen only with someone there: "Under-16s can book a room on their own as
+# long as a parent has given permission by phone." over "Under-16s may book a room only if an adult is present for the
+# whole session." (the verifier entails it: corpus n)
+_ALONE = re.compile(r"\b(?:on\s+(?:their|his|her|your|its|my|our)\s+own|alone|unaccompanied|unsupervised|"
+                    r"by\s+(?:themselves|himself|herself|yourself|yourselves))\b", re.IGNORECASE)
+_COMPANY = r"(?:an?\s+)?(?:adult|parent|guardian|carer|member\s+of\s+staff|staff\s+member|instructor|supervisor)"
+_ACCOMPANIED = re.compile(rf"\b(?:only\s+(?:if|when|with)\s+{_COMPANY}|accompanied\s+by|supervised\s+by|"
+                          rf"(?:must|have\s+to|has\s+to|need\s+to|needs\s+to)\s+be\s+(?:accompanied|supervised)|"
+                          rf"with\s+{_COMPANY}\s+(?:present|there)|unless\s+{_COMPANY})\b", re.IGNORECASE)
+
+
+def _alone_where_accompanied(read: str, claim_text: str) -> tuple[str, str] | None:
+    """(the claim's words, the evidence's) where the claim, denying nothing, has a thing done alone and the sentences
+    it restates let it be done only in someone's company, of a subject both name."""
+    alone = _ALONE.search(claim_text)
+    if alone is None or any(map(is_negative_word, words(claim_text))):
+        return None
+    subject = content_stem_set(subject_of(claim_text[:alone.start()]) or "")
+    for sentence in sentence_texts(read):
+        if (company := _ACCOMPANIED.search(sentence)) and \
+                subject & content_stem_set(subject_of(sentence[:company.start()]) or ""):
+            return alone[0], company[0]
+    return None
 
 
 def _another_place_than_required(evidence_text: str, claim_text: str) -> tuple[str, str] | None:
@@ -3672,7 +3890,9 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
     claimed = content_stem_set(claim_text)
     claim_lists = _listed_heads(claim_text)
     for tokens, at, allowed_way in _restrictions(sentence):
-        if not _content_stems_of(_clause_before(tokens, at)) & claimed:
+        clause, reached = _clause_before(tokens, at)
+        shared = _content_stems_of(clause) & claimed
+        if not shared or reached and len(shared - _HOURS_OF_THE_CLOCK) < _SHARED_OVER_A_JOINT:
             continue
         allowed = _content_stems_of(allowed_way)
         only = f"where the evidence's sentence allows only {' '.join(allowed_way)!r}"
@@ -3686,6 +3906,18 @@ def _restriction_widened(sentence: str, claim_text: str, claim_words: Sequence[s
             return f"{sorted(anyone)}, {only}"  # "Anyone can ask for ..." over "... available only to residents ..."
         if (anywhere := _every_place_of_its_kind(allowed_way[0], claim_tokens, allowed)) is not None:
             return f"{anywhere!r}, {only}"  # "can go in any unit" over "may be kept only in drive-up containers"
+        if (every := _every_one_of_the_numbered(allowed_way, claim_tokens)) is not None:
+            return f"{every!r}, {only}"  # "Every room ... has a drum kit" over "... in Rooms 3, 4 and 5 only"
+    return None
+
+
+def _every_one_of_the_numbered(allowed_way: Sequence[str], claim_tokens: Sequence[str]) -> str | None:
+    """The claim's "every X" (each, all, any) where the one way the sentence allows is some Xs by their numbers
+    ("in Rooms 3, 4 and 5 only")."""
+    numbered = {_singular(word) for word, after in pairwise(allowed_way) if after[:1].isdigit() and word.isalpha()}
+    for universal, head in pairwise(claim_tokens):
+        if universal in _UNIVERSAL and _singular(head) in numbered:
+            return f"{universal} {head}"
     return None
 
 
@@ -3761,7 +3993,14 @@ def _place_before_only(tokens: Sequence[str], at: int) -> int | None:
     following = tokens[at + 1] if at + 1 < len(tokens) else ""
     if following and following not in _RESTRICTION_ENDS and following not in ("and", "or"):
         return None
-    for place in range(at - 1, max(-1, at - 1 - _PLACE_BEFORE_ONLY_REACH), -1):
+    listed = 0  # tokens of a list of numbers in the place ("in Rooms 3, 4 and 5 only")
+    for place in range(at - 1, -1, -1):
+        if place < at - 1 - _PLACE_BEFORE_ONLY_REACH - listed:
+            break
+        if tokens[place] in (",", "and", "or") and place and tokens[place - 1][:1].isdigit() and \
+                tokens[place + 1][:1].isdigit():
+            listed += 2
+            continue
         if tokens[place] == ",":
             return None
         if tokens[place] in _PLACE_PREPOSITIONS:
@@ -3791,13 +4030,27 @@ def _content_stems_of(tokens: Iterable[str]) -> set[str]:
     return {stem(t) for t in content} | {stem(_singular(t)) for t in content}
 
 
-def _clause_before(tokens: Sequence[str], at: int) -> list[str]:
+_JOINING = frozenset({"and", "but", "or"})
+# content words a claim must share with a clause reached over a joint ("it opens from 8 am to 6 pm daily, but only
+# until 1 pm on Sundays" is not restated by "The laundry room's open 8 am to 9 pm": corpus j)
+_SHARED_OVER_A_JOINT = 2
+_HOURS_OF_THE_CLOCK = frozenset({"am", "pm"})
+
+
+def _clause_before(tokens: Sequence[str], at: int) -> tuple[list[str], bool]:
     """The tokens of the clause before ``at``, back to a comma, "but", "and" ...; a clause that opens with "which"
-    takes the clause before it too (what "which" stands for)."""
+    takes the clause before it too (what "which" stands for). With it, whether it was reached over a joint."""
     start = next((i + 1 for i in range(at - 1, -1, -1) if tokens[i] in _CLAUSE_STARTS), 0)
+    reached = False
+    while start and not _content_stems_of(tokens[start:at]) and (
+            tokens[start - 1] in _JOINING or tokens[start - 1] == "," and tokens[start] in _JOINING):
+        # "..., but only once and only in a manual car": a restriction joined to the clause before it names nothing
+        # of its own; the clause is the one it restricts (not one a comma alone opens: "From Monday, only residents")
+        start = next((i + 1 for i in range(start - 2, -1, -1) if tokens[i] in _CLAUSE_STARTS), 0)
+        reached = True
     if start < len(tokens) and tokens[start] == "which":
         start = next((i + 1 for i in range(start - 2, -1, -1) if tokens[i] in _CLAUSE_STARTS), 0)
-    return list(tokens[start:at])
+    return list(tokens[start:at]), reached
 
 
 def _other_head_of_the_verb(before: str, allowed_way: Sequence[str], claim_tokens: Sequence[str],

@@ -465,19 +465,19 @@ def test_a_negative_participle_still_negates_as_a_verb_or_where_only_the_evidenc
 EXPENSES = "Submit expense claims in Pleo within 30 days; claims older than 90 days are not paid."
 
 
-SEV3 = "- Alerts that are not pages (SEV3) are handled during working hours, 09:00 to 18:00 CET, Monday to Friday."
+SEV3_BULLET = "- Alerts that are not pages (SEV3) are handled during working hours, 09:00 to 18:00 CET, Monday to Friday."
 
 
 def test_a_negated_description_the_evidence_names_is_no_negation_of_a_claim_that_uses_the_name():
     """Found by rewording the example corpus's on-call page: "SEV3 alerts are handled during working hours ..." was
     refused as NEGATION_MISMATCH for the "not" that defines what SEV3 is. A claim that uses the description's own
     words, or negates the statement, is still compared with the "not"."""
-    assert check_negation(SEV3, "SEV3 alerts are handled during working hours (09:00-18:00 CET, Monday to "
+    assert check_negation(SEV3_BULLET, "SEV3 alerts are handled during working hours (09:00-18:00 CET, Monday to "
                                 "Friday).") == []
     for claim in ("SEV3 alerts are pages handled during working hours.",
                   "SEV3 alerts are not handled during working hours, Monday to Friday.",
                   "Alerts are handled during working hours, 09:00 to 18:00 CET, Monday to Friday."):
-        assert codes(check_negation(SEV3, claim)) == {ReasonCode.NEGATION_MISMATCH}, claim
+        assert codes(check_negation(SEV3_BULLET, claim)) == {ReasonCode.NEGATION_MISMATCH}, claim
 
 
 BACKUPS = ("Data held only in backups is not restored selectively; it expires with the backup after at most 35 "
@@ -509,7 +509,7 @@ def test_a_semicolon_parts_two_statements_for_the_negation_check():
                                           "are paid.")) == {ReasonCode.NEGATION_MISMATCH}
 
 
-REPLICAS = "Writes always go to the primary; reads may be served by a replica and can lag the primary by 1 second."
+REPLICAS_LAG = "Writes always go to the primary; reads may be served by a replica and can lag the primary by 1 second."
 
 
 def test_a_hedge_of_the_other_statement_after_a_semicolon_does_not_hedge_the_claim():
@@ -517,9 +517,9 @@ def test_a_hedge_of_the_other_statement_after_a_semicolon_does_not_hedge_the_cla
     database." was refused as STRENGTH_INFLATION for the "may" of the statement after the semicolon. As for negation,
     a claim restating one statement is held to that statement; dropping the hedge of the statement it restates is
     still caught."""
-    assert check_strength(REPLICAS, "Writes always go to the primary database.") == []
-    assert check_strength(REPLICAS, "Reads may be served by a replica.") == []
-    assert codes(check_strength(REPLICAS, "Reads are served by a replica.")) == {ReasonCode.STRENGTH_INFLATION}
+    assert check_strength(REPLICAS_LAG, "Writes always go to the primary database.") == []
+    assert check_strength(REPLICAS_LAG, "Reads may be served by a replica.") == []
+    assert codes(check_strength(REPLICAS_LAG, "Reads are served by a replica.")) == {ReasonCode.STRENGTH_INFLATION}
 
 
 CARRY_OVER = ("Up to five unused days may be carried over into the first quarter of the next year; days carried "
@@ -893,7 +893,6 @@ def test_population_swap_is_qualifier_drift():
     assert ReasonCode.QUALIFIER_DRIFT in codes
     same = "Drug X was associated with a 20% reduction in symptom severity in adults over 65."
     assert ReasonCode.QUALIFIER_DRIFT not in {f.code for f in run_checks(evidence, same)}
-
 
 
 VACATION = "Employees get 25 days of paid vacation per year. Unused days expire on 31 March of the following year."
@@ -1440,7 +1439,7 @@ def test_number_words_in_letters_that_fold_to_ascii_are_read_without_failing(evi
     assert codes(check_numbers(evidence, claim)) == found
 
 
-HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
+HOSTING_AND_DB = "We host on Fly.io. DB is Turso (SQLite)."
 
 
 @pytest.mark.parametrize("claim", [
@@ -1450,7 +1449,7 @@ HOSTING = "We host on Fly.io. DB is Turso (SQLite)."
     "Google's cloud hosts us [E1].", "Google’s cloud hosts us [E1].",  # a possessive is still the name
 ])
 def test_a_name_that_opens_the_claim_is_checked_too(claim):
-    assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
+    assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING_AND_DB, claim))
 
 
 @pytest.mark.parametrize("claim", [
@@ -1463,7 +1462,7 @@ def test_a_name_that_opens_the_claim_is_checked_too(claim):
     "I'll say it: we host on Fly.io.", "There's one host: Fly.io.", "However, we host on Fly.io.",
 ])
 def test_an_opening_word_that_is_no_name_is_not_flagged(claim):
-    assert [f for f in check_content(HOSTING, claim) if f.check == "names"] == []
+    assert [f for f in check_content(HOSTING_AND_DB, claim) if f.check == "names"] == []
 
 
 HANDBOOK = ("Every employee gets 25 vacation days per year. Unused days expire on 31 March of the following year. "
@@ -1510,8 +1509,8 @@ def test_a_name_that_ends_like_a_participle_is_still_a_name(evidence, claim):
     "Teams all host us.", "Teams each host us.",
 ])
 def test_a_name_that_is_also_a_word_is_still_a_name_as_subject(claim):
-    assert absent_names(HOSTING, claim)[:1] == [claim.split()[0]]
-    assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING, claim))
+    assert absent_names(HOSTING_AND_DB, claim)[:1] == [claim.split()[0]]
+    assert ReasonCode.UNSUPPORTED_CONTENT in codes(check_content(HOSTING_AND_DB, claim))
 
 
 ROTA = ("The rotation is weekly; the handover is on Monday at 10:00 CET. SEV3 alerts are handled Monday to "
@@ -1546,8 +1545,8 @@ ORION_SHIPS = "The Orion project ships on 14 March 2027."
 
 
 @pytest.mark.parametrize(("evidence", "claim", "kind", "run", "sentence"), [
-    (HOSTING, "We host on aws [E1].", "swap", ("aws",), "We host on Fly.io."),
-    (HOSTING, "DB is postgres (SQLite).", "swap", ("postgres",), "DB is Turso (SQLite)."),
+    (HOSTING_AND_DB, "We host on aws [E1].", "swap", ("aws",), "We host on Fly.io."),
+    (HOSTING_AND_DB, "DB is postgres (SQLite).", "swap", ("postgres",), "DB is Turso (SQLite)."),
     ("The rollout takes two weeks.", "The rollout takes two sprints.", "swap", ("sprints",),
      "The rollout takes two weeks."),
     # a swap by form that is faithful: the NLI gate keeps it, since its verifier does not lean contradicted
@@ -1555,8 +1554,8 @@ ORION_SHIPS = "The Orion project ships on 14 March 2027."
      "swap", ("asked", "for", "permission"), "Marr sought authorization to scramble the fighters."),
     # words of the other sentence spliced in: only the verifier on that sentence alone tells these from a name
     # given for a description ("Orion ships ..." over "Orion is ours. The project ships ...")
-    (HOSTING, "DB is Fly.io (SQLite) [E1].", "splice", ("fly", "io"), "DB is Turso (SQLite)."),
-    (HOSTING, "We host on Turso.", "splice", ("turso",), "We host on Fly.io."),
+    (HOSTING_AND_DB, "DB is Fly.io (SQLite) [E1].", "splice", ("fly", "io"), "DB is Turso (SQLite)."),
+    (HOSTING_AND_DB, "We host on Turso.", "splice", ("turso",), "We host on Fly.io."),
     ("The server is the source of truth. Clients render state and collect input.",
      "The server renders state and collects input.", "splice", ("the", "server"),
      "Clients render state and collect input."),  # aligned on stems: "renders" copies "render"
@@ -2440,7 +2439,6 @@ def test_only_leaving_out_the_other_way_the_sentence_gives_is_a_qualifier_drift(
         check_qualifiers(BIBS, "Bibs can only be collected on Friday at the community hall or on race morning."))
 
 
-
 CARDS = ("A library card is free for everyone who lives, works or studies in Ostby. A lost card can be replaced at the "
          "front desk for 3 euros.")
 
@@ -2491,8 +2489,6 @@ def test_denying_what_the_evidence_gives_a_value_is_a_negation_mismatch():
 
 MONTHLY_PASS = "The monthly pass costs 15 euros and includes unlimited rides of up to 45 minutes each."
 
-BELAY = ("Roped climbing also requires passing a belay test, and anyone who fails it may retake it once free on the "
-         "same day.")
 PHONES = ("Phones must be silent throughout the performance, and anyone whose phone rings twice may be asked to leave "
           "without a refund.")
 
@@ -2603,7 +2599,6 @@ def test_a_nor_goes_on_with_the_negation_before_it(evidence, claim):
 def test_neither_nor_is_one_negation():
     assert ReasonCode.NEGATION_MISMATCH not in codes(
         check_negation("Neither cats nor dogs are allowed in the rooms.", "Cats and dogs are not allowed in the rooms."))
-
 
 
 @pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
@@ -2952,14 +2947,14 @@ def test_an_except_that_names_no_thing_is_no_exception(evidence, claim):
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
 
 
-PRICES = ("A day pass costs 25 euros and can be bought at the reception without a membership. All prices include VAT, "
+DAY_PASS_PRICES = ("A day pass costs 25 euros and can be bought at the reception without a membership. All prices include VAT, "
           "Wi-Fi, coffee and tea, but printing is charged at 10 cents a page.")
 
 
 @pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
     # over corpus e: the clause after ", but" with its own subject and verb is a statement of its own
-    (PRICES, "Printing costs 10 cents per page.", False),
-    (PRICES, "Printing is not charged at 10 cents a page.", True),
+    (DAY_PASS_PRICES, "Printing costs 10 cents per page.", False),
+    (DAY_PASS_PRICES, "Printing is not charged at 10 cents a page.", True),
     ("Tenants may give up their plot at any time, but must not leave rubbish behind.",
      "Tenants may give up their plot at any time.", True),  # no subject of its own: one statement
 ])
@@ -3518,7 +3513,7 @@ def test_the_day_before_kept_or_the_day_of_said_too_is_no_drift(evidence, claim)
     assert ReasonCode.QUALIFIER_DRIFT not in codes(check_qualifiers(evidence, claim))
 
 
-REFUNDS = ("Cancelling in writing at least 14 days before the first lesson brings the fee back minus 20 euros. After "
+LESSON_REFUNDS = ("Cancelling in writing at least 14 days before the first lesson brings the fee back minus 20 euros. After "
            "that and until the second lesson, half the fee is refunded, and after the second lesson nothing is. The "
            "registration fee and books are never refunded, and books written in cannot be returned.")
 
@@ -3526,14 +3521,14 @@ REFUNDS = ("Cancelling in writing at least 14 days before the first lesson bring
 def test_what_another_sentence_says_is_never_done_said_of_its_subject_is_a_negation_mismatch():
     # shown over corpus g: read over the sentence of the 14 days, the sentence that denies it not read
     assert ReasonCode.NEGATION_MISMATCH in codes(check_negation(
-        REFUNDS, "The registration fee is refunded if you cancel at least 14 days before the first lesson."))
+        LESSON_REFUNDS, "The registration fee is refunded if you cancel at least 14 days before the first lesson."))
 
 
 @pytest.mark.parametrize(("evidence", "claim"), [
-    (REFUNDS, "If you cancel in writing at least 14 days before the first lesson, you get your fee back except for "
+    (LESSON_REFUNDS, "If you cancel in writing at least 14 days before the first lesson, you get your fee back except for "
               "20 euros."),
-    (REFUNDS, "Until the second lesson, half the fee is refunded."),
-    (REFUNDS, "The registration fee is never refunded."),
+    (LESSON_REFUNDS, "Until the second lesson, half the fee is refunded."),
+    (LESSON_REFUNDS, "The registration fee is never refunded."),
     ("Bikes are allowed in the yard. The shed is locked at night, and bikes are never allowed in the rooms.",
      "Bikes are allowed in the yard."),
     ("Deposits are refunded within a week. Deposits are never refunded, unless the room is damaged.",
@@ -3541,7 +3536,6 @@ def test_what_another_sentence_says_is_never_done_said_of_its_subject_is_a_negat
 ])
 def test_what_another_sentence_denies_only_so_far_or_the_claim_denies_too_is_no_mismatch(evidence, claim):
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(evidence, claim))
-
 
 
 def test_a_no_show_is_not_turning_up():
@@ -3605,7 +3599,6 @@ def test_what_a_claims_only_leaves_out_said_with_not_counts_where_the_sentence_s
     assert ReasonCode.NEGATION_MISMATCH not in codes(check_negation(
         "Hoses may be used only to fill water butts, never to water a plot directly, and sprinklers are banned at all "
         "times.", "Hoses may only be used to fill water butts, not to water plots directly."))
-
 
 
 TOURIST_TAX = "A private double room costs 79 euros a night all year. A tourist tax of 2.50 euros per night is added for "\
@@ -3699,7 +3692,6 @@ ANNUAL = ("An annual membership costs 590 euros paid at once and cannot be cance
 ])
 def test_the_negation_of_another_verb_phrase_of_the_subject_is_not_the_claims(evidence, claim, mismatch):
     assert negation_mismatch(evidence, claim) is mismatch
-
 
 
 # ---- corpus i (the thirteenth held-out round): lies shown verified on its first run
@@ -4542,3 +4534,127 @@ def test_provided_as_a_verb_adds_no_condition():
     # is read against the sentence's "cannot"
     assert not negation_mismatch("Spare swimming towels cannot be hired at the pool.",
                                  "Spare swimming towels are provided free for everyone who swims in the mornings.")
+
+
+# the eighteenth round (corpus n): lies the verifier entailed and no check read
+
+INTRODUCTORY_LESSON = ("Pupils must be at least 17 on the day of their first lesson. New pupils can book one "
+                       "introductory lesson for £25, but only once and only in a manual car.")
+
+
+@pytest.mark.parametrize(("claim", "widened"), [
+    # a restriction joined to another ("only once and only in ...") restricts the clause both follow
+    ("New pupils can book an introductory lesson for £25 in either a manual or an automatic car.", True),
+    ("New pupils can have one introductory lesson for £25, in a manual car.", False),
+])
+def test_a_restriction_after_another_restricts_the_same_clause(claim, widened):
+    assert any(f.check == "restriction" for f in check_qualifiers(INTRODUCTORY_LESSON, claim)) is widened
+
+
+GROOMING = ("A full groom costs £35 for small dogs under 10 kg, £48 for medium dogs from 10 to 25 kg and £62 for large "
+            "dogs over 25 kg. A bath and brush without a haircut costs £25, £32 or £40 according to size.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "25 kg" of the sentence restated is no "£25": the price is the bath's
+    ("A full groom for a small dog under 10 kg costs £25.", True),
+    ("A full groom for a small dog under 10 kg costs £35.", False),
+])
+def test_a_value_in_another_unit_is_not_the_claimed_one(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(GROOMING, claim))) is mismatch
+
+
+MOCK_TEST = ("The test package costs £95 and covers a one-hour warm-up lesson just before the test. A mock test lasts 90 "
+             "minutes and costs £45.")
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # "an hour" is the evidence's (the warm-up lesson), but not what the mock test lasts
+    ("A mock test lasts an hour.", True),
+    ("A mock test lasts an hour and a half.", False),
+    ("A mock test lasts 90 minutes.", False),
+    ("The warm-up lesson lasts an hour.", False),
+])
+def test_another_value_given_to_the_same_subject(claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(MOCK_TEST, claim))) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # a condition the claim adds without a comma, over two sentences that each deny something
+    ("Dogs with ringworm or an open wound cannot be groomed until a vet has signed them off. Female dogs in season "
+     "are not accepted.", "Female dogs in season can be groomed if they're booked into the last slot of the day.",
+     True),
+    ("Dogs with ringworm or an open wound cannot be groomed until a vet has signed them off. Female dogs in season "
+     "are not accepted.", "Female dogs in season aren't accepted, even if they're booked into the last slot.", False),
+    # what the claim denies of another thing after its main clause is not the main clause's denial
+    ("Smoking and vaping are banned everywhere in the building, including the toilets.",
+     "Vaping is allowed in the toilets, though not in the rehearsal rooms.", True),
+    ("Smoking is banned in the rehearsal rooms, but it is allowed in the yard.",
+     "Smoking is allowed in the yard, though not in the rehearsal rooms.", False),
+    # the sentence read speaks of the condition the claim adds ("Below 20%"): the claim is read whole (corpus f)
+    ("Electric cars are handed over charged to at least 80%, and there is no charging fee if they are returned with at "
+     "least 20%. Below 20%, a flat charging fee of 30 euros applies, and charging cards are not included.",
+     "You pay no charging fee if you return it with at least 20%.", False),
+])
+def test_the_main_clause_of_a_claim_with_a_condition_or_a_denial_after_it(evidence, claim, mismatch):
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
+@pytest.mark.parametrize(("evidence", "claim", "mismatch"), [
+    # a value the claim works out from its own values, and says it does, each operand the evidence's or a count or
+    # a length of time it supposes
+    ("Rooms 3 and 4 cost £16 an hour before 5 pm and £22 an hour from 5 pm.",
+     "A medium room for three hours in the evening would cost £66, at £22 an hour.", False),
+    ("Rooms 3 and 4 cost £16 an hour before 5 pm and £22 an hour from 5 pm.",
+     "A medium room for three hours in the evening would cost £60, at £22 an hour.", True),
+    ("Those who book a Pass Plus course within one month of passing pay £160 instead of £190.",
+     "Booking Pass Plus within a month of passing saves you £30, since it costs £160 instead of £190.", False),
+    ("Those who book a Pass Plus course within one month of passing pay £160 instead of £190.",
+     "Booking Pass Plus within a month of passing saves you £40, since it costs £160 instead of £190.", True),
+    ("The six tumble dryers cost £1 for every 10 minutes and run in 10-minute blocks only.",
+     "Drying costs £1 per 10 minutes, so 40 minutes in a dryer would come to £4.", False),
+    ("Cancellations made with less than 48 hours' notice are charged at half the lesson price, £38.",
+     "A late cancellation costs half the £38 price, which is £19.", False),
+    # no working out said: a value of its own
+    ("Rooms 3 and 4 cost £16 an hour before 5 pm and £22 an hour from 5 pm.",
+     "A medium room costs £66 for three hours in the evening and £22 an hour.", True),
+    # a price the claim supposes is no operand ("£25" is nowhere in the evidence)
+    ("Rooms 3 and 4 cost £16 an hour before 5 pm and £22 an hour from 5 pm.",
+     "A medium room at £25 an hour would cost £47 with a £22 hour added.", True),
+    # a price times hours only where the price is a rate of hours
+    ("The deposit is £20 and sessions last 3 hours.", "A session would cost £60, with the £20 deposit for 3 hours.",
+     True),
+])
+def test_a_value_the_claim_works_out(evidence, claim, mismatch):
+    assert (ReasonCode.NUMBER_MISMATCH in codes(check_numbers(evidence, claim))) is mismatch
+
+
+@pytest.mark.parametrize(("claim", "widened"), [
+    # the one place the sentence allows is some rooms by their numbers: "every room" is more
+    ("Every room, including the small ones, has a drum kit.", True),
+    ("Only Rooms 3, 4 and 5 have a drum kit.", False),
+    ("Drum kits come with Rooms 3, 4 and 5.", False),
+])
+def test_every_one_where_the_sentence_allows_some_by_their_numbers(claim, widened):
+    evidence = "Every room has a PA system. Drum kits are included in Rooms 3, 4 and 5 only, and cymbals are not provided."
+    assert any(f.check == "restriction" for f in check_qualifiers(evidence, claim)) is widened
+
+
+@pytest.mark.parametrize(("claim", "mismatch"), [
+    # alone, where the sentence lets it happen only in an adult's company
+    ("Under-16s can book a room on their own as long as a parent has given permission by phone.", True),
+    ("Under-16s can book a room, but only if an adult stays for the whole session.", False),
+    ("Adults can book a room on their own.", False),
+])
+def test_alone_where_the_sentence_asks_for_company(claim, mismatch):
+    evidence = "Bookings can be made online or by phone. Under-16s may book a room only if an adult is present."
+    assert negation_mismatch(evidence, claim) is mismatch
+
+
+def test_a_clause_reached_over_a_joint_must_share_more_than_a_verb():
+    # "it opens ... daily, but only until 1 pm on Sundays" restricts the shop's hours, which "The laundry room's open
+    # 8 am to 9 pm" does not restate (it shares "open" and "pm"): no restriction widened (corpus j)
+    evidence = ("The laundry room is open from 8 am to 9 pm, with a wash costing £4.50. The site shop sells milk and "
+                "bread, and it opens from 8 am to 6 pm daily, but only until 1 pm on Sundays.")
+    assert not [f for f in check_qualifiers(evidence, "The laundry room's open 8 am to 9 pm, and a wash costs £4.50.")
+                if f.check == "restriction"]

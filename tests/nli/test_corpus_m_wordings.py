@@ -211,13 +211,12 @@ LIES = [
 ]
 # Faithful answers still refused, asserted as such (README.md, "A seventeenth round")
 KNOWN_GAPS = {
-    # a value the wording computes or restates in other terms (a course's saving, three shelves a month, the firing
-    # minimum, a refund less its fee, 40 minutes of drying, a top-up's bonus, a party's price for a group); the
-    # first run's NUMBER_MISMATCH
+    # a value the wording computes or restates in other terms (three shelves a month, the firing minimum, a refund
+    # less its fee, a top-up's bonus, a party's price for a group); the first run's NUMBER_MISMATCH (a course's
+    # saving and 40 minutes of drying, worked out from the wording's own values, are verified since the eighteenth
+    # round)
     'A taster session lasts two hours, runs on Friday evenings or Saturday mornings, and costs £38, which covers '
     'your clay, glazes and the firing of up to two finished pieces. [E1, E2]',
-    "If you've done a taster at the studio in the last six months, the six-week wheel-throwing course costs you "
-    '£175 instead of £195, a saving of £20. [E1, E2]',
     'Membership comes with one shelf and you can rent up to two more at £8 each, so having three shelves in total '
     'would cost £76 a month. [E3, E4]',
     'A bisque firing is charged at 4p per square centimetre of shelf space, so a piece taking up just 20 square '
@@ -225,7 +224,6 @@ KNOWN_GAPS = {
     'Cancelling a course 14 days or more before the first class gets you a refund minus a £20 admin fee, so if '
     "you'd paid £195 you'd get £175 back. [E7, E8]",
     'A standard 8 kg wash is £4.50, a large 14 kg machine is £7, and the single 20 kg machine is £10. [E9, E10]',
-    'Drying costs £1 per 10 minutes, so 40 minutes in a dryer would come to £4. [E9, E10]',
     'A service wash is £14 for up to 6 kg, washed, dried and folded, and each extra kilogram or part of one adds '
     '£2, so a 7.5 kg bag would cost £18. [E11, E12]',
     'Top up £30 or more and you get 10% extra credit, rising to 15% for £50 or more, so a £50 top-up gives you '
@@ -233,10 +231,10 @@ KNOWN_GAPS = {
     "Use four or more washing machines on one visit and you'll get 20 minutes of drying thrown in free. [E13]",
     'Parties are for children aged 5 to 14 and cost £14.50 each, which covers a game of bowling, a hot dog or '
     'nuggets with chips, unlimited soft drinks and a party bag. [E20, E21]',
-    # negation counted over more than the clause the wording restates (a sentence's ", but" clause, an exception,
-    # a list split into atoms of their own: "Oil on it in the machines."), or a denial said by a word of the other
-    # polarity ("have to wear the bowling shoes" for "may not bowl in their own shoes"); the first run's
-    # NEGATION_MISMATCH
+    # negation counted over more than the clause the wording restates (a sentence's ", but" clause, an exception),
+    # or a denial said by a word of the other polarity ("have to wear the bowling shoes" for "may not bowl in their
+    # own shoes"); the first run's NEGATION_MISMATCH (a list split into atoms without their denial, "Oil on it in the
+    # machines.", is kept whole since the eighteenth round)
     'Classes are capped at eight students, and a course will only run if at least four people have signed up a week'
     ' before it starts. [E1, E2]',
     "Only studio staff load and unload the kilns, so you won't be putting your own work in. [E5, E6]",
@@ -247,8 +245,6 @@ KNOWN_GAPS = {
     "Your credit never runs out, but you can't cash it in or move it to someone else's card. [E13]",
     "If you don't take your laundry out within 15 minutes of the cycle ending, someone else may move it to the "
     "shelves, and the laundrette won't be responsible for it. [E14, E15]",
-    "You're not allowed to dye clothes, wash pet bedding or put anything with loose feathers or oil on it in the "
-    'machines. [E14, E15]',
     "Shoes are included in the price, and you have to wear the bowling shoes even if you've turned up in clean "
     'trainers. [E16, E17]',
     'Bumpers can go up for under-12s and for anyone who needs them because of a disability, and they can be up for '
