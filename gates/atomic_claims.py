@@ -345,8 +345,9 @@ def _split_conjunction(text: str) -> list[str] | None:
 
 
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
-# A modal's denial reaches a bare verb joined to its clause ("You mustn't run and dive ...") where a past tense does
-# not ("The team did not score and lost the match.")
+# A modal's denial, or a "never", reaches a verb phrase joined to its clause by "and" ("You mustn't run and dive ...",
+# "He never wanted any attention and kept to himself": kept whole) where a "did not" does not ("The team did not
+# score and lost the match." is two atoms)
 _DENIED_MODAL = re.compile(r"\b(?:can|must|may|might|should|shall|will|would|could|need)\s+(?:not|never)\b|"
                            r"\b(?:cannot|can't|mustn't|shouldn't|shan't|won't|wouldn't|couldn't|mightn't|needn't)|"
                            r"\bnot\s+(?:allowed|permitted)\s+to\b|\bnever\b", re.IGNORECASE)
@@ -433,9 +434,7 @@ def _split_list(text: str) -> list[str] | None:
         return None
     if head_words[0].group().lower() in PREPOSITIONS and not any(is_verb(w.group()) for w in head_words) and \
             has_clause(match.group(3)):
-        # a lead before a comma ("At any time, one primary and one secondary are on call.", "In My Brilliant Friend,
-        # Ferrante also touches on ... and the boundaries between people."): no list
-        return None
+        return None  # a lead before a comma ("At any time, one primary and one secondary are on call."): no list
     if shared_denial := _DENIAL_AFTER_THE_VERB.match(items_text, cut, first_comma):
         cut = shared_denial.end()  # "You must not feed ..., climb ... or enter ...": each item is denied
     prefix = items_text[:cut]
