@@ -181,8 +181,8 @@ def test_a_list_or_a_conditioned_amount_is_not_split_as_clauses(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    # over corpus m: a negation before a list of verb phrases belongs to every item ("You must climb the fences."
-    # was an atom of a rule that forbids it) ...
+    # a negation before a list of verb phrases belongs to every item ("You must climb the fences." was an atom of a
+    # rule that forbids it; corpus m's laundrette rules were cut the same way) ...
     ("You must not feed the animals, climb the fences or enter the pens.",
      ["You must not feed the animals.", "You must not climb the fences.", "You must not enter the pens."]),
     ("Visitors must never feed the animals, climb the fences or enter the pens.",
