@@ -111,9 +111,7 @@ def _head_of_an_opening_phrase(ws: list[str], index: int, before: str) -> bool:
     and at most a determiner and two words before it ("at the council offices", "in zones"): no subject stands
     between. "At noon the shop closes" has one (a determiner after the first word of the phrase), and so has "In
     2013, White recorded" (a comma ends the phrase)."""
-    word = ws[index].lower()
-    if word in AUXILIARIES or word in COMMON_VERBS or word in IRREGULAR_PAST or ws[0].lower() not in PREPOSITIONS \
-            or "," in before:
+    if not _by_its_ending_only(ws[index]) or ws[0].lower() not in PREPOSITIONS or "," in before:
         return False
     between = [w.lower() for w in ws[1:index]]
     if between and between[0] in DETERMINERS:

@@ -1981,6 +1981,8 @@ def _results(values: Sequence[Quantity], kinds: Sequence[str], claim_text: str
 def _computed_in_the_claim(claim_text: str, values: Sequence[Quantity], unstated: set[int]) -> set[int]:
     """The places of the unstated values the claim works out from its others (the block comment above), with those
     of the counts and lengths of time it supposes for them."""
+    if not unstated:  # every value is the evidence's: nothing to work out (the usual case)
+        return set()
     kinds = [_dimension(value, claim_text) for value in values]
     explained: set[int] = set()
     for place in sorted(unstated):
